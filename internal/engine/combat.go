@@ -1,0 +1,711 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Kinds of initiative entries.
+const (
+	KindBookend = "bookend"
+	KindNPC     = "npc"
+	KindPC      = "pc"
+)
+
+// Combat outcomes (PROTOCOL.md, seed 000's CombatResultPayload).
+const (
+	OutcomePlayerWin  = "player_win"
+	OutcomePlayerFlee = "player_flee"
+	OutcomePlayerDie  = "player_die"
+	OutcomeNPCFlee    = "npc_flee"
+	OutcomeForcedEnd  = "forced_end"
+	OutcomeErrorAbort = "error_abort"
+)
+
+// ValidOutcome reports whether o is a known outcome.
+func ValidOutcome(o string) bool {
+	switch o {
+	case OutcomePlayerWin, OutcomePlayerFlee, OutcomePlayerDie, OutcomeNPCFlee, OutcomeForcedEnd, OutcomeErrorAbort:
+		return true
+	}
+	return false
+}
+
+// Combatant is one entry of the initiative order.
+type Combatant struct {
+	Entry      string `json:"entry"` // "dm", "dm:<npc>", "pc:<seat>"
+	Kind       string `json:"kind"`
+	Ref        string `json:"ref,omitempty"` // NPC id or character id
+	Name       string `json:"name"`
+	Initiative int    `json:"initiative"`
+	Mod        int    `json:"mod"`
+}
+
+// Combat is the state of a running fight.
+type Combat struct {
+	ID       string      `json:"id"`
+	Location string      `json:"location"`
+	Round    int         `json:"round"`
+	Index    int         `json:"index"`
+	Order    []Combatant `json:"order"`
+	// SavedQueue is the exploration queue, restored when the fight ends.
+	SavedQueue []string `json:"saved_queue"`
+	// Ending is set when an end condition holds: the next turn is the DM's
+	// forced resolution, which must end the combat with this outcome.
+	Ending string   `json:"ending,omitempty"`
+	Log    []string `json:"log"`
+}
+
+// Current returns the active entry.
+func (c *Combat) Current() Combatant {
+	if c.Index < 0 || c.Index >= len(c.Order) {
+		return Combatant{Entry: BookendEntry, Kind: KindBookend, Name: "DM"}
+	}
+	return c.Order[c.Index]
+}
+
+// Entry returns the combatant with entry id, or false.
+func (c *Combat) Entry(id string) (Combatant, bool) {
+	for _, e := range c.Order {
+		if e.Entry == id {
+			return e, true
+		}
+	}
+	return Combatant{}, false
+}
+
+func (c *Combat) remove(entry string) {
+	i := slices.IndexFunc(c.Order, func(e Combatant) bool { return e.Entry == entry })
+	if i < 0 {
+		return
+	}
+	c.Order = slices.Delete(c.Order, i, i+1)
+	if i < c.Index {
+		c.Index--
+	}
+	if c.Index >= len(c.Order) {
+		c.Index = 0
+	}
+}
+
+// CombatResult is what a fight left behind, given to the narrative agent's
+// next turn (seed 000's last_combat_result).
+type CombatResult struct {
+	CombatID string   `json:"combat_id"`
+	Outcome  string   `json:"outcome"`
+	XP       int      `json:"xp"`
+	Gold     int      `json:"gold"`
+	Loot     []string `json:"loot"`
+	Defeated []string `json:"defeated"`
+	LevelUps []string `json:"level_ups,omitempty"`
+	Summary  string   `json:"summary"`
+}
+
+
+func diceEvents(d *Dice) []Event {
+	var out []Event
+	for _, r := range d.TakeLog() {
+		out = append(out, Event{Kind: "dice", Data: map[string]any{
+			"roller": r.Roller, "purpose": r.Purpose, "notation": r.Notation,
+			"rolls": r.Rolls, "modifier": r.Modifier, "total": r.Total,
+		}})
+	}
+	return out
+}
+
+// fighter builds the rules view of a combat entry.
+func (s *State) fighter(e Combatant) Fighter {
+	switch e.Kind {
+	case KindNPC:
+		if n := s.World.NPCs[e.Ref]; n != nil {
+			return Fighter{Name: n.Name, Level: n.Level, Stats: n.Stats, Weapon: s.Catalogue.Weapon(n.Weapon), Armour: s.Catalogue.Armour(n.Armour), Statuses: n.Statuses}
+		}
+	case KindPC:
+		if c := s.Character(e.Ref); c != nil {
+			return Fighter{Name: c.Name, Level: c.Level, Stats: c.Stats, Weapon: s.Catalogue.Weapon(c.Weapon), Armour: s.Catalogue.Armour(c.Armour), Statuses: c.Statuses}
+		}
+	}
+	return Fighter{Name: e.Name}
+}
+
+func (s *State) npcCombatant(d *Dice, n *NPC) Combatant {
+	rs := s.Ruleset()
+	f := Fighter{Name: n.Name, Level: n.Level, Stats: n.Stats}
+	r := rs.Initiative(d, f)
+	return Combatant{Entry: NPCEntry(n.ID), Kind: KindNPC, Ref: n.ID, Name: n.Name, Initiative: r.Total, Mod: rs.InitiativeMod(f)}
+}
+
+func (s *State) pcCombatant(d *Dice, c *Character) Combatant {
+	rs := s.Ruleset()
+	f := Fighter{Name: c.Name, Level: c.Level, Stats: c.Stats}
+	r := rs.Initiative(d, f)
+	return Combatant{Entry: PCEntry(c.Seat), Kind: KindPC, Ref: c.ID, Name: c.Name, Initiative: r.Total, Mod: rs.InitiativeMod(f)}
+}
+
+// SortInitiative orders combatants by initiative, then modifier, then name
+// (seed 002), and puts the DM bookend first.
+func SortInitiative(order []Combatant) {
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if (a.Kind == KindBookend) != (b.Kind == KindBookend) {
+			return a.Kind == KindBookend
+		}
+		if a.Initiative != b.Initiative {
+			return a.Initiative > b.Initiative
+		}
+		if a.Mod != b.Mod {
+			return a.Mod > b.Mod
+		}
+		return strings.ToLower(a.Name) < strings.ToLower(b.Name)
+	})
+}
+
+// StartCombat starts a fight at the party's location against the named
+// NPCs (ids or names) and every other hostile NPC standing there. It rolls
+// initiative for everyone, saves the exploration queue and switches the
+// table to combat mode. The first turn is the DM's bookend.
+func (s *State) StartCombat(d *Dice, foes []string) (*Combat, []Event, error) {
+	if s.Game.Mode == ModeCombat {
+		return nil, nil, Errorf(ECONFLICT, "A fight is already under way.")
+	}
+	loc := s.Game.Location
+	in := map[string]*NPC{}
+	for _, ref := range foes {
+		n := s.World.FindNPC(ref, loc)
+		if n == nil {
+			return nil, nil, Errorf(ENOTFOUND, "There is no NPC %q; NPCs here: %s.", ref, s.npcNames(loc))
+		}
+		if n.Location != loc || n.Hidden {
+			return nil, nil, Errorf(EINVALID, "%s is not here; NPCs here: %s.", n.Name, s.npcNames(loc))
+		}
+		if !n.Standing() {
+			return nil, nil, Errorf(EINVALID, "%s cannot fight (%s).", n.Name, strings.Join(n.Statuses, ", "))
+		}
+		in[n.ID] = n
+	}
+	for _, n := range s.World.NPCsAt(loc) {
+		if n.Hostile && n.Standing() {
+			in[n.ID] = n
+		}
+	}
+	if len(in) == 0 {
+		return nil, nil, Errorf(EINVALID, "A fight needs at least one opponent; NPCs here: %s.", s.npcNames(loc))
+	}
+	var fighters int
+	for _, c := range s.Party {
+		if c.Conscious() {
+			fighters++
+		}
+	}
+	if fighters == 0 {
+		return nil, nil, Errorf(EINVALID, "No conscious character can fight.")
+	}
+	s.Game.CombatSeq++
+	cb := &Combat{
+		ID: fmt.Sprintf("combat-%d", s.Game.CombatSeq), Location: loc, Round: 1,
+		SavedQueue: slices.Clone(s.Game.Queue), Log: []string{},
+		Order: []Combatant{{Entry: BookendEntry, Kind: KindBookend, Name: "DM"}},
+	}
+	for _, c := range s.Party {
+		if c.Conscious() {
+			cb.Order = append(cb.Order, s.pcCombatant(d, c))
+		}
+	}
+	ids := make([]string, 0, len(in))
+	for id := range in {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		n := in[id]
+		n.Hostile = true
+		n.Behavior = "hostile"
+		cb.Order = append(cb.Order, s.npcCombatant(d, n))
+	}
+	SortInitiative(cb.Order)
+	s.Game.Combat = cb
+	s.Game.Mode = ModeCombat
+	evs := diceEvents(d)
+	evs = append(evs, Event{Kind: "mode", Data: map[string]any{"mode": ModeCombat}})
+	return cb, evs, nil
+}
+
+// joinCombat gives a PC arriving mid-fight a rolled place in the order.
+func (s *State) joinCombat(d *Dice, c *Character) {
+	cb := s.Game.Combat
+	cur := cb.Current().Entry
+	cb.Order = append(cb.Order, s.pcCombatant(d, c))
+	SortInitiative(cb.Order)
+	cb.Index = slices.IndexFunc(cb.Order, func(e Combatant) bool { return e.Entry == cur })
+	if cb.Index < 0 {
+		cb.Index = 0
+	}
+}
+
+func (s *State) npcNames(loc string) string {
+	var names []string
+	for _, n := range s.World.NPCsAt(loc) {
+		names = append(names, fmt.Sprintf("%s (%s)", n.Name, n.ID))
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// CanAct reports whether an initiative entry can take its turn.
+func (s *State) CanAct(e Combatant) bool {
+	switch e.Kind {
+	case KindBookend:
+		return true
+	case KindNPC:
+		n := s.World.NPCs[e.Ref]
+		return n != nil && n.Standing()
+	case KindPC:
+		c := s.Character(e.Ref)
+		return c != nil && c.Conscious() && !HasStatus(c.Statuses, StatusFled)
+	}
+	return false
+}
+
+// CheckEnd returns the outcome if a fight's end condition holds: victory
+// (no hostile NPC standing), all foes fled, TPK (no PC conscious) or the
+// party fled. It returns "" while the fight goes on.
+func (s *State) CheckEnd() string {
+	cb := s.Game.Combat
+	if cb == nil {
+		return ""
+	}
+	var foesStanding, foesDown, pcsUp, pcsDown, pcsFled int
+	for _, e := range cb.Order {
+		switch e.Kind {
+		case KindNPC:
+			n := s.World.NPCs[e.Ref]
+			if n == nil || !n.Hostile {
+				continue
+			}
+			switch {
+			case n.Standing():
+				foesStanding++
+			case !HasStatus(n.Statuses, StatusFled):
+				foesDown++
+			}
+		case KindPC:
+			c := s.Character(e.Ref)
+			switch {
+			case c == nil:
+			case HasStatus(c.Statuses, StatusFled):
+				pcsFled++
+			case c.Conscious():
+				pcsUp++
+			default:
+				pcsDown++
+			}
+		}
+	}
+	switch {
+	case pcsUp == 0 && pcsDown > 0:
+		return OutcomePlayerDie
+	case pcsUp == 0 && pcsFled > 0:
+		return OutcomePlayerFlee
+	case pcsUp == 0:
+		return OutcomeForcedEnd
+	case foesStanding == 0 && foesDown > 0:
+		return OutcomePlayerWin
+	case foesStanding == 0:
+		return OutcomeNPCFlee
+	}
+	return ""
+}
+
+// AdvanceTurn moves the initiative to the next entry that can act, wrapping
+// to a new round (which starts with the DM bookend). If an end condition
+// holds it sets Combat.Ending instead and reports ended. It returns the
+// events of the new turn (statuses that lapse at its start).
+func (s *State) AdvanceTurn() (ended bool, evs []Event) {
+	cb := s.Game.Combat
+	if cb == nil {
+		return false, nil
+	}
+	if out := s.CheckEnd(); out != "" {
+		cb.Ending = out
+		return true, nil
+	}
+	for range len(cb.Order) + 1 {
+		cb.Index++
+		if cb.Index >= len(cb.Order) {
+			cb.Index = 0
+			cb.Round++
+		}
+		if s.CanAct(cb.Order[cb.Index]) {
+			break
+		}
+	}
+	return false, s.beginTurn(cb.Current())
+}
+
+// beginTurn ticks the statuses that last "until the bearer's next turn".
+func (s *State) beginTurn(e Combatant) []Event {
+	var statuses *[]string
+	switch e.Kind {
+	case KindNPC:
+		if n := s.World.NPCs[e.Ref]; n != nil {
+			statuses = &n.Statuses
+		}
+	case KindPC:
+		if c := s.Character(e.Ref); c != nil {
+			statuses = &c.Statuses
+		}
+	}
+	if statuses == nil || !HasStatus(*statuses, StatusDefending) {
+		return nil
+	}
+	*statuses = RemoveStatus(*statuses, StatusDefending)
+	return []Event{{Kind: "status", Data: map[string]any{"target": e.Name, "removed": []string{StatusDefending}}}}
+}
+
+// resolveCombatant finds a combatant of the running fight by entry id,
+// NPC/character id or name.
+func (s *State) resolveCombatant(ref string) (Combatant, bool) {
+	cb := s.Game.Combat
+	ref = strings.TrimSpace(ref)
+	for _, e := range cb.Order {
+		if e.Kind == KindBookend {
+			continue
+		}
+		if e.Entry == ref || e.Ref == ref || strings.EqualFold(e.Name, ref) {
+			return e, true
+		}
+	}
+	return Combatant{}, false
+}
+
+func (s *State) combatantNames(pred func(Combatant) bool) string {
+	var names []string
+	for _, e := range s.Game.Combat.Order {
+		if e.Kind != KindBookend && pred(e) {
+			names = append(names, e.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+func (s *State) side(e Combatant) string {
+	if e.Kind == KindPC {
+		return "party"
+	}
+	if n := s.World.NPCs[e.Ref]; n != nil && !n.Hostile {
+		return "party"
+	}
+	return "foes"
+}
+
+// AttackOutcome is what an attack did.
+type AttackOutcome struct {
+	Attacker string       `json:"attacker"`
+	Target   string       `json:"target"`
+	Result   AttackResult `json:"result"`
+	HP       int          `json:"hp"`
+	MaxHP    int          `json:"max_hp"`
+	Down     string       `json:"down,omitempty"` // "dead" or "unconscious"
+}
+
+// Attack resolves an attack by the combatant actor (entry id, id or name)
+// on target in the running fight. The engine rolls every die.
+func (s *State) Attack(d *Dice, actor, target string) (AttackOutcome, []Event, error) {
+	if s.Game.Combat == nil {
+		return AttackOutcome{}, nil, Errorf(EINVALID, "There is no fight under way; start one with start_combat.")
+	}
+	a, ok := s.resolveCombatant(actor)
+	if !ok {
+		return AttackOutcome{}, nil, Errorf(ENOTFOUND, "%q is not in this fight; combatants: %s.", actor, s.combatantNames(func(Combatant) bool { return true }))
+	}
+	if !s.CanAct(a) {
+		return AttackOutcome{}, nil, Errorf(EINVALID, "%s cannot act (down or gone).", a.Name)
+	}
+	t, ok := s.resolveCombatant(target)
+	standingFoes := func(e Combatant) bool { return s.side(e) != s.side(a) && s.CanAct(e) }
+	if !ok {
+		return AttackOutcome{}, nil, Errorf(ENOTFOUND, "%q is not in this fight; targets: %s.", target, s.combatantNames(standingFoes))
+	}
+	if t.Entry == a.Entry {
+		return AttackOutcome{}, nil, Errorf(EINVALID, "%s cannot attack itself; targets: %s.", a.Name, s.combatantNames(standingFoes))
+	}
+	if s.side(t) == s.side(a) {
+		return AttackOutcome{}, nil, Errorf(EINVALID, "%s is an ally of %s; targets: %s.", t.Name, a.Name, s.combatantNames(standingFoes))
+	}
+	if !s.CanAct(t) {
+		return AttackOutcome{}, nil, Errorf(EINVALID, "%s is already down; living targets: %s.", t.Name, s.combatantNames(standingFoes))
+	}
+	fa, ft := s.fighter(a), s.fighter(t)
+	res := s.Ruleset().Attack(d, fa, ft, 0)
+	evs := diceEvents(d)
+	out := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: res}
+	if HasStatus(fa.Statuses, StatusOffBalance) {
+		s.setStatuses(a, RemoveStatus(fa.Statuses, StatusOffBalance))
+		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": a.Name, "removed": []string{StatusOffBalance}}})
+	}
+	if res.Fumble {
+		s.setStatuses(a, AddStatus(s.fighter(a).Statuses, StatusOffBalance))
+		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": a.Name, "added": []string{StatusOffBalance}}})
+	}
+	var dev []Event
+	out.HP, out.MaxHP, out.Down, dev = s.damage(t, res.Damage, res.Hit)
+	evs = append(evs, dev...)
+	s.Game.Combat.Log = append(s.Game.Combat.Log, fmt.Sprintf("Round %d: %s attacks %s: %s", s.Game.Combat.Round, a.Name, t.Name, describeAttack(res)))
+	return out, evs, nil
+}
+
+func describeAttack(r AttackResult) string {
+	switch {
+	case r.Fumble:
+		return "fumble"
+	case r.Crit:
+		return fmt.Sprintf("critical hit for %d", r.Damage)
+	case r.Hit:
+		return fmt.Sprintf("hit for %d", r.Damage)
+	}
+	return "miss"
+}
+
+func (s *State) setStatuses(e Combatant, st []string) {
+	switch e.Kind {
+	case KindNPC:
+		s.World.NPCs[e.Ref].Statuses = st
+	case KindPC:
+		s.Character(e.Ref).Statuses = st
+	}
+}
+
+// damage applies amount to a combatant; hit says whether a damage event is
+// due (a hit for 0 after armour still reports). NPCs die at 0 HP, PCs fall
+// unconscious.
+func (s *State) damage(t Combatant, amount int, hit bool) (hp, maxHP int, down string, evs []Event) {
+	var statuses *[]string
+	var hpp *int
+	switch t.Kind {
+	case KindNPC:
+		n := s.World.NPCs[t.Ref]
+		hpp, maxHP, statuses = &n.HP, n.MaxHP, &n.Statuses
+	case KindPC:
+		c := s.Character(t.Ref)
+		hpp, maxHP, statuses = &c.HP, c.MaxHP, &c.Statuses
+	}
+	if hit {
+		*hpp = max(0, *hpp-amount)
+		evs = append(evs, Event{Kind: "damage", Data: map[string]any{"target": t.Name, "amount": amount, "hp": *hpp, "max_hp": maxHP}})
+	}
+	if *hpp == 0 {
+		down = StatusUnconscious
+		if t.Kind == KindNPC {
+			down = StatusDead
+		}
+		if !HasStatus(*statuses, down) {
+			*statuses = AddStatus(RemoveStatus(*statuses, StatusDefending), down)
+			evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": t.Name, "added": []string{down}}})
+		}
+	}
+	return *hpp, maxHP, down, evs
+}
+
+// Defend makes actor defend until the start of its next turn.
+func (s *State) Defend(actor string) ([]Event, error) {
+	if s.Game.Combat == nil {
+		return nil, Errorf(EINVALID, "There is no fight under way.")
+	}
+	a, ok := s.resolveCombatant(actor)
+	if !ok || !s.CanAct(a) {
+		return nil, Errorf(EINVALID, "%q cannot defend now.", actor)
+	}
+	s.setStatuses(a, AddStatus(s.fighter(a).Statuses, StatusDefending))
+	return []Event{{Kind: "status", Data: map[string]any{"target": a.Name, "added": []string{StatusDefending}}}}, nil
+}
+
+// Flee makes actor try to escape: a contested agility roll against the best
+// opposing combatant still standing. On success the actor is "fled".
+func (s *State) Flee(d *Dice, actor string) (bool, []Event, error) {
+	if s.Game.Combat == nil {
+		return false, nil, Errorf(EINVALID, "There is no fight under way.")
+	}
+	a, ok := s.resolveCombatant(actor)
+	if !ok || !s.CanAct(a) {
+		return false, nil, Errorf(EINVALID, "%q cannot flee now.", actor)
+	}
+	rs := s.Ruleset()
+	fa := s.fighter(a)
+	var best *Fighter
+	for _, e := range s.Game.Combat.Order {
+		if e.Kind == KindBookend || s.side(e) == s.side(a) || !s.CanAct(e) {
+			continue
+		}
+		f := s.fighter(e)
+		if best == nil || Mod(f.Stats.AGI) > Mod(best.Stats.AGI) {
+			best = &f
+		}
+	}
+	success := true
+	if best != nil {
+		mine := rs.Contest(d, fa, "flee")
+		theirs := rs.Contest(d, *best, "chase "+fa.Name)
+		success = mine.Total > theirs.Total
+	}
+	evs := diceEvents(d)
+	if success {
+		s.setStatuses(a, AddStatus(RemoveStatus(fa.Statuses, StatusDefending), StatusFled))
+		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": a.Name, "added": []string{StatusFled}}})
+	}
+	s.Game.Combat.Log = append(s.Game.Combat.Log, fmt.Sprintf("Round %d: %s tries to flee: %v", s.Game.Combat.Round, a.Name, success))
+	return success, evs, nil
+}
+
+// EndCombat ends the fight. When an end condition holds its outcome wins
+// over the one proposed; otherwise the DM may end a fight only by flight,
+// surrender (npc_flee) or forced_end. Rewards are computed here from the
+// defeated NPCs: XP by level and their gold, shared among the PCs still
+// standing, and their items dropped where the party can take them. A
+// defeated party (player_die) wakes at the start location with 1 HP.
+func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error) {
+	cb := s.Game.Combat
+	if cb == nil {
+		return CombatResult{}, nil, Errorf(EINVALID, "There is no fight to end.")
+	}
+	if cb.Ending != "" {
+		outcome = cb.Ending
+	} else {
+		switch outcome {
+		case OutcomePlayerFlee, OutcomeNPCFlee, OutcomeForcedEnd, OutcomeErrorAbort:
+		case OutcomePlayerWin, OutcomePlayerDie:
+			return CombatResult{}, nil, Errorf(EINVALID, "The fight is not over: foes standing: %s; party standing: %s. Use continue_combat, or end it with player_flee, npc_flee or forced_end.",
+				s.combatantNames(func(e Combatant) bool { return s.side(e) == "foes" && s.CanAct(e) }),
+				s.combatantNames(func(e Combatant) bool { return s.side(e) == "party" && s.CanAct(e) }))
+		default:
+			return CombatResult{}, nil, Errorf(EINVALID, "Unknown outcome %q; use player_win, player_flee, player_die, npc_flee or forced_end.", outcome)
+		}
+	}
+	res := CombatResult{CombatID: cb.ID, Outcome: outcome, Loot: []string{}, Defeated: []string{}, Summary: summary}
+	var evs []Event
+	for _, e := range cb.Order {
+		if e.Kind != KindNPC {
+			continue
+		}
+		n := s.World.NPCs[e.Ref]
+		if n == nil || !HasStatus(n.Statuses, StatusDead) {
+			continue
+		}
+		res.Defeated = append(res.Defeated, n.Name)
+		res.XP += XPValue(n.Level)
+		res.Gold += n.Gold
+		n.Gold = 0
+		for _, it := range s.World.ItemsOwned(OwnerNPC, n.ID) {
+			it.OwnerType, it.OwnerID = OwnerLocation, cb.Location
+			res.Loot = append(res.Loot, it.Name)
+		}
+	}
+	var winners []*Character
+	for _, c := range s.Party {
+		c.Statuses = RemoveStatus(RemoveStatus(RemoveStatus(c.Statuses, StatusDefending), StatusOffBalance), StatusFled)
+		if c.Conscious() {
+			winners = append(winners, c)
+		}
+	}
+	for _, n := range s.World.NPCs {
+		n.Statuses = RemoveStatus(RemoveStatus(n.Statuses, StatusDefending), StatusOffBalance)
+	}
+	if outcome == OutcomePlayerDie {
+		res.XP, res.Gold = 0, 0
+		for _, c := range s.Party {
+			c.HP = 1
+			c.Statuses = RemoveStatus(c.Statuses, StatusUnconscious)
+			c.Gold /= 2
+		}
+		s.moveParty(s.World.Start)
+		evs = append(evs, Event{Kind: "world", Data: map[string]any{"location": s.World.Start}})
+	} else {
+		for _, c := range s.Party {
+			if HasStatus(c.Statuses, StatusUnconscious) {
+				c.HP = max(c.HP, 1)
+				c.Statuses = RemoveStatus(c.Statuses, StatusUnconscious)
+				evs = append(evs, Event{Kind: "heal", Data: map[string]any{"target": c.Name, "amount": 1, "hp": c.HP, "max_hp": c.MaxHP}})
+			}
+		}
+	}
+	if outcome == OutcomePlayerFlee && s.Game.Previous != "" {
+		s.moveParty(s.Game.Previous)
+		evs = append(evs, Event{Kind: "world", Data: map[string]any{"location": s.Game.Location}})
+	}
+	if len(winners) > 0 && outcome != OutcomePlayerDie {
+		xpEach, goldEach := res.XP/len(winners), res.Gold/len(winners)
+		for i, c := range winners {
+			g := goldEach
+			if i == 0 {
+				g += res.Gold - goldEach*len(winners)
+			}
+			c.Gold += g
+			if s.GainXP(c, xpEach) {
+				res.LevelUps = append(res.LevelUps, fmt.Sprintf("%s reaches level %d", c.Name, c.Level))
+			}
+		}
+	}
+	// Restore the exploration queue (seed 002), keeping PCs who joined
+	// during the fight and dropping those who left.
+	q := []string{}
+	for _, e := range cb.SavedQueue {
+		if s.CharacterBySeat(strings.TrimPrefix(e, "pc:")) != nil {
+			q = append(q, e)
+		}
+	}
+	for _, c := range s.Party {
+		if !slices.Contains(q, PCEntry(c.Seat)) {
+			q = append(q, PCEntry(c.Seat))
+		}
+	}
+	s.Game.Queue = q
+	s.Game.Combat = nil
+	s.Game.Mode = ModeNarrative
+	s.Game.LastCombatResult = &res
+	s.Game.ResultSeen = false
+	evs = append(evs,
+		Event{Kind: "combat_ended", Data: map[string]any{"combat_id": res.CombatID, "outcome": res.Outcome,
+			"rewards": map[string]any{"xp": res.XP, "gold": res.Gold, "loot": res.Loot}}},
+		Event{Kind: "mode", Data: map[string]any{"mode": ModeNarrative}})
+	return res, evs, nil
+}
+
+// GainXP adds XP to c and levels it up as often as the XP allows. Each level
+// adds a fifth of the class's base HP (at least 1) to max HP and heals as
+// much. It reports whether c levelled up.
+func (s *State) GainXP(c *Character, xp int) bool {
+	c.XP += xp
+	up := false
+	for c.XP >= XPForLevel(c.Level+1) {
+		c.Level++
+		gain := max(1, c.MaxHP/(4+c.Level))
+		if cls, ok := s.Catalogue.Class(c.Class); ok {
+			base := cls.HP
+			if s.Config.Ruleset == RulesetD20 {
+				base = cls.HPD20
+			}
+			gain = max(1, base/5)
+		}
+		c.MaxHP += gain
+		c.HP += gain
+		up = true
+	}
+	return up
+}
+
+func (s *State) moveParty(loc string) {
+	if loc == s.Game.Location {
+		return
+	}
+	s.Game.Previous = s.Game.Location
+	s.Game.Location = loc
+	for _, c := range s.Party {
+		c.Location = loc
+	}
+}

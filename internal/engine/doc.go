@@ -1,0 +1,10 @@
+// Package engine holds Tavern's rules: the world, the game state, dice,
+// initiative, the combat turn machine, rewards and levels.
+//
+// It is pure: no I/O, no clock, no logger and no global random source. Every
+// die is rolled through a [Dice] seeded per table and returned as a [Roll]
+// record, so fights can be audited and replayed. Start with [State], which is
+// everything one table knows, then [Ruleset] and the combat functions in
+// combat.go. A State is not safe for concurrent use: the hub gives each table
+// one owner goroutine and hands turn jobs a [State.Clone].
+package engine

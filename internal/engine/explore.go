@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+func equalFoldTrim(a, b string) bool {
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+// FindLocation resolves a location by id or name.
+func (s *State) FindLocation(ref string) *Location {
+	if l, ok := s.World.Locations[ref]; ok {
+		return l
+	}
+	for _, l := range s.World.Locations {
+		if equalFoldTrim(l.Name, ref) {
+			return l
+		}
+	}
+	return nil
+}
+
+// ExitTo finds the exit of the party's location that leads to ref (an exit
+// name, a location id or a location name).
+func (s *State) ExitTo(ref string) (Exit, bool) {
+	here := s.World.Locations[s.Game.Location]
+	if here == nil {
+		return Exit{}, false
+	}
+	for _, e := range here.Exits {
+		if e.To == ref || equalFoldTrim(e.Name, ref) {
+			return e, true
+		}
+		if l := s.World.Locations[e.To]; l != nil && equalFoldTrim(l.Name, ref) {
+			return e, true
+		}
+	}
+	return Exit{}, false
+}
+
+func (s *State) exitNames() string {
+	here := s.World.Locations[s.Game.Location]
+	if here == nil || len(here.Exits) == 0 {
+		return "none"
+	}
+	var names []string
+	for _, e := range here.Exits {
+		names = append(names, fmt.Sprintf("%s (to %s)", e.Name, e.To))
+	}
+	return strings.Join(names, ", ")
+}
+
+// MoveParty takes the whole party through an exit of its location (the
+// party travels together). Only in narrative mode.
+func (s *State) MoveParty(to string) (*Location, []Event, error) {
+	if s.Game.Mode != ModeNarrative {
+		return nil, nil, Errorf(EINVALID, "The party cannot travel during a fight; flee first.")
+	}
+	e, ok := s.ExitTo(to)
+	if !ok {
+		return nil, nil, Errorf(EINVALID, "There is no way to %q from here; exits: %s.", to, s.exitNames())
+	}
+	s.moveParty(e.To)
+	l := s.World.Locations[e.To]
+	return l, []Event{{Kind: "world", Data: map[string]any{"location": l.ID, "name": l.Name}}}, nil
+}
+
+// PickUp moves an item lying at the party's location into character's
+// inventory. item is an instance id or a name.
+func (s *State) PickUp(characterID, item string) (*Item, []Event, error) {
+	c := s.Character(characterID)
+	if c == nil {
+		return nil, nil, Errorf(ENOTFOUND, "Unknown character %q.", characterID)
+	}
+	if !c.Conscious() {
+		return nil, nil, Errorf(EINVALID, "%s is unconscious.", c.Name)
+	}
+	here := s.World.ItemsOwned(OwnerLocation, s.Game.Location)
+	var it *Item
+	for _, x := range here {
+		if x.ID == item || equalFoldTrim(x.Name, item) {
+			it = x
+			break
+		}
+	}
+	if it == nil {
+		if x, ok := s.World.Items[item]; ok && x.OwnerType != OwnerLocation {
+			return nil, nil, Errorf(EINVALID, "%s (%s) is not lying here: it belongs to someone.", x.Name, x.ID)
+		}
+		var names []string
+		for _, x := range here {
+			names = append(names, fmt.Sprintf("%s (%s)", x.Name, x.ID))
+		}
+		if len(names) == 0 {
+			names = []string{"none"}
+		}
+		return nil, nil, Errorf(ENOTFOUND, "There is no %q here; items here: %s.", item, strings.Join(names, ", "))
+	}
+	it.OwnerType, it.OwnerID = OwnerCharacter, c.ID
+	return it, []Event{{Kind: "world", Data: map[string]any{"inventory": map[string]any{
+		"character_id": c.ID, "added": it.Name, "item_id": it.ID}}}}, nil
+}
+
+// Inventory returns a character's items.
+func (s *State) Inventory(characterID string) []*Item {
+	return s.World.ItemsOwned(OwnerCharacter, characterID)
+}
