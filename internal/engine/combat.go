@@ -103,7 +103,6 @@ type CombatResult struct {
 	Summary  string   `json:"summary"`
 }
 
-
 func diceEvents(d *Dice) []Event {
 	var out []Event
 	for _, r := range d.TakeLog() {

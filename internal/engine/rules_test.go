@@ -15,7 +15,7 @@ func TestMod(t *testing.T) {
 
 func TestD100Attack(t *testing.T) {
 	sword := Weapon{Name: "Sword", Damage: 10}
-	att := Fighter{Name: "A", Stats: Stats{AGI: 14}, Weapon: sword}             // mod +2
+	att := Fighter{Name: "A", Stats: Stats{AGI: 14}, Weapon: sword}                 // mod +2
 	def := Fighter{Name: "D", Stats: Stats{AGI: 12}, Armour: Armour{Absorption: 2}} // mod +1
 	cases := []struct {
 		name       string
