@@ -1,0 +1,83 @@
+// Package agent is the LLM side of Tavern: the [Model] interface, the
+// offline rules narrator ([Offline]), the tool registry with JSON schemas,
+// the prompts, and the run loop ([Runner.Run]) that plays one turn: the
+// model calls tools, the tools call the engine on the turn's copy of the
+// state, and the model ends the turn with one output tool.
+//
+// Start with [Runner.Run] and [Turn]. The openai-go adapter plugs in behind
+// [Model]; nothing else depends on which model runs.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Message is one chat message in the OpenAI Chat Completions format, which
+// is also how histories are stored and exported.
+type Message struct {
+	Role       string     `json:"role"` // system, user, assistant, tool
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+// ToolCall is an assistant's request to run a tool.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"` // "function"
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the tool and carries its JSON arguments.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"`
+}
+
+// Request is one model call.
+type Request struct {
+	// Agent is "narrative" or "combat" (for logs and per-agent models).
+	Agent    string
+	System   string
+	Messages []Message
+	Tools    []ToolSpec
+	// OnDelta, if set, receives narration text as it streams.
+	OnDelta func(text string)
+}
+
+// Usage counts the tokens of one call.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+}
+
+// Response is the assistant message a model returned.
+type Response struct {
+	Message Message
+	Usage   Usage
+}
+
+// Model is the one interface to an LLM. Implementations must be safe for
+// concurrent use (several tables run turns at once) and must honour ctx.
+type Model interface {
+	// Name identifies the model ("offline", "gpt-4o-mini"…).
+	Name() string
+	Complete(ctx context.Context, req Request) (Response, error)
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

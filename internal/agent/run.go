@@ -1,0 +1,132 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"tavern/internal/engine"
+)
+
+// Runner plays turns. Its fields are read-only after construction; it is
+// safe for concurrent use.
+type Runner struct {
+	Narrative Model
+	Combat    Model
+	// Retries is how many invalid tool calls or outputs a turn tolerates
+	// (the error goes back to the model each time). Default 3.
+	Retries int
+	// MaxToolCalls bounds the tool calls of one turn. Default 16.
+	MaxToolCalls int
+	// TurnTimeout bounds a whole turn. Default 90s.
+	TurnTimeout time.Duration
+	Log         *slog.Logger
+}
+
+// Result is what a turn produced, to be committed in one transaction.
+type Result struct {
+	Agent    string
+	Output   Output
+	Events   []engine.Event
+	Messages []Message
+	Usage    Usage
+}
+
+// ErrTurnFailed is returned (wrapped) when the model could not finish a
+// valid turn; nothing of the turn may be committed.
+var ErrTurnFailed = errors.New("turn failed")
+
+// Run plays one turn on t.State (which it mutates: pass a copy). On error
+// the caller must discard t.State.
+func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
+	agentName := t.AgentName()
+	model, reg := r.Narrative, NarrativeTools()
+	if agentName == engine.AgentCombat {
+		model, reg = r.Combat, CombatTools()
+	}
+	retries, maxCalls, timeout := r.Retries, r.MaxToolCalls, r.TurnTimeout
+	if retries == 0 {
+		retries = 3
+	}
+	if maxCalls == 0 {
+		maxCalls = 16
+	}
+	if timeout == 0 {
+		timeout = 90 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	log := r.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+
+	tc := &ToolContext{Turn: t, State: t.State, Dice: t.Dice}
+	res := Result{Agent: agentName}
+	system := SystemPrompt(agentName, t.Adventure)
+	newMsgs := []Message{{Role: "user", Content: t.userMessage()}}
+	specs := reg.Specs()
+	errs, calls := 0, 0
+	fail := func(format string, args ...any) (Result, error) {
+		return Result{}, fmt.Errorf("%w: %s", ErrTurnFailed, fmt.Sprintf(format, args...))
+	}
+	for tc.Output == nil {
+		if errs > retries {
+			return fail("%d invalid responses from the model", errs)
+		}
+		msgs := make([]Message, 0, len(t.History)+len(newMsgs))
+		msgs = append(append(msgs, t.History...), newMsgs...)
+		resp, err := model.Complete(ctx, Request{Agent: agentName, System: system, Messages: msgs, Tools: specs, OnDelta: t.OnDelta})
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: model: %w", ErrTurnFailed, err)
+		}
+		res.Usage.PromptTokens += resp.Usage.PromptTokens
+		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
+		res.Usage.CachedTokens += resp.Usage.CachedTokens
+		am := resp.Message
+		am.Role = "assistant"
+		newMsgs = append(newMsgs, am)
+		if len(am.ToolCalls) == 0 {
+			errs++
+			newMsgs = append(newMsgs, Message{Role: "user", Content: fmt.Sprintf(
+				"You must end the turn by calling one output tool: %s.", strings.Join(reg.OutputNames(), " or "))})
+			continue
+		}
+		for _, call := range am.ToolCalls {
+			calls++
+			var text string
+			switch tool, ok := reg.Get(call.Function.Name); {
+			case tc.Output != nil:
+				text = "Ignored: the turn has already ended."
+			case calls > maxCalls:
+				text = "Ignored: too many tool calls this turn."
+			case !ok:
+				errs++
+				text = fmt.Sprintf("Unknown tool %q. Available tools: %s.", call.Function.Name, strings.Join(reg.Names(), ", "))
+			default:
+				out, err := tool.Run(tc, json.RawMessage(call.Function.Arguments))
+				if err != nil {
+					errs++
+					text = "Error: " + engine.ErrorMessage(err)
+					if engine.ErrorCode(err) == engine.EINTERNAL {
+						log.Error("tool failed", "tool", tool.Name, "err", err)
+					}
+				} else {
+					text = out
+				}
+			}
+			newMsgs = append(newMsgs, Message{Role: "tool", ToolCallID: call.ID, Content: text})
+		}
+		if tc.Output == nil && calls > maxCalls {
+			return fail("more than %d tool calls", maxCalls)
+		}
+	}
+	res.Output = *tc.Output
+	res.Events = tc.Events
+	res.Messages = newMsgs
+	return res, nil
+}
