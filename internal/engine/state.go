@@ -93,6 +93,7 @@ func NewState(cfg Config, adv *Adventure, cat *Catalogue, seed uint64) *State {
 	s := &State{
 		Config:    cfg,
 		World:     NewWorld(adv),
+		Party:     []*Character{},
 		Game:      Game{Mode: ModeNarrative, Location: adv.Start, Queue: []string{}},
 		Catalogue: cat,
 	}

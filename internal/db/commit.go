@@ -1,0 +1,87 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"tavern/internal/engine"
+)
+
+const (
+	qInsertSeat    = "INSERT INTO seats (table_id, seat, player_id, character_id, joined_at) VALUES (?, ?, ?, ?, ?)"
+	qDeleteSeat    = "DELETE FROM seats WHERE table_id = ? AND seat = ?"
+	qInsertPending = `INSERT INTO pending_actions (table_id, id, player_id, character_id, seat, client_id, text, status, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qResolvePending = "UPDATE pending_actions SET status = 'resolved', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
+)
+
+// Commit applies c to table c.TableID in ONE transaction: nothing of it is
+// written unless all of it is. In order: the new pending action; the state
+// (when c.State is not nil it replaces the stored party, world, game state
+// and RNG, and the table's Config); the events, numbered by the caller; the
+// history messages; the seat taken, then the seat left; the pending actions
+// resolved (ids that are unknown or already resolved are ignored).
+//
+// It returns an ECONFLICT *engine.Error if c.AddPending duplicates a stored
+// (table, player, client id) or action id, or c.AddSeat a taken seat or a
+// seated player; ENOTFOUND if the table does not exist; EINVALID for a
+// message body that is not JSON or a relationship key without "|". An
+// event seq that exists is an internal error. Safe for concurrent use;
+// commits are serialised.
+func (d *DB) Commit(ctx context.Context, c engine.Commit) error {
+	now := formatTime(d.now())
+	err := d.write(ctx, func(w *writeTx) error {
+		if p := c.AddPending; p != nil {
+			status := p.Status
+			if status == "" {
+				status = engine.ActionPending
+			}
+			_, err := w.exec(qInsertPending, c.TableID, p.ID, p.PlayerID, p.CharacterID, p.Seat, p.ClientID,
+				p.Text, status, formatTime(p.CreatedAt))
+			if isUnique(err) {
+				return engine.Errorf(engine.ECONFLICT, "action %s (client id %s) was already received", p.ID, p.ClientID)
+			}
+			if err != nil {
+				return fmt.Errorf("insert pending action %s: %w", p.ID, err)
+			}
+		}
+		if c.State != nil {
+			if err := writeState(w, c.TableID, c.State, now); err != nil {
+				return err
+			}
+		}
+		if err := insertEvents(w, c.TableID, c.Events); err != nil {
+			return err
+		}
+		if err := insertMessages(w, c.TableID, c.Messages, now); err != nil {
+			return err
+		}
+		if s := c.AddSeat; s != nil {
+			_, err := w.exec(qInsertSeat, c.TableID, s.Seat, s.PlayerID, s.CharacterID, formatTime(s.JoinedAt))
+			if isUnique(err) {
+				return engine.Errorf(engine.ECONFLICT, "seat %s is taken or player %s is already seated", s.Seat, s.PlayerID)
+			}
+			if err != nil {
+				return fmt.Errorf("insert seat %s: %w", s.Seat, err)
+			}
+		}
+		if c.RemoveSeat != "" {
+			if _, err := w.exec(qDeleteSeat, c.TableID, c.RemoveSeat); err != nil {
+				return fmt.Errorf("delete seat %s: %w", c.RemoveSeat, err)
+			}
+		}
+		for _, id := range c.Resolve {
+			if _, err := w.exec(qResolvePending, now, c.TableID, id); err != nil {
+				return fmt.Errorf("resolve action %s: %w", id, err)
+			}
+		}
+		return nil
+	})
+	if isForeignKey(err) {
+		err = tableNotFound(c.TableID)
+	}
+	if err != nil {
+		return fmt.Errorf("commit to table %s: %w", c.TableID, err)
+	}
+	return nil
+}

@@ -1,0 +1,268 @@
+// Package db is Tavern's SQLite store (modernc.org/sqlite, pure Go). One
+// database file holds players, tables, seats, each table's party and world
+// as normalised rows (so the admin can query them), its game state, event
+// log, agent histories and pending actions. [DB] satisfies hub.Store.
+//
+// Start with [Open], which creates the file, applies the embedded migrations
+// of package tavern/migrations and returns a [DB]; then [DB.Commit], the one
+// write path of a running table, and [DB.LoadTable], which brings a table
+// back. Writes go through a single connection in IMMEDIATE transactions:
+// SQLite has one writer at a time, and queueing in the pool rather than on
+// the file lock avoids SQLITE_BUSY mid-transaction. Reads use a separate
+// pool; multi-query reads run in one read transaction, so under WAL they see
+// a consistent snapshot while a turn commits.
+//
+// Times are stored as UTC text and come back in UTC. Event data is stored as
+// JSON and comes back as decoded by encoding/json (numbers are float64).
+package db
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"tavern/internal/engine"
+	"tavern/migrations"
+)
+
+// readConns is the size of the read pool.
+const readConns = 4
+
+// pragmas apply to every connection. modernc honours only the
+// _pragma=name(value) form; busy_timeout is applied first by the driver.
+const pragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+
+const (
+	// IMMEDIATE takes the write lock at BEGIN, so a transaction never fails
+	// with SQLITE_BUSY when it upgrades from reading to writing.
+	writerParams = pragmas + "&_txlock=immediate"
+	// query_only makes a write sent to the read pool by mistake fail at once
+	// instead of racing the writer for the lock.
+	readerParams = pragmas + "&_pragma=query_only(1)"
+)
+
+// DB is an open Tavern database. It is safe for concurrent use; methods
+// return errors wrapping the SQLite error with context, or an
+// *engine.Error (ENOTFOUND, ECONFLICT, EINVALID) when the caller can act on
+// the condition.
+type DB struct {
+	writer *sql.DB
+	reader *sql.DB
+	// stmts are the write statements, prepared once on the writer's only
+	// connection and bound to each transaction with Tx.StmtContext.
+	stmts map[string]*sql.Stmt
+	// now stamps updated_at, created_at of messages and resolved_at.
+	now func() time.Time
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens the database file at path, creating it and its parent
+// directory if needed, and applies any pending migration (ctx bounds
+// them). path must be a plain file path: not ":memory:" (each pooled
+// connection would get its own empty database) and not a "file:" URI or a
+// path with a query, which would override the pragmas. Several processes or
+// DBs may open the same file; SQLite's lock serialises their writes. The
+// caller must Close the DB.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" || strings.HasPrefix(path, ":memory:") || strings.HasPrefix(path, "file:") || strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("open db %q: want a plain file path", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	w, err := sql.Open("sqlite", path+"?"+writerParams)
+	if err != nil {
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	r, err := sql.Open("sqlite", path+"?"+readerParams)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(readConns)
+	r.SetMaxIdleConns(readConns)
+	d := &DB{writer: w, reader: r, stmts: map[string]*sql.Stmt{}, now: time.Now}
+	if err := d.migrate(ctx); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	if err := d.prepare(ctx); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Close closes both pools, after the calls already running finish; calls
+// made after Close fail. It is safe to call more than once: later calls
+// return the first call's error.
+func (d *DB) Close() error {
+	d.closeOnce.Do(func() {
+		var errs []error
+		for _, s := range d.stmts {
+			errs = append(errs, s.Close())
+		}
+		errs = append(errs, d.reader.Close(), d.writer.Close())
+		d.closeErr = errors.Join(errs...)
+	})
+	return d.closeErr
+}
+
+func (d *DB) migrate(ctx context.Context) error {
+	// Not closed: Provider.Close would close the writer.
+	p, err := goose.NewProvider(goose.DialectSQLite3, d.writer, migrations.FS, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+func (d *DB) prepare(ctx context.Context) error {
+	for _, q := range writeQueries {
+		s, err := d.writer.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", q, err)
+		}
+		d.stmts[q] = s
+	}
+	return nil
+}
+
+// write runs fn in one IMMEDIATE transaction on the writer and commits it,
+// or rolls it back if fn fails.
+func (d *DB) write(ctx context.Context, fn func(w *writeTx) error) error {
+	tx, err := d.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	// A no-op after Commit. Deferred, it also frees the only writer
+	// connection if fn panics, instead of blocking every later write.
+	defer tx.Rollback()
+	if err := fn(&writeTx{ctx: ctx, tx: tx, stmts: d.stmts}); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// read runs fn in one read transaction on the read pool, so all of its
+// queries see the same snapshot.
+func (d *DB) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := d.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // Read-only: nothing to undo, no error worth reporting.
+	return fn(tx)
+}
+
+// writeTx runs the prepared write statements inside one transaction.
+type writeTx struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+func (w *writeTx) exec(q string, args ...any) (sql.Result, error) {
+	s, ok := w.stmts[q]
+	if !ok {
+		panic("db: statement not in writeQueries: " + q) // A programming error, caught by any test.
+	}
+	return w.tx.StmtContext(w.ctx, s).ExecContext(w.ctx, args...)
+}
+
+// writeQueries lists every statement a write transaction runs; Open
+// prepares them all.
+var writeQueries = []string{
+	qInsertPlayer,
+	qInsertTable, qUpdateTableConfig,
+	qUpsertCharacter, qDeleteCharacters,
+	qUpsertLocation, qDeleteLocations,
+	qUpsertNPC, qDeleteNPCs,
+	qUpsertTemplate, qDeleteTemplates,
+	qUpsertItem, qDeleteItems,
+	qUpsertQuest, qDeleteQuests,
+	qUpsertRelationship, qDeleteRelationships,
+	qUpsertGameState,
+	qInsertEvent, qInsertMessage,
+	qInsertSeat, qDeleteSeat,
+	qInsertPending, qResolvePending,
+}
+
+// timeFormat is RFC 3339 with a fixed nine-digit fraction: RFC3339Nano
+// trims trailing zeros, and then "…05Z" sorts after "…05.5Z", which breaks
+// ORDER BY on the text.
+const timeFormat = "2006-01-02T15:04:05.000000000Z07:00"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return t.UTC(), nil
+}
+
+// plainJSON encodes values that cannot fail to encode (strings, ints,
+// slices and maps of them, engine.Stats, []engine.Exit).
+func plainJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("db: encode %T: %v", v, err))
+	}
+	return string(b)
+}
+
+func sqliteCode(err error) int {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code()
+	}
+	return 0
+}
+
+// isUnique reports a UNIQUE or PRIMARY KEY violation.
+func isUnique(err error) bool {
+	c := sqliteCode(err)
+	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// isForeignKey reports a FOREIGN KEY violation: the only foreign keys point
+// to tables(id), so it means the table does not exist.
+func isForeignKey(err error) bool {
+	return sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
+func tableNotFound(id string) error {
+	return engine.Errorf(engine.ENOTFOUND, "table %s not found", id)
+}
+
+// seatLess orders seats numerically when both are numbers, as the engine
+// orders its party.
+func seatLess(a, b string) bool {
+	ai, aerr := strconv.Atoi(a)
+	bi, berr := strconv.Atoi(b)
+	if aerr == nil && berr == nil {
+		return ai < bi
+	}
+	return a < b
+}

@@ -1,0 +1,117 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"tavern/internal/engine"
+)
+
+const (
+	qInsertEvent   = "INSERT INTO events (table_id, seq, ts, kind, turn, data) VALUES (?, ?, ?, ?, ?, ?)"
+	qInsertMessage = "INSERT INTO agent_messages (table_id, agent, turn, body, created_at) VALUES (?, ?, ?, ?, ?)"
+)
+
+// insertEvents stores events as numbered by the caller; a seq that exists
+// fails the transaction.
+func insertEvents(w *writeTx, tableID string, evs []engine.Event) error {
+	for _, e := range evs {
+		data, err := json.Marshal(e.Data)
+		if err != nil {
+			return fmt.Errorf("encode event %d (%s): %w", e.Seq, e.Kind, err)
+		}
+		if _, err := w.exec(qInsertEvent, tableID, e.Seq, formatTime(e.TS), e.Kind, e.Turn, string(data)); err != nil {
+			return fmt.Errorf("insert event %d: %w", e.Seq, err)
+		}
+	}
+	return nil
+}
+
+func insertMessages(w *writeTx, tableID string, msgs []engine.AgentMessage, now string) error {
+	for i, m := range msgs {
+		if !json.Valid(m.Body) {
+			return engine.Errorf(engine.EINVALID, "message %d of the %s history is not JSON", i, m.Agent)
+		}
+		if _, err := w.exec(qInsertMessage, tableID, m.Agent, m.Turn, string(m.Body), now); err != nil {
+			return fmt.Errorf("insert %s message: %w", m.Agent, err)
+		}
+	}
+	return nil
+}
+
+// Events returns up to limit events of a table with seq > since, in seq
+// order; none if limit <= 0 or the table does not exist. Data is decoded
+// with encoding/json (numbers are float64). The caller owns the result.
+// Safe for concurrent use.
+func (d *DB) Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var out []engine.Event
+	q := "SELECT seq, ts, kind, turn, data FROM events WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+	err := each(ctx, d.reader, q, []any{tableID, since, limit}, func(r *sql.Rows) error {
+		var e engine.Event
+		var ts, data string
+		if err := r.Scan(&e.Seq, &ts, &e.Kind, &e.Turn, &data); err != nil {
+			return err
+		}
+		var err error
+		if e.TS, err = parseTime(ts); err != nil {
+			return fmt.Errorf("event %d: %w", e.Seq, err)
+		}
+		if err := unjson(data, &e.Data, "data"); err != nil {
+			return fmt.Errorf("event %d: %w", e.Seq, err)
+		}
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("events of table %s since %d: %w", tableID, since, err)
+	}
+	return out, nil
+}
+
+// History returns at most the last n messages of an agent's history at a
+// table, oldest first, never starting in the middle of a turn: if the cut
+// falls inside a turn, that turn's messages before the first whole turn are
+// dropped (so a single turn longer than n yields none). It returns none if
+// n <= 0 or there is no such history. The caller owns the result. Safe for
+// concurrent use.
+func (d *DB) History(ctx context.Context, tableID, agent string, n int) ([]engine.AgentMessage, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	// One more than asked: the message before the window tells whether the
+	// window starts a turn.
+	var out []engine.AgentMessage
+	q := "SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? ORDER BY id DESC LIMIT ?"
+	err := each(ctx, d.reader, q, []any{tableID, agent, n + 1}, func(r *sql.Rows) error {
+		m := engine.AgentMessage{Agent: agent}
+		var body string
+		if err := r.Scan(&m.Turn, &body); err != nil {
+			return err
+		}
+		m.Body = json.RawMessage(body)
+		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s history of table %s: %w", agent, tableID, err)
+	}
+	slices.Reverse(out)
+	if len(out) <= n {
+		return out, nil // The whole history: it starts a turn.
+	}
+	before := out[0]
+	out = out[1:]
+	for len(out) > 0 && out[0].Turn == before.Turn {
+		before, out = out[0], out[1:]
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}

@@ -1,0 +1,139 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"tavern/internal/engine"
+)
+
+func TestEvents(t *testing.T) {
+	d := MustOpenDB(t)
+	ctx := context.Background()
+	var evs []engine.Event
+	for i := 1; i <= 10; i++ {
+		evs = append(evs, engine.Event{Seq: int64(i), TS: t0.Add(time.Duration(i) * time.Millisecond), Kind: "narration",
+			Turn: fmt.Sprintf("t%d", i/3), Data: map[string]any{"text": fmt.Sprint("line ", i), "n": i}})
+	}
+	mustCreateTable(t, d, "t1", newState(t, ""), evs[:4]...)
+	if err := d.Commit(ctx, engine.Commit{TableID: "t1", Events: evs[4:]}); err != nil {
+		t.Fatal(err)
+	}
+	// Another table's events must not leak in.
+	mustCreateTable(t, d, "t2", newState(t, ""), engine.Event{Seq: 11, TS: t0, Kind: "table"})
+
+	for _, c := range []struct {
+		name         string
+		since        int64
+		limit        int
+		first, count int64
+	}{
+		{"from start", 0, 3, 1, 3},
+		{"all", 0, 100, 1, 10},
+		{"middle", 4, 2, 5, 2},
+		{"tail shorter than limit", 8, 5, 9, 2},
+		{"caught up", 10, 5, 0, 0},
+		{"zero limit", 0, 0, 0, 0},
+		{"negative limit", 0, -1, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := d.Events(ctx, "t1", c.since, c.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(len(got)) != c.count {
+				t.Fatalf("got %d events, want %d", len(got), c.count)
+			}
+			for i, e := range got {
+				want := evs[c.first-1+int64(i)]
+				if e.Seq != want.Seq || !e.TS.Equal(want.TS) || e.Kind != want.Kind || e.Turn != want.Turn {
+					t.Errorf("event %d = %+v, want %+v", i, e, want)
+				}
+				// Data comes back as JSON decodes it.
+				if e.Data["text"] != want.Data["text"] || e.Data["n"] != float64(want.Data["n"].(int)) {
+					t.Errorf("event %d data = %v, want %v", i, e.Data, want.Data)
+				}
+			}
+		})
+	}
+	got, err := d.Events(ctx, "nope", 0, 10)
+	if err != nil || len(got) != 0 {
+		t.Errorf("events of unknown table = %v, %v", got, err)
+	}
+}
+
+func TestHistoryNeverStartsMidTurn(t *testing.T) {
+	d := MustOpenDB(t)
+	ctx := context.Background()
+	mustCreateTable(t, d, "t1", newState(t, ""))
+	mustCreateTable(t, d, "t2", newState(t, ""))
+	// Narrative messages 0..5 in turns 1 1 2 2 2 3, interleaved with combat
+	// messages (and another table's) that must not count.
+	turns := []int{1, 1, 2, 2, 2, 3}
+	for i, turn := range turns {
+		c := engine.Commit{TableID: "t1", Messages: []engine.AgentMessage{
+			{Agent: engine.AgentNarrative, Turn: turn, Body: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))},
+			{Agent: engine.AgentCombat, Turn: turn, Body: json.RawMessage(`{"combat":true}`)},
+		}}
+		if err := d.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		c.TableID = "t2"
+		if err := d.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A turn longer than any window below.
+	for range 3 {
+		if err := d.Commit(ctx, engine.Commit{TableID: "t1", Messages: []engine.AgentMessage{
+			{Agent: "long", Turn: 9, Body: json.RawMessage(`{}`)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, c := range []struct {
+		name  string
+		agent string
+		n     int
+		want  []int // message indexes
+	}{
+		{"whole history", engine.AgentNarrative, 6, []int{0, 1, 2, 3, 4, 5}},
+		{"more than there is", engine.AgentNarrative, 100, []int{0, 1, 2, 3, 4, 5}},
+		{"cut at a turn start", engine.AgentNarrative, 4, []int{2, 3, 4, 5}},
+		{"cut inside turn 1", engine.AgentNarrative, 5, []int{2, 3, 4, 5}},
+		{"cut inside turn 2", engine.AgentNarrative, 3, []int{5}},
+		{"cut inside turn 2 again", engine.AgentNarrative, 2, []int{5}},
+		{"last turn only", engine.AgentNarrative, 1, []int{5}},
+		{"zero", engine.AgentNarrative, 0, nil},
+		{"one turn longer than n", "long", 2, nil},
+		{"unknown agent", "nobody", 5, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := d.History(ctx, "t1", c.agent, c.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var idx []int
+			for _, m := range got {
+				if m.Agent != c.agent {
+					t.Errorf("message of agent %q", m.Agent)
+				}
+				var b struct{ I int }
+				if err := json.Unmarshal(m.Body, &b); err != nil {
+					t.Fatal(err)
+				}
+				if m.Turn != turns[b.I] {
+					t.Errorf("message %d: turn %d, want %d", b.I, m.Turn, turns[b.I])
+				}
+				idx = append(idx, b.I)
+			}
+			if !slices.Equal(idx, c.want) {
+				t.Errorf("History(%s, %d) = messages %v, want %v", c.agent, c.n, idx, c.want)
+			}
+		})
+	}
+}
