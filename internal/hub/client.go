@@ -1,0 +1,354 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/coder/websocket"
+	"golang.org/x/time/rate"
+
+	"tavern/internal/engine"
+)
+
+// Protocol error codes (PROTOCOL.md "Error codes").
+const (
+	codeBadRequest   = "bad_request"
+	codeUnauthorized = "unauthorized"
+	codeForbidden    = "forbidden"
+	codeNotFound     = "not_found"
+	codeNotSeated    = "not_seated"
+	codeNotYourTurn  = "not_your_turn"
+	codeDead         = "dead"
+	codeBusy         = "busy"
+	codeRateLimited  = "rate_limited"
+	codeConflict     = "conflict"
+	codeUnavailable  = "unavailable"
+	codeInternal     = "internal"
+)
+
+const (
+	// Subprotocol is the websocket subprotocol of PROTOCOL.md v1.
+	Subprotocol  = "tavern.v1"
+	readLimit    = 16 << 10
+	outQueue     = 1024
+	writeTimeout = 5 * time.Second
+	// Per-connection rate limit: a steady 10 frames/s with bursts of 30;
+	// past 60 refusals in a row the connection is closed with 1008.
+	frameRate   = 10
+	frameBurst  = 30
+	maxRefusals = 60
+)
+
+type role int
+
+const (
+	roleSpectator role = iota
+	rolePlayer
+)
+
+func roleLabel(r role) string {
+	if r == rolePlayer {
+		return "player"
+	}
+	return "spectator"
+}
+
+// protoError is an error with a protocol code, sent as an `error` frame.
+type protoError struct{ code, msg string }
+
+func (e *protoError) Error() string { return e.msg }
+
+func protoErr(code, msg string) error { return &protoError{code, msg} }
+
+// codeOf maps an error to a protocol code and a user-safe message.
+func codeOf(err error) (string, string) {
+	var pe *protoError
+	if errors.As(err, &pe) {
+		return pe.code, pe.msg
+	}
+	switch engine.ErrorCode(err) {
+	case engine.EINVALID:
+		return codeBadRequest, engine.ErrorMessage(err)
+	case engine.ENOTFOUND:
+		return codeNotFound, engine.ErrorMessage(err)
+	case engine.ECONFLICT:
+		return codeConflict, engine.ErrorMessage(err)
+	case engine.EFORBIDDEN:
+		return codeForbidden, engine.ErrorMessage(err)
+	case engine.EUNAVAILABLE:
+		return codeUnavailable, engine.ErrorMessage(err)
+	}
+	return codeInternal, "Internal error."
+}
+
+// client is one websocket connection. out is written only by the writer
+// goroutine; send never blocks (a client that cannot keep up is closed).
+type client struct {
+	conn   *websocket.Conn
+	out    chan []byte
+	role   role
+	player *engine.Player
+	seat   string
+	once   sync.Once
+	done   chan struct{}
+}
+
+func (c *client) send(frame []byte) {
+	select {
+	case <-c.done:
+	case c.out <- frame:
+	default:
+		c.close(websocket.StatusPolicyViolation, "too slow")
+	}
+}
+
+// close closes the connection with code and reason, once, without
+// blocking the caller.
+func (c *client) close(code websocket.StatusCode, reason string) {
+	c.once.Do(func() {
+		close(c.done)
+		go c.conn.Close(code, reason)
+	})
+}
+
+func mustFrame(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func eventFrame(e engine.Event) []byte {
+	return mustFrame(struct {
+		Type string `json:"type"`
+		engine.Event
+	}{"event", e})
+}
+
+func snapshotFrame(s Snapshot) []byte {
+	return mustFrame(struct {
+		Type string `json:"type"`
+		Snapshot
+	}{"snapshot", s})
+}
+
+func errorFrame(id, code, msg string) []byte {
+	m := map[string]any{"type": "error", "code": code, "message": msg}
+	if id != "" {
+		m["id"] = id
+	}
+	return mustFrame(m)
+}
+
+func writeHTTPError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+}
+
+func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p *engine.Player) {
+	t, err := h.table(tableID)
+	if err != nil {
+		writeHTTPError(w, http.StatusNotFound, codeNotFound, engine.ErrorMessage(err))
+		return
+	}
+	q := r.URL.Query()
+	rl := roleSpectator
+	switch q.Get("role") {
+	case "", "spectator":
+	case "player":
+		rl = rolePlayer
+		if p == nil {
+			writeHTTPError(w, http.StatusUnauthorized, codeUnauthorized, "Players must authenticate (cookie, bearer token or ?token=).")
+			return
+		}
+	default:
+		writeHTTPError(w, http.StatusBadRequest, codeBadRequest, "role must be player or spectator.")
+		return
+	}
+	since := int64(-1)
+	if s := q.Get("since"); s != "" {
+		since, err = strconv.ParseInt(s, 10, 64)
+		if err != nil || since < 0 {
+			writeHTTPError(w, http.StatusBadRequest, codeBadRequest, "since must be a non-negative event seq.")
+			return
+		}
+	}
+	if rl == rolePlayer {
+		seated := make(chan bool, 1)
+		if t.call(r.Context(), func() error { _, ok := t.seatOf(p.ID); seated <- ok; return nil }) != nil || !<-seated {
+			writeHTTPError(w, http.StatusForbidden, codeNotSeated, "You have no seat at this table; join as a spectator or take a seat.")
+			return
+		}
+	}
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol}})
+	if err != nil {
+		h.log.Debug("websocket accept", "err", err)
+		return
+	}
+	conn.SetReadLimit(readLimit)
+	c := &client{conn: conn, out: make(chan []byte, outQueue), role: rl, player: p, done: make(chan struct{})}
+	// Reads are not tied to the hub's context: on shutdown the table closes
+	// the socket with 1001, and the close handshake needs this reader.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := t.call(ctx, func() error { return t.join(ctx, c, since) }); err != nil {
+		code, msg := codeOf(err)
+		_ = conn.Write(ctx, websocket.MessageText, errorFrame("", code, msg))
+		conn.Close(websocket.StatusInternalError, "join failed")
+		return
+	}
+	defer t.post(func() { t.part(c) })
+	go c.writeLoop(ctx)
+	c.readLoop(ctx, t)
+	c.close(websocket.StatusNormalClosure, "")
+}
+
+func (c *client) writeLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.done:
+			return
+		case frame := <-c.out:
+			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			err := c.conn.Write(wctx, websocket.MessageText, frame)
+			cancel()
+			if err != nil {
+				c.close(websocket.StatusPolicyViolation, "write failed")
+				return
+			}
+		}
+	}
+}
+
+type inFrame struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+func (c *client) readLoop(ctx context.Context, t *table) {
+	lim := rate.NewLimiter(frameRate, frameBurst)
+	refusals := 0
+	for {
+		typ, data, err := c.conn.Read(ctx)
+		if err != nil {
+			return // closed, or over the read limit (the library closes with 1009)
+		}
+		if !lim.Allow() {
+			refusals++
+			if refusals > maxRefusals {
+				c.close(websocket.StatusPolicyViolation, "rate limit exceeded")
+				return
+			}
+			c.send(errorFrame("", codeRateLimited, "Too many frames; slow down."))
+			continue
+		}
+		refusals = 0
+		var f inFrame
+		if typ != websocket.MessageText || json.Unmarshal(data, &f) != nil {
+			c.send(errorFrame("", codeBadRequest, "Frames are JSON text messages."))
+			continue
+		}
+		if len(f.ID) > 64 {
+			c.send(errorFrame("", codeBadRequest, "id has at most 64 characters."))
+			continue
+		}
+		switch f.Type {
+		case "ping":
+			c.send(mustFrame(map[string]any{"type": "pong", "id": f.ID}))
+		case "act", "say":
+			c.handle(ctx, t, f)
+		default:
+			c.send(errorFrame(f.ID, codeBadRequest, "Unknown frame type; use act, say or ping."))
+		}
+	}
+}
+
+func (c *client) handle(ctx context.Context, t *table, f inFrame) {
+	maxLen := 2000
+	if f.Type == "say" {
+		maxLen = 500
+	}
+	switch n := utf8.RuneCountInString(f.Text); {
+	case f.ID == "":
+		c.send(errorFrame("", codeBadRequest, f.Type+" needs an id."))
+		return
+	case c.role != rolePlayer:
+		c.send(errorFrame(f.ID, codeForbidden, "Spectators cannot "+f.Type+"; take a seat to play."))
+		return
+	case n == 0 || n > maxLen || !utf8.ValidString(f.Text):
+		c.send(errorFrame(f.ID, codeBadRequest, "text has 1 to "+strconv.Itoa(maxLen)+" characters."))
+		return
+	}
+	err := t.call(ctx, func() error {
+		var status string
+		var err error
+		if f.Type == "act" {
+			status, err = t.act(ctx, c, f.ID, f.Text)
+		} else {
+			err = t.say(ctx, c, f.Text)
+			status = "accepted"
+		}
+		if err != nil {
+			return err
+		}
+		c.send(mustFrame(map[string]any{"type": "ack", "id": f.ID, "status": status}))
+		return nil
+	})
+	if err != nil {
+		code, msg := codeOf(err)
+		if code == codeInternal {
+			t.log.Error("frame failed", "type", f.Type, "err", err)
+		}
+		c.send(errorFrame(f.ID, code, msg))
+	}
+}
+
+// join registers c: welcome, then a replay of the events after since or a
+// snapshot, all queued before any later event can be.
+func (t *table) join(ctx context.Context, c *client, since int64) error {
+	you := map[string]any{"role": roleLabel(c.role)}
+	if c.player != nil {
+		you["player_id"] = c.player.ID
+		if s, ok := t.seatOf(c.player.ID); ok && c.role == rolePlayer {
+			c.seat = s.Seat
+			you["seat"] = s.Seat
+			you["character_id"] = s.CharacterID
+		}
+	}
+	c.send(mustFrame(map[string]any{"type": "welcome", "table": t.id, "you": you, "seq": t.seq}))
+	replayed := false
+	if since >= 0 && t.seq-since <= replayLimit {
+		evs, err := t.h.cfg.Store.Events(ctx, t.id, since, replayLimit)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			c.send(eventFrame(e))
+		}
+		replayed = true
+	}
+	if !replayed {
+		c.send(snapshotFrame(t.snapshot()))
+	}
+	t.clients[c] = struct{}{}
+	t.updateSummary()
+	return nil
+}
+
+func (t *table) part(c *client) {
+	if _, ok := t.clients[c]; ok {
+		delete(t.clients, c)
+		t.updateSummary()
+	}
+}

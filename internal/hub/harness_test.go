@@ -1,0 +1,304 @@
+package hub_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"tavern/adventures"
+	"tavern/internal/agent"
+	"tavern/internal/db"
+	"tavern/internal/engine"
+	"tavern/internal/hub"
+)
+
+// env is a running Tavern: a real SQLite file, a hub with the offline
+// narrator (or another model), and an httptest server routing websockets.
+type env struct {
+	t       *testing.T
+	dbPath  string
+	store   *db.DB
+	hub     *hub.Hub
+	srv     *httptest.Server
+	mu      sync.Mutex
+	players map[string]*engine.Player // token → player
+	model   agent.Model
+	seed    uint64
+}
+
+type tlogWriter struct{ t *testing.T }
+
+func (w tlogWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func newEnv(t *testing.T, seed uint64) *env {
+	t.Helper()
+	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "tavern.db"), players: map[string]*engine.Player{}, model: agent.Offline{}, seed: seed}
+	e.open()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ws/tables/{id}", func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		p := e.players[r.URL.Query().Get("token")]
+		h := e.hub
+		e.mu.Unlock()
+		h.ServeWS(w, r, r.PathValue("id"), p)
+	})
+	e.srv = httptest.NewServer(mux)
+	t.Cleanup(func() {
+		e.srv.CloseClientConnections()
+		e.shutdown()
+		e.srv.Close()
+	})
+	return e
+}
+
+// open (re)opens the store and starts a hub on it.
+func (e *env) open() {
+	e.t.Helper()
+	ctx := context.Background()
+	store, err := db.Open(ctx, e.dbPath)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	lib, err := adventures.Load()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(tlogWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	seed := e.seed
+	h := hub.New(hub.Config{
+		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
+		Runner: &agent.Runner{Narrative: e.model, Combat: e.model}, Log: log,
+		Seed: func() uint64 { return seed }, ShutdownGrace: 2 * time.Second,
+	})
+	if err := h.Start(ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	e.mu.Lock()
+	e.store, e.hub = store, h
+	e.mu.Unlock()
+}
+
+// shutdown stops the hub and closes the store (like a stop of the server).
+func (e *env) shutdown() {
+	e.mu.Lock()
+	h, s := e.hub, e.store
+	e.mu.Unlock()
+	if h != nil {
+		h.Close()
+	}
+	if s != nil {
+		s.Close()
+	}
+}
+
+func (e *env) player(name string) (*engine.Player, string) {
+	p := &engine.Player{ID: "p-" + strings.ToLower(name), Name: name}
+	tok := "tok-" + p.ID
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.players[tok]; !ok {
+		if err := e.store.CreatePlayer(context.Background(), *p, []byte(tok)); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	e.players[tok] = p
+	return p, tok
+}
+
+func (e *env) table(spec hub.TableSpec) string {
+	e.t.Helper()
+	owner, _ := e.player("Owner")
+	if spec.Name == "" {
+		spec.Name = "Test table"
+	}
+	ts, err := e.hub.CreateTable(context.Background(), *owner, spec)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return ts.ID
+}
+
+func (e *env) sit(tableID string, p *engine.Player, name, class string) hub.Character {
+	e.t.Helper()
+	c, err := e.hub.Sit(context.Background(), tableID, *p, engine.NewCharacterSpec{Name: name, Class: class})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+// frame is any server frame.
+type frame struct {
+	Type    string          `json:"type"`
+	ID      string          `json:"id"`
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Status  string          `json:"status"`
+	Seq     int64           `json:"seq"`
+	Kind    string          `json:"kind"`
+	Turn    string          `json:"turn"`
+	Data    json.RawMessage `json:"data"`
+	Raw     json.RawMessage `json:"-"`
+}
+
+// wsClient is a real websocket client that records every frame.
+type wsClient struct {
+	t      *testing.T
+	name   string
+	conn   *websocket.Conn
+	frames chan frame
+	closed chan error
+	events []frame // every event received, in order
+	// backlog holds frames read but not yet matched by until, in order.
+	backlog []frame
+}
+
+func (e *env) dial(tableID, role, token string, since int64) *wsClient {
+	e.t.Helper()
+	u := strings.Replace(e.srv.URL, "http", "ws", 1) + "/ws/tables/" + tableID + "?role=" + role
+	if token != "" {
+		u += "&token=" + token
+	}
+	if since >= 0 {
+		u += fmt.Sprintf("&since=%d", since)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{Subprotocols: []string{"tavern.v1"}})
+	if err != nil {
+		e.t.Fatalf("dial %s: %v", u, err)
+	}
+	if conn.Subprotocol() != "tavern.v1" {
+		e.t.Errorf("subprotocol %q", conn.Subprotocol())
+	}
+	_ = resp
+	c := &wsClient{t: e.t, name: role + ":" + token, conn: conn, frames: make(chan frame, 4096), closed: make(chan error, 1)}
+	go func() {
+		for {
+			_, data, err := conn.Read(context.Background())
+			if err != nil {
+				c.closed <- err
+				close(c.frames)
+				return
+			}
+			var f frame
+			if err := json.Unmarshal(data, &f); err != nil {
+				c.closed <- err
+				close(c.frames)
+				return
+			}
+			f.Raw = data
+			c.frames <- f
+		}
+	}()
+	e.t.Cleanup(func() { conn.Close(websocket.StatusNormalClosure, "") })
+	return c
+}
+
+func (c *wsClient) send(v any) {
+	c.t.Helper()
+	b, _ := json.Marshal(v)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.conn.Write(ctx, websocket.MessageText, b); err != nil {
+		c.t.Fatalf("%s: write: %v", c.name, err)
+	}
+}
+
+// next returns the next frame, failing the test after a timeout.
+func (c *wsClient) next() frame {
+	c.t.Helper()
+	select {
+	case f, ok := <-c.frames:
+		if !ok {
+			c.t.Fatalf("%s: connection closed: %v", c.name, <-c.closed)
+		}
+		if f.Type == "event" {
+			c.events = append(c.events, f)
+		}
+		return f
+	case <-time.After(10 * time.Second):
+		c.t.Fatalf("%s: no frame within 10s", c.name)
+	}
+	return frame{}
+}
+
+// until returns the first frame, from the backlog then the socket, for
+// which pred holds; frames passed over stay in the backlog.
+func (c *wsClient) until(what string, pred func(frame) bool) frame {
+	c.t.Helper()
+	for i, f := range c.backlog {
+		if pred(f) {
+			c.backlog = append(c.backlog[:i:i], c.backlog[i+1:]...)
+			return f
+		}
+	}
+	for range 5000 {
+		f := c.next()
+		if pred(f) {
+			return f
+		}
+		c.backlog = append(c.backlog, f)
+	}
+	c.t.Fatalf("%s: never saw %s", c.name, what)
+	return frame{}
+}
+
+func (c *wsClient) event(kind string) frame {
+	c.t.Helper()
+	return c.until("event "+kind, func(f frame) bool { return f.Type == "event" && f.Kind == kind })
+}
+
+// act sends an act and returns the ack or error frame answering it.
+func (c *wsClient) act(id, text string) frame {
+	c.t.Helper()
+	c.send(map[string]string{"type": "act", "id": id, "text": text})
+	return c.until("answer to "+id, func(f frame) bool { return (f.Type == "ack" || f.Type == "error") && f.ID == id })
+}
+
+// closeStatus waits for the connection to close and returns its status.
+func (c *wsClient) closeStatus() websocket.StatusCode {
+	c.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case _, ok := <-c.frames:
+			if !ok {
+				return websocket.CloseStatus(<-c.closed)
+			}
+		case <-deadline:
+			c.t.Fatalf("%s: still open", c.name)
+		}
+	}
+}
+
+func dataOf(f frame) map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(f.Data, &m)
+	return m
+}
+
+func entryOf(f frame) string {
+	if e, ok := dataOf(f)["entry"].(map[string]any); ok {
+		s, _ := e["id"].(string)
+		return s
+	}
+	return ""
+}
+
+var errTimeout = errors.New("timeout")

@@ -1,0 +1,706 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"tavern/internal/agent"
+	"tavern/internal/engine"
+)
+
+const (
+	inboxSize    = 256
+	recentEvents = 50
+	// replayLimit is the most events replayed to a reconnecting client;
+	// further behind, it gets a fresh snapshot instead.
+	replayLimit = 500
+	maxAttempts = 3
+)
+
+// table is one table's actor. Every field below inbox is owned by the
+// table goroutine (loop) and touched only from commands it runs.
+type table struct {
+	h       *Hub
+	id      string
+	log     *slog.Logger
+	inbox   chan func()
+	summary atomic.Pointer[TableSummary]
+
+	meta    engine.Table
+	st      *engine.State
+	seq     int64
+	seats   []engine.Seat
+	clients map[*client]struct{}
+	subs    map[*sub]struct{}
+	recent  []engine.Event
+	pending []engine.PendingAction
+	// tried counts failed attempts per pending action id.
+	tried map[string]int
+	job   *job
+	// sinceJob replays seat changes made while a job ran onto its result.
+	sinceJob []func(st *engine.State)
+	// hold delays the next turn after a failure (backoff).
+	hold time.Time
+}
+
+type sub struct{ ch chan engine.Event }
+
+func (h *Hub) newTable(d engine.TableData) *table {
+	t := &table{
+		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), inbox: make(chan func(), inboxSize),
+		meta: d.Table, st: d.State, seq: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
+		subs: map[*sub]struct{}{}, pending: d.Pending, tried: map[string]int{},
+	}
+	if recent, err := h.cfg.Store.Events(context.Background(), t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
+		t.recent = recent
+	}
+	t.updateSummary()
+	return t
+}
+
+func (t *table) start() {
+	t.h.wg.Add(1)
+	go t.loop()
+	t.post(t.maybeStart)
+}
+
+func (t *table) loop() {
+	defer t.h.wg.Done()
+	for {
+		select {
+		case <-t.h.ctx.Done():
+			for c := range t.clients {
+				c.close(1001, "server shutting down")
+			}
+			for s := range t.subs {
+				close(s.ch)
+				delete(t.subs, s)
+			}
+			return
+		case f := <-t.inbox:
+			f()
+		}
+	}
+}
+
+// post queues f on the table goroutine; it blocks while the inbox is full
+// and gives up when the hub closes.
+func (t *table) post(f func()) bool {
+	select {
+	case t.inbox <- f:
+		return true
+	case <-t.h.ctx.Done():
+		return false
+	}
+}
+
+// tryPost queues f unless the inbox is full (for droppable work such as
+// narration deltas).
+func (t *table) tryPost(f func()) {
+	select {
+	case t.inbox <- f:
+	default:
+	}
+}
+
+// call runs f on the table goroutine and waits for its result.
+func (t *table) call(ctx context.Context, f func() error) error {
+	done := make(chan error, 1)
+	select {
+	case t.inbox <- func() { done <- f() }:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.h.ctx.Done():
+		return engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.h.ctx.Done():
+		return engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
+	}
+}
+
+// waitIdle waits until no turn job runs (or d passes).
+func (t *table) waitIdle(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		busy := make(chan bool, 1)
+		if !t.post(func() { busy <- t.job != nil }) || !<-busy {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (t *table) updateSummary() {
+	seated, spect := len(t.seats), 0
+	for c := range t.clients {
+		if c.role == roleSpectator {
+			spect++
+		}
+	}
+	status := "open"
+	if seated >= t.meta.Seats {
+		status = "full"
+	}
+	t.summary.Store(&TableSummary{
+		ID: t.id, Name: t.meta.Name, Adventure: t.meta.Adventure, AdventureName: t.adventureName(), Ruleset: t.meta.Config.Ruleset,
+		CombatMode: t.meta.Config.CombatMode, Mode: t.st.Game.Mode, Seats: t.meta.Seats, Seated: seated,
+		Spectators: spect, Status: status, TurnTimeoutS: t.meta.Config.TurnTimeoutS,
+	})
+}
+
+func (t *table) adventureName() string {
+	if a, ok := t.h.cfg.Adventures.Get(t.meta.Adventure); ok {
+		return a.Name
+	}
+	return t.meta.Adventure
+}
+
+func (t *table) playerNames() map[string]string {
+	m := map[string]string{}
+	for _, s := range t.seats {
+		m[s.PlayerID] = s.PlayerName
+	}
+	return m
+}
+
+func (t *table) snapshot() Snapshot {
+	st := t.st
+	names := t.playerNames()
+	party := make([]Character, 0, len(st.Party))
+	for _, c := range st.Party {
+		party = append(party, characterView(st, c, names))
+	}
+	s := Snapshot{
+		Table: *t.summary.Load(), Seq: t.seq, Mode: st.Game.Mode, Location: locationView(st), Party: party,
+		NPCs: npcViews(st), Combat: initiativeView(st), Recent: nonNil(append([]engine.Event(nil), t.recent...)),
+		DM: t.h.cfg.DM, Busy: t.job != nil, Queue: nonNil(st.Game.Queue), AdventureID: t.meta.Adventure,
+	}
+	if st.Game.LastCombatResult != nil {
+		s.LastCombat = st.Game.LastCombatResult
+	}
+	return s
+}
+
+func (t *table) seatOf(playerID string) (engine.Seat, bool) {
+	for _, s := range t.seats {
+		if s.PlayerID == playerID {
+			return s, true
+		}
+	}
+	return engine.Seat{}, false
+}
+
+// ---- events ----
+
+// number stamps events with seq, time and turn. The caller commits them
+// and then calls publish; if the commit fails it calls unnumber.
+func (t *table) number(evs []engine.Event, turn string) {
+	now := t.h.cfg.Now().UTC()
+	for i := range evs {
+		t.seq++
+		evs[i].Seq, evs[i].TS = t.seq, now
+		if evs[i].Turn == "" {
+			evs[i].Turn = turn
+		}
+		if evs[i].Data == nil {
+			evs[i].Data = map[string]any{}
+		}
+	}
+}
+
+func (t *table) unnumber(evs []engine.Event) { t.seq -= int64(len(evs)) }
+
+// publish sends committed events to every client and subscriber.
+func (t *table) publish(evs []engine.Event) {
+	for _, e := range evs {
+		t.recent = append(t.recent, e)
+		frame := eventFrame(e)
+		for c := range t.clients {
+			c.send(frame)
+		}
+		for s := range t.subs {
+			select {
+			case s.ch <- e:
+			default:
+				close(s.ch)
+				delete(t.subs, s)
+			}
+		}
+	}
+	if over := len(t.recent) - recentEvents; over > 0 {
+		t.recent = append([]engine.Event(nil), t.recent[over:]...)
+	}
+}
+
+// commit writes c (events numbered here) and publishes its events.
+func (t *table) commit(ctx context.Context, c engine.Commit, turn string) error {
+	c.TableID = t.id
+	t.number(c.Events, turn)
+	if err := t.h.cfg.Store.Commit(ctx, c); err != nil {
+		t.unnumber(c.Events)
+		return err
+	}
+	t.publish(c.Events)
+	return nil
+}
+
+func (t *table) subscribe(ctx context.Context, s *sub, since int64) error {
+	if since < t.seq {
+		evs, err := t.h.cfg.Store.Events(ctx, t.id, since, replayLimit)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			select {
+			case s.ch <- e:
+			default:
+				return engine.Errorf(engine.EUNAVAILABLE, "Too far behind; subscribe from a later seq.")
+			}
+		}
+	}
+	t.subs[s] = struct{}{}
+	return nil
+}
+
+func (t *table) unsubscribe(s *sub) {
+	if _, ok := t.subs[s]; ok {
+		delete(t.subs, s)
+		close(s.ch)
+	}
+}
+
+// ---- seats ----
+
+func (t *table) sit(ctx context.Context, p engine.Player, spec engine.NewCharacterSpec) (Character, error) {
+	if _, ok := t.seatOf(p.ID); ok {
+		return Character{}, engine.Errorf(engine.ECONFLICT, "You already have a seat at this table.")
+	}
+	if len(t.seats) >= t.meta.Seats {
+		return Character{}, engine.Errorf(engine.ECONFLICT, "This table is full.")
+	}
+	taken := map[string]bool{}
+	for _, s := range t.seats {
+		taken[s.Seat] = true
+	}
+	seat := ""
+	for i := 1; seat == ""; i++ {
+		if !taken[strconv.Itoa(i)] {
+			seat = strconv.Itoa(i)
+		}
+	}
+	charID := newID("c")
+	add := func(st *engine.State) (*engine.Character, []engine.Event, error) {
+		d, err := engine.RestoreDice(st.RNG)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := st.AddCharacter(d, charID, seat, p.ID, spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		st.RNG = d.State()
+		var evs []engine.Event
+		for _, r := range d.TakeLog() {
+			evs = append(evs, engine.Event{Kind: "dice", Data: map[string]any{"roller": r.Roller, "purpose": r.Purpose,
+				"notation": r.Notation, "rolls": r.Rolls, "modifier": r.Modifier, "total": r.Total}})
+		}
+		return c, evs, nil
+	}
+	next := t.st.Clone()
+	c, dice, err := add(next)
+	if err != nil {
+		return Character{}, err
+	}
+	s := engine.Seat{Seat: seat, PlayerID: p.ID, PlayerName: p.Name, CharacterID: c.ID, JoinedAt: t.h.cfg.Now().UTC()}
+	evs := append([]engine.Event{{Kind: "player_joined", Data: map[string]any{"player_id": p.ID, "name": p.Name, "seat": seat, "role": roleLabel(rolePlayer), "character_id": c.ID, "character": c.Name}}}, dice...)
+	if err := t.commit(ctx, engine.Commit{State: next, AddSeat: &s, Events: evs}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+		return Character{}, fmt.Errorf("sit at %s: %w", t.id, err)
+	}
+	t.st = next
+	t.seats = append(t.seats, s)
+	if t.job != nil {
+		t.sinceJob = append(t.sinceJob, func(st *engine.State) {
+			if st.Character(charID) == nil {
+				_, _, _ = add(st)
+			}
+		})
+	}
+	t.updateSummary()
+	t.log.Info("seat taken", "seat", seat, "player", p.ID, "character", c.Name)
+	return characterView(t.st, c, t.playerNames()), nil
+}
+
+func (t *table) leave(ctx context.Context, p engine.Player) error {
+	s, ok := t.seatOf(p.ID)
+	if !ok {
+		return engine.Errorf(engine.ENOTFOUND, "You have no seat at this table.")
+	}
+	next := t.st.Clone()
+	wasCurrent := next.Game.Combat != nil && next.Game.Combat.Current().Entry == engine.PCEntry(s.Seat)
+	next.RemoveCharacter(s.Seat)
+	evs := []engine.Event{{Kind: "player_left", Data: map[string]any{"player_id": p.ID, "name": p.Name, "seat": s.Seat, "role": roleLabel(rolePlayer)}}}
+	var drop []string
+	for _, a := range t.pending {
+		if a.PlayerID == p.ID && (t.job == nil || t.job.action == nil || t.job.action.ID != a.ID) {
+			drop = append(drop, a.ID)
+		}
+	}
+	if wasCurrent && t.job == nil {
+		_, tev := next.AdvanceTurn()
+		evs = append(evs, tev...)
+		evs = append(evs, turnEvent(next))
+	}
+	if err := t.commit(ctx, engine.Commit{State: next, RemoveSeat: s.Seat, Events: evs, Resolve: drop}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+		return fmt.Errorf("leave %s: %w", t.id, err)
+	}
+	t.st = next
+	t.seats = deleteSeat(t.seats, s.Seat)
+	t.pending = filterPending(t.pending, drop)
+	if t.job != nil {
+		t.sinceJob = append(t.sinceJob, func(st *engine.State) { st.RemoveCharacter(s.Seat) })
+	}
+	for c := range t.clients {
+		if c.player != nil && c.player.ID == p.ID && c.role == rolePlayer {
+			c.close(1000, "you left the table")
+		}
+	}
+	t.updateSummary()
+	t.maybeStart()
+	return nil
+}
+
+func deleteSeat(seats []engine.Seat, seat string) []engine.Seat {
+	out := seats[:0:0]
+	for _, s := range seats {
+		if s.Seat != seat {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func filterPending(p []engine.PendingAction, drop []string) []engine.PendingAction {
+	out := p[:0:0]
+outer:
+	for _, a := range p {
+		for _, d := range drop {
+			if a.ID == d {
+				continue outer
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// ---- actions ----
+
+// act handles a player's `act` frame; it returns the ack status or an
+// error code and message.
+func (t *table) act(ctx context.Context, c *client, clientID, text string) (string, error) {
+	s, ok := t.seatOf(c.player.ID)
+	if !ok {
+		return "", protoErr(codeNotSeated, "You have no seat at this table.")
+	}
+	for _, a := range t.pending {
+		if a.PlayerID == c.player.ID && a.ClientID == clientID {
+			return t.ackStatus(a), nil // a retried act is not applied twice
+		}
+	}
+	ch := t.st.CharacterBySeat(s.Seat)
+	if ch == nil {
+		return "", protoErr(codeNotSeated, "Your character has left the table.")
+	}
+	if !ch.Conscious() {
+		return "", protoErr(codeDead, ch.Name+" is unconscious and cannot act.")
+	}
+	for _, a := range t.pending {
+		if a.PlayerID == c.player.ID {
+			// A failed action waits for its player: acting again retries it.
+			if t.tried[a.ID] >= maxAttempts {
+				t.tried[a.ID] = 0
+				t.maybeStart()
+				return "queued", nil
+			}
+			return "", protoErr(codeBusy, "Your previous action is still waiting to be resolved.")
+		}
+	}
+	if cb := t.st.Game.Combat; cb != nil && t.meta.Config.CombatMode == engine.CombatTactical {
+		cur := cb.Current()
+		if cur.Entry != engine.PCEntry(s.Seat) || cb.Ending != "" {
+			return "", protoErr(codeNotYourTurn, fmt.Sprintf("It is %s's turn.", cur.Name))
+		}
+	}
+	a := engine.PendingAction{ID: newID("a"), PlayerID: c.player.ID, CharacterID: ch.ID, Seat: s.Seat, ClientID: clientID,
+		Text: text, Status: engine.ActionPending, CreatedAt: t.h.cfg.Now().UTC()}
+	ev := engine.Event{Kind: "action", Data: map[string]any{"player_id": c.player.ID, "character_id": ch.ID, "text": text, "action_id": a.ID, "name": ch.Name}}
+	err := t.commit(ctx, engine.Commit{AddPending: &a, Events: []engine.Event{ev}}, fmt.Sprintf("t%d", t.st.Game.Turn+1))
+	if engine.ErrorCode(err) == engine.ECONFLICT {
+		return "accepted", nil // already stored and played before a restart
+	}
+	if err != nil {
+		return "", err
+	}
+	t.pending = append(t.pending, a)
+	status := "queued"
+	if t.job == nil {
+		status = "accepted"
+	}
+	t.maybeStart()
+	return status, nil
+}
+
+func (t *table) ackStatus(a engine.PendingAction) string {
+	if t.job != nil && t.job.action != nil && t.job.action.ID == a.ID {
+		return "accepted"
+	}
+	return "queued"
+}
+
+func (t *table) say(ctx context.Context, c *client, text string) error {
+	ev := engine.Event{Kind: "chat", Data: map[string]any{"player_id": c.player.ID, "name": c.player.Name, "text": text}}
+	return t.commit(ctx, engine.Commit{Events: []engine.Event{ev}}, "")
+}
+
+// ---- turns ----
+
+// job is one turn running outside the table goroutine.
+type job struct {
+	kind   string
+	action *engine.PendingAction
+	entry  engine.Combatant
+	state  *engine.State
+	turnNo int
+}
+
+// nextTurn decides what plays next, if anything: the forced resolution,
+// the DM's bookend or NPC turns, the active PC's action in tactical combat,
+// or the oldest queued action.
+func (t *table) nextTurn() *job {
+	st := t.st
+	ready := func(a engine.PendingAction) bool { return t.tried[a.ID] < maxAttempts }
+	if cb := st.Game.Combat; cb != nil {
+		if cb.Ending != "" {
+			return &job{kind: agent.TurnResolution, entry: engine.Combatant{Entry: engine.BookendEntry, Kind: engine.KindBookend, Name: "DM"}}
+		}
+		cur := cb.Current()
+		switch cur.Kind {
+		case engine.KindBookend:
+			return &job{kind: agent.TurnBookend, entry: cur}
+		case engine.KindNPC:
+			return &job{kind: agent.TurnNPC, entry: cur}
+		}
+		for i := range t.pending {
+			a := &t.pending[i]
+			if !ready(*a) {
+				continue
+			}
+			if t.meta.Config.CombatMode == engine.CombatTactical && a.Seat != strings.TrimPrefix(cur.Entry, "pc:") {
+				continue
+			}
+			return &job{kind: agent.TurnPlayer, action: a, entry: cur}
+		}
+		return nil
+	}
+	for i := range t.pending {
+		if ready(t.pending[i]) {
+			return &job{kind: agent.TurnPlayer, action: &t.pending[i]}
+		}
+	}
+	return nil
+}
+
+func (t *table) maybeStart() {
+	if t.job != nil || t.h.ctx.Err() != nil || t.h.closed.Load() || time.Now().Before(t.hold) {
+		return
+	}
+	j := t.nextTurn()
+	if j == nil {
+		return
+	}
+	if j.action != nil {
+		a := *j.action
+		j.action = &a
+	}
+	j.state = t.st.Clone()
+	j.turnNo = t.st.Game.Turn + 1
+	t.job = j
+	t.sinceJob = nil
+	t.updateSummary()
+	t.h.wg.Add(1)
+	go func() {
+		defer t.h.wg.Done()
+		res, st, err := t.runJob(j)
+		t.post(func() { t.finish(j, res, st, err) })
+	}()
+}
+
+// runJob plays one turn on the job's state copy. It never touches the
+// table's fields.
+func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
+	ctx := t.h.ctx
+	st := j.state
+	st.Game.Turn = j.turnNo
+	dice, err := engine.RestoreDice(st.RNG)
+	if err != nil {
+		return agent.Result{}, nil, err
+	}
+	turn := &agent.Turn{No: j.turnNo, Kind: j.kind, State: st, Dice: dice, Entry: j.entry}
+	if a, ok := t.h.cfg.Adventures.Get(t.meta.Adventure); ok {
+		turn.Adventure = a.Name + "\n" + a.Intro
+	}
+	if j.action != nil {
+		turn.Actor = st.Character(j.action.CharacterID)
+		turn.Text = j.action.Text
+		if turn.Actor == nil {
+			return agent.Result{}, nil, engine.Errorf(engine.EINVALID, "The acting character has left.")
+		}
+		if st.Game.Combat != nil {
+			if e, ok := st.Game.Combat.Entry(engine.PCEntry(turn.Actor.Seat)); ok {
+				turn.Entry = e
+			}
+		}
+	}
+	hist, err := t.h.cfg.Store.History(ctx, t.id, turn.AgentName(), t.h.cfg.HistoryWindow)
+	if err != nil {
+		return agent.Result{}, nil, fmt.Errorf("load history: %w", err)
+	}
+	turn.History = agent.Sanitize(decodeHistory(hist), t.log)
+	turnID := fmt.Sprintf("t%d", j.turnNo)
+	turn.OnDelta = func(text string) {
+		frame := mustFrame(map[string]any{"type": "narration_delta", "turn": turnID, "text": text})
+		t.tryPost(func() {
+			for c := range t.clients {
+				c.send(frame)
+			}
+		})
+	}
+	res, err := t.h.cfg.Runner.Run(ctx, turn)
+	if err != nil {
+		return agent.Result{}, nil, err
+	}
+	// The engine, not the model, advances the initiative.
+	if st.Game.Combat != nil {
+		if res.Output.Tool == "start_combat" {
+			res.Events = append(res.Events, turnEvent(st))
+		} else {
+			if turn.Kind == agent.TurnPlayer && t.meta.Config.CombatMode == engine.CombatNarrative {
+				// Narrative combat has no enforced queue: whoever acted,
+				// the initiative moves on from the current entry.
+				turn.Entry = st.Game.Combat.Current()
+			}
+			_, evs := st.AdvanceTurn()
+			res.Events = append(res.Events, evs...)
+			res.Events = append(res.Events, turnEvent(st))
+		}
+	}
+	st.RNG = dice.State()
+	return res, st, nil
+}
+
+// finish commits a finished job in ONE transaction, then applies and
+// broadcasts it; a failed job commits only a system event.
+func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error) {
+	t.job = nil
+	ctx := context.Background()
+	turnID := fmt.Sprintf("t%d", j.turnNo)
+	if runErr == nil {
+		for _, f := range t.sinceJob {
+			f(st)
+		}
+		msgs := make([]engine.AgentMessage, 0, len(res.Messages))
+		for _, m := range res.Messages {
+			body, _ := json.Marshal(m)
+			msgs = append(msgs, engine.AgentMessage{Agent: res.Agent, Turn: j.turnNo, Body: body})
+		}
+		c := engine.Commit{State: st, Events: res.Events, Messages: msgs}
+		if j.action != nil {
+			c.Resolve = []string{j.action.ID}
+		}
+		runErr = t.commit(ctx, c, turnID)
+		if runErr == nil {
+			t.st = st
+			if j.action != nil {
+				t.pending = filterPending(t.pending, []string{j.action.ID})
+				delete(t.tried, j.action.ID)
+			}
+		}
+	}
+	t.sinceJob = nil
+	if runErr != nil {
+		t.failed(ctx, j, runErr)
+	}
+	t.updateSummary()
+	t.maybeStart()
+}
+
+// failed handles a turn that could not finish: nothing of it was committed;
+// the table is told, the action stays pending, and the turn is retried
+// with backoff (then waits for its player to act again).
+func (t *table) failed(ctx context.Context, j *job, err error) {
+	if t.h.ctx.Err() != nil {
+		return // shutting down: the action stays pending for the restart
+	}
+	key := "dm:" + j.kind
+	if j.action != nil {
+		key = j.action.ID
+	}
+	t.tried[key]++
+	n := t.tried[key]
+	t.log.Warn("turn failed", "turn", j.turnNo, "kind", j.kind, "attempt", n, "err", err)
+	msg := "The DM could not resolve the turn; it will be retried."
+	if n >= maxAttempts {
+		msg = "The DM is unavailable. Your action is kept: act again to retry."
+	}
+	if cerr := t.commit(ctx, engine.Commit{Events: []engine.Event{{Kind: "system", Data: map[string]any{"code": codeUnavailable, "message": msg}}}}, fmt.Sprintf("t%d", j.turnNo)); cerr != nil {
+		t.log.Error("commit system event", "err", cerr)
+	}
+	var delay time.Duration
+	switch {
+	case n < maxAttempts:
+		delay = time.Duration(n*n) * time.Second
+	case j.action == nil:
+		// DM turns have no player to retry them: try again later.
+		delay = 30 * time.Second
+		t.tried[key] = 0
+	default:
+		return // the action waits for its player to act again
+	}
+	t.hold = time.Now().Add(delay)
+	time.AfterFunc(delay, func() { t.post(t.maybeStart) })
+}
+
+func turnEvent(st *engine.State) engine.Event {
+	cb := st.Game.Combat
+	if cb == nil {
+		return engine.Event{Kind: "mode", Data: map[string]any{"mode": st.Game.Mode}}
+	}
+	d := map[string]any{"round": cb.Round, "index": cb.Index, "entry": entryView(st, cb.Current())}
+	if cb.Ending != "" {
+		d["entry"] = InitiativeEntry{ID: engine.BookendEntry, Name: "DM", Kind: engine.KindBookend}
+		d["resolution"] = cb.Ending
+	}
+	return engine.Event{Kind: "turn", Data: d}
+}
+
+func decodeHistory(hist []engine.AgentMessage) []agent.Message {
+	out := make([]agent.Message, 0, len(hist))
+	for _, h := range hist {
+		var m agent.Message
+		if err := json.Unmarshal(h.Body, &m); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,208 @@
+package hub
+
+import (
+	"sort"
+
+	"tavern/internal/engine"
+)
+
+// TableSummary is PROTOCOL.md's TableSummary.
+type TableSummary struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Adventure  string `json:"adventure"`
+	Ruleset    string `json:"ruleset"`
+	CombatMode string `json:"combat_mode"`
+	Mode       string `json:"mode"`
+	Seats      int    `json:"seats"`
+	Seated     int    `json:"seated"`
+	Spectators int    `json:"spectators"`
+	Status     string `json:"status"`
+	// Additive: the table's turn timer and the adventure's display name.
+	TurnTimeoutS  int    `json:"turn_timeout_s"`
+	AdventureName string `json:"adventure_name"`
+}
+
+// Ref names a catalogue or world item.
+type Ref struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// ItemView is one inventory entry.
+type ItemView struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Template string   `json:"template"`
+	Buffs    []string `json:"buffs,omitempty"`
+	Flaws    []string `json:"flaws,omitempty"`
+}
+
+// Character is PROTOCOL.md's Character.
+type Character struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Class     string         `json:"class"`
+	Level     int            `json:"level"`
+	XP        int            `json:"xp"`
+	HP        int            `json:"hp"`
+	MaxHP     int            `json:"max_hp"`
+	Gold      int            `json:"gold"`
+	Stats     engine.Stats   `json:"stats"`
+	Equipped  map[string]Ref `json:"equipped"`
+	Inventory []ItemView     `json:"inventory"`
+	Statuses  []string       `json:"statuses"`
+	Seat      string         `json:"seat"`
+	PlayerID  string         `json:"player_id"`
+	// Player is additive: the seated player's display name.
+	Player string `json:"player,omitempty"`
+}
+
+// Location is PROTOCOL.md's Location (where the party is).
+type Location struct {
+	ID          string        `json:"id"`
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Exits       []engine.Exit `json:"exits"`
+	// Items is additive: what lies on the ground here.
+	Items []ItemView `json:"items"`
+}
+
+// NPC is PROTOCOL.md's NPC. Secrets never appear here.
+type NPC struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"`
+	Location    string   `json:"location"`
+	Hostile     bool     `json:"hostile"`
+	Behavior    string   `json:"behavior"`
+	Disposition int      `json:"disposition"`
+	HP          *int     `json:"hp,omitempty"`
+	MaxHP       *int     `json:"max_hp,omitempty"`
+	Statuses    []string `json:"statuses,omitempty"`
+}
+
+// InitiativeEntry is PROTOCOL.md's InitiativeEntry.
+type InitiativeEntry struct {
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Kind       string   `json:"kind"`
+	Initiative *int     `json:"initiative,omitempty"`
+	HP         *int     `json:"hp,omitempty"`
+	MaxHP      *int     `json:"max_hp,omitempty"`
+	Statuses   []string `json:"statuses,omitempty"`
+}
+
+// CombatView is the snapshot's combat object.
+type CombatView struct {
+	CombatID   string            `json:"combat_id"`
+	Round      int               `json:"round"`
+	Index      int               `json:"index"`
+	Initiative []InitiativeEntry `json:"initiative"`
+}
+
+// Snapshot is PROTOCOL.md's Snapshot: what a spectator may see.
+type Snapshot struct {
+	Table    TableSummary   `json:"table"`
+	Seq      int64          `json:"seq"`
+	Mode     string         `json:"mode"`
+	Location Location       `json:"location"`
+	Party    []Character    `json:"party"`
+	NPCs     []NPC          `json:"npcs"`
+	Combat   *CombatView    `json:"combat"`
+	Recent   []engine.Event `json:"recent"`
+	// Additive fields.
+	DM          string               `json:"dm"`    // which game master runs: "offline" or the model name
+	Busy        bool                 `json:"busy"`  // a DM turn is running
+	Queue       []string             `json:"queue"` // exploration order ("pc:<seat>")
+	LastCombat  *engine.CombatResult `json:"last_combat_result,omitempty"`
+	AdventureID string               `json:"adventure_id"`
+}
+
+func intp(v int) *int { return &v }
+
+func characterView(st *engine.State, c *engine.Character, names map[string]string) Character {
+	cat := st.Catalogue
+	v := Character{
+		ID: c.ID, Name: c.Name, Class: c.Class, Level: c.Level, XP: c.XP, HP: c.HP, MaxHP: c.MaxHP,
+		Gold: c.Gold, Stats: c.Stats, Statuses: nonNil(c.Statuses), Seat: c.Seat, PlayerID: c.PlayerID,
+		Equipped:  map[string]Ref{"weapon": {ID: c.Weapon, Name: cat.Weapon(c.Weapon).Name}, "armour": {ID: c.Armour, Name: cat.Armour(c.Armour).Name}},
+		Inventory: itemViews(st.Inventory(c.ID)),
+		Player:    names[c.PlayerID],
+	}
+	return v
+}
+
+func itemViews(items []*engine.Item) []ItemView {
+	out := make([]ItemView, 0, len(items))
+	for _, it := range items {
+		out = append(out, ItemView{ID: it.ID, Name: it.Name, Template: it.Template, Buffs: it.Buffs, Flaws: it.Flaws})
+	}
+	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func initiativeView(st *engine.State) *CombatView {
+	cb := st.Game.Combat
+	if cb == nil {
+		return nil
+	}
+	v := &CombatView{CombatID: cb.ID, Round: cb.Round, Index: cb.Index, Initiative: make([]InitiativeEntry, 0, len(cb.Order))}
+	for _, e := range cb.Order {
+		v.Initiative = append(v.Initiative, entryView(st, e))
+	}
+	return v
+}
+
+func entryView(st *engine.State, e engine.Combatant) InitiativeEntry {
+	iv := InitiativeEntry{ID: e.Entry, Name: e.Name, Kind: e.Kind}
+	switch e.Kind {
+	case engine.KindNPC:
+		iv.Initiative = intp(e.Initiative)
+		if n := st.World.NPCs[e.Ref]; n != nil {
+			iv.HP, iv.MaxHP, iv.Statuses = intp(n.HP), intp(n.MaxHP), nonNil(n.Statuses)
+		}
+	case engine.KindPC:
+		iv.Initiative = intp(e.Initiative)
+		if c := st.Character(e.Ref); c != nil {
+			iv.HP, iv.MaxHP, iv.Statuses = intp(c.HP), intp(c.MaxHP), nonNil(c.Statuses)
+		}
+	}
+	return iv
+}
+
+func npcViews(st *engine.State) []NPC {
+	out := []NPC{}
+	inFight := map[string]bool{}
+	if cb := st.Game.Combat; cb != nil {
+		for _, e := range cb.Order {
+			inFight[e.Ref] = true
+		}
+	}
+	for _, n := range st.World.NPCsAt(st.Game.Location) {
+		v := NPC{ID: n.ID, Name: n.Name, Kind: n.Kind, Location: n.Location, Hostile: n.Hostile,
+			Behavior: n.Behavior, Disposition: n.Disposition, Statuses: n.Statuses}
+		// HP is shown once it matters: in a fight, or when hurt.
+		if inFight[n.ID] || n.HP < n.MaxHP {
+			v.HP, v.MaxHP = intp(n.HP), intp(n.MaxHP)
+		}
+		out = append(out, v)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func locationView(st *engine.State) Location {
+	l := st.World.Locations[st.Game.Location]
+	if l == nil {
+		return Location{ID: st.Game.Location, Exits: []engine.Exit{}, Items: []ItemView{}}
+	}
+	return Location{ID: l.ID, Name: l.Name, Description: l.Description, Exits: nonNil(l.Exits),
+		Items: itemViews(st.World.ItemsOwned(engine.OwnerLocation, l.ID))}
+}
