@@ -1,0 +1,332 @@
+// Browser test of Tavern: two players and a spectator at one table, played
+// with the offline narrator until tactical combat has shown a PC turn where
+// the action box is enabled for exactly the active player.
+//
+// Usage: TAVERN_URL=http://127.0.0.1:18089 node e2e/run.mjs
+// (e2e/run.sh builds and starts the server, then runs this.)
+// Env: TAVERN_URL (required), CHROMIUM (default /usr/bin/chromium),
+// E2E_OUT (screenshots, default build/e2e).
+
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const base = (process.env.TAVERN_URL || '').replace(/\/$/, '');
+if (!base) {
+  console.error('e2e: set TAVERN_URL, e.g. TAVERN_URL=http://127.0.0.1:18089');
+  process.exit(2);
+}
+const outDir = process.env.E2E_OUT || 'build/e2e';
+const WAIT = 20_000;
+
+let passed = 0;
+let failed = 0;
+const consoleErrors = [];
+
+function log(...a) {
+  console.log('e2e:', ...a);
+}
+
+async function step(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    passed++;
+    log(`ok   ${name} (${Date.now() - t0} ms)`);
+  } catch (err) {
+    failed++;
+    log(`FAIL ${name}: ${err && err.stack ? err.stack : err}`);
+    throw err;
+  }
+}
+
+function assert(cond, msg) {
+  if (!cond) throw new Error('assertion failed: ' + msg);
+}
+
+// waitFor polls fn until it returns a truthy value.
+async function waitFor(what, fn, timeout = WAIT) {
+  const end = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${JSON.stringify(last && last.message ? last.message : last)})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
+}
+
+// view reads what the table page shows.
+function view(page) {
+  return page.evaluate(() => {
+    const q = (s) => document.querySelector(s);
+    const send = q('#action-send');
+    return {
+      seat: q('#table-page')?.dataset.seat || '',
+      role: q('#table-page')?.dataset.role || '',
+      mode: q('#mode')?.textContent.trim() || '',
+      round: q('#round')?.textContent.trim() || '',
+      entries: [...document.querySelectorAll('#initiative li')].map((li) => li.dataset.entry),
+      active: [...document.querySelectorAll('#initiative li.active')].map((li) => ({ id: li.dataset.entry, current: li.getAttribute('aria-current') })),
+      hasActionBox: !!send,
+      canAct: !!send && !send.disabled && !q('#action-text').disabled,
+      conn: q('#conn')?.dataset.state || '',
+      location: q('#location-name')?.textContent.trim() || '',
+      log: [...document.querySelectorAll('#log li')].map((li) => li.textContent),
+    };
+  });
+}
+
+function watchConsole(page, who) {
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(`${who}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => consoleErrors.push(`${who}: ${e.message}`));
+}
+
+async function pickName(page, name) {
+  await page.goto(base + '/');
+  await page.fill('#player-name', name);
+  await Promise.all([page.waitForEvent('load'), page.click('#player-submit')]);
+  await page.waitForSelector('#player-name-current', { timeout: WAIT });
+  const shown = await page.textContent('#player-name-current');
+  assert(shown === name, `lobby shows the player name ${name}, got ${shown}`);
+}
+
+async function takeSeat(page, character, cls) {
+  await page.waitForSelector('#seat-form', { timeout: WAIT });
+  await page.fill('#seat-name', character);
+  await page.selectOption('#seat-class', cls);
+  await Promise.all([page.waitForEvent('load'), page.click('#seat-submit')]);
+  await page.waitForSelector('#sheet', { timeout: WAIT });
+  await page.waitForFunction(() => document.querySelector('#conn')?.dataset.state === 'open', null, { timeout: WAIT });
+  const v = await view(page);
+  assert(v.role === 'player' && v.seat, `seated as a player, got role=${v.role} seat=${v.seat}`);
+  return v.seat;
+}
+
+// act types text into the action box once it is enabled and sends it.
+async function act(page, text) {
+  await page.waitForFunction(() => {
+    const b = document.querySelector('#action-send');
+    return b && !b.disabled;
+  }, null, { timeout: WAIT });
+  const before = (await view(page)).log.length;
+  await page.fill('#action-text', text);
+  await page.click('#action-send');
+  // The action comes back as a log line.
+  await waitFor(`the action "${text}" in the log`, async () => (await view(page)).log.slice(before).some((l) => l.includes(text)));
+}
+
+async function main() {
+  await mkdir(outDir, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const ctxA = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ctxB = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const ctxS = await browser.newContext({ viewport: { width: 420, height: 900 }, colorScheme: 'dark' });
+    const a = await ctxA.newPage();
+    const b = await ctxB.newPage();
+    const s = await ctxS.newPage();
+    watchConsole(a, 'player 1');
+    watchConsole(b, 'player 2');
+    watchConsole(s, 'spectator');
+    a.setDefaultTimeout(WAIT);
+    b.setDefaultTimeout(WAIT);
+    s.setDefaultTimeout(WAIT);
+
+    let tableURL = '';
+    const tableName = `E2E <b>table</b> ${Date.now()}`;
+    const seats = {};
+
+    await step('lobby renders and shows the DM', async () => {
+      await a.goto(base + '/');
+      await a.waitForSelector('#name-form');
+      const dm = await a.textContent('#dm');
+      assert(/Game master/.test(dm), `#dm says who runs the game, got ${dm}`);
+      await shot(a, '01-lobby');
+    });
+
+    await step('player 1 picks a name and creates a table', async () => {
+      await pickName(a, 'Aldric');
+      await a.fill('#table-name', tableName);
+      await a.selectOption('#table-ruleset', 'd100');
+      await a.selectOption('#table-combat-mode', 'tactical');
+      await a.fill('#table-seats', '4');
+      await Promise.all([a.waitForURL(/\/tables\/[^/?#]+/), a.click('#create-submit')]);
+      tableURL = a.url().replace(/#.*$/, '');
+      const h1 = await a.textContent('#table-name');
+      assert(h1 === tableName, `the table name is shown as text (escaped), got ${h1}`);
+    });
+
+    await step('player 1 takes a seat', async () => {
+      seats.a = await takeSeat(a, 'Brunhild', 'warrior');
+      const sheet = await a.textContent('#sheet');
+      assert(/Brunhild/.test(sheet) && /Longsword/.test(sheet), `the sheet shows the character and weapon: ${sheet}`);
+      await shot(a, '02-table-seated');
+    });
+
+    await step('player 2 picks a name in the lobby and sits from the table list', async () => {
+      await pickName(b, 'Mira');
+      const id = new URL(tableURL).pathname.split('/').pop();
+      await b.waitForSelector(`tr[data-table-id="${id}"]`);
+      await shot(b, '02-lobby-with-table');
+      await Promise.all([b.waitForURL(/\/tables\//), b.click(`tr[data-table-id="${id}"] a[data-action="sit"]`)]);
+      seats.b = await takeSeat(b, 'Vesna', 'rogue');
+      assert(seats.a !== seats.b, `different seats: ${seats.a} vs ${seats.b}`);
+    });
+
+    await step('a spectator watches without an action box', async () => {
+      await s.goto(tableURL + '?watch=1');
+      await s.waitForFunction(() => document.querySelector('#conn')?.dataset.state === 'open');
+      const v = await view(s);
+      assert(v.role === 'spectator', `spectator role, got ${v.role}`);
+      assert(!v.hasActionBox, 'no action box for spectators');
+      await waitFor('both characters in the spectator party list', async () => {
+        const t = await s.textContent('#party');
+        return t.includes('Brunhild') && t.includes('Vesna');
+      });
+    });
+
+    await step('player 1 goes to the old mill', async () => {
+      await act(a, 'I go to the old mill');
+      await waitFor('the party at The Old Mill (both players)', async () =>
+        (await view(a)).location.includes('Old Mill') && (await view(b)).location.includes('Old Mill'));
+      await shot(a, '03-old-mill');
+    });
+
+    await step('attacking Snikket starts tactical combat', async () => {
+      if ((await view(a)).mode !== 'combat') {
+        // Whoever may act first attacks.
+        const who = await waitFor('a player who may act', async () =>
+          ((await view(a)).canAct && a) || ((await view(b)).canAct && b));
+        await act(who, 'I attack Snikket');
+      }
+      for (const [p, name] of [[a, 'player 1'], [b, 'player 2'], [s, 'spectator']]) {
+        const v = await waitFor(`combat on the ${name}'s page`, async () => {
+          const v = await view(p);
+          return v.mode === 'combat' && v.entries.length > 0 && v.active.length === 1 && Number(v.round) >= 1 && v;
+        });
+        assert(v.active[0].current === 'true', `the active entry has aria-current=true on the ${name}'s page`);
+        assert(v.entries.includes('pc:' + seats.a) && v.entries.includes('pc:' + seats.b), `both PCs in the initiative: ${v.entries}`);
+        await waitFor(`HP on every fighter in the ${name}'s tracker`, () => p.evaluate(() =>
+          [...document.querySelectorAll('#initiative li:not(.kind-bookend)')].every((li) => /\d+\/\d+ HP/.test(li.querySelector('.e-hp')?.textContent || ''))));
+      }
+      await shot(a, '04-combat-started');
+      await shot(s, '04-combat-spectator');
+    });
+
+    await step('on a PC turn, exactly the active player may act', async () => {
+      const players = [[a, seats.a, 'player 1'], [b, seats.b, 'player 2']];
+      let verified = 0;
+      const deadline = Date.now() + 180_000;
+      while (verified < 2 && Date.now() < deadline) {
+        const va = await view(a);
+        if (va.mode !== 'combat') {
+          log(`combat ended after ${verified} verified PC turn(s)`);
+          break;
+        }
+        // Wait until every page agrees on the active entry and it is a PC's.
+        let agreed;
+        try {
+          agreed = await waitFor('all pages agreeing on a PC turn', async () => {
+            const vs = await Promise.all([view(a), view(b), view(s)]);
+            if (vs.some((v) => v.mode !== 'combat')) return 'ended';
+            const ids = vs.map((v) => (v.active.length === 1 ? v.active[0].id : null));
+            if (!ids[0] || ids.some((x) => x !== ids[0]) || !ids[0].startsWith('pc:')) return null;
+            // The active player's box opens once the DM is idle.
+            const mine = players.find(([, seat]) => 'pc:' + seat === ids[0]);
+            return mine && vs[players.indexOf(mine)].canAct ? { id: ids[0], vs } : null;
+          }, 60_000);
+        } catch (err) {
+          throw new Error('no PC turn came: ' + err.message);
+        }
+        if (agreed === 'ended') break;
+        const { id, vs } = agreed;
+        players.forEach(([, seat, name], i) => {
+          const mine = 'pc:' + seat === id;
+          assert(vs[i].canAct === mine, `${name} (seat ${seat}) action box enabled=${vs[i].canAct} on ${id}'s turn`);
+        });
+        assert(!vs[2].hasActionBox, 'spectator still has no action box');
+        verified++;
+        const [p, , name] = players.find(([, seat]) => 'pc:' + seat === id);
+        log(`round ${vs[0].round}: ${id} (${name}) may act, the other may not`);
+        await shot(p, `05-pc-turn-${verified}`);
+        if (verified === 1) {
+          // The other player forces the disabled box: the server refuses
+          // and the page shows the error frame.
+          const [o, , oname] = players.find(([, seat]) => 'pc:' + seat !== id);
+          await o.evaluate(() => {
+            const t = document.querySelector('#action-text');
+            t.disabled = false;
+            t.value = 'I attack out of turn';
+            document.querySelector('#action-form').requestSubmit();
+          });
+          await o.waitForSelector('#error:not([hidden])');
+          const msg = await o.textContent('#error');
+          assert(/turn/i.test(msg), `${oname} sees the not-your-turn error, got ${msg}`);
+          log(`${oname} acting out of turn is told: ${msg}`);
+          await shot(o, '05-not-your-turn');
+        }
+        await act(p, 'I attack Snikket');
+        // Wait for the turn to move on (or the fight to end).
+        await waitFor('the turn to move on', async () => {
+          const v = await view(p);
+          return v.mode !== 'combat' || (v.active.length === 1 && v.active[0].id !== id) || !v.canAct;
+        }, 60_000);
+      }
+      assert(verified >= 1, 'saw at least one PC turn');
+      await shot(a, '06-after-turns-player1');
+      await shot(b, '06-after-turns-player2');
+      await shot(s, '06-after-turns-spectator');
+    });
+
+    await step('the live log (table.js) matches the server-rendered log (templ)', async () => {
+      const lines = (p) => p.evaluate(() => Object.fromEntries(
+        [...document.querySelectorAll('#log li[data-seq]')].map((li) => [li.dataset.seq, li.textContent.trim()])));
+      const live = await lines(a);
+      await a.reload();
+      await a.waitForSelector('#log li[data-seq]');
+      const rendered = await lines(a);
+      const common = Object.keys(rendered).filter((k) => k in live);
+      assert(common.length >= 10, `at least 10 events in both logs, got ${common.length}`);
+      for (const k of common) {
+        assert(live[k] === rendered[k], `event ${k}: live "${live[k]}" vs rendered "${rendered[k]}"`);
+      }
+      log(`${common.length} log lines identical after a reload`);
+    });
+
+    await step('no script errors and nothing injected', async () => {
+      const injected = await a.evaluate(() => document.querySelectorAll('#table-name b, #log script, #log b').length);
+      assert(injected === 0, 'the hostile table name rendered as text');
+      const errs = consoleErrors.filter((e) => !/favicon/.test(e));
+      assert(errs.length === 0, 'browser console errors:\n' + errs.join('\n'));
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
+main()
+  .catch((err) => {
+    if (!failed) {
+      failed++;
+      log('FAIL', err && err.stack ? err.stack : err);
+    }
+  })
+  .finally(() => {
+    console.log(`${passed} passed, ${failed} failed`);
+    process.exitCode = failed ? 1 : 0;
+  });

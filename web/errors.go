@@ -1,0 +1,93 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"tavern/internal/engine"
+)
+
+// Protocol error codes used by the HTTP layer (PROTOCOL.md "Error codes").
+const (
+	codeBadRequest   = "bad_request"
+	codeUnauthorized = "unauthorized"
+	codeForbidden    = "forbidden"
+	codeNotFound     = "not_found"
+	codeConflict     = "conflict"
+	codeTooLarge     = "too_large"
+	codeUnavailable  = "unavailable"
+	codeInternal     = "internal"
+)
+
+// apiError is an error the handlers produce themselves, already in protocol
+// terms.
+type apiError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *apiError) Error() string { return e.message }
+
+func badRequest(msg string) *apiError {
+	return &apiError{status: http.StatusBadRequest, code: codeBadRequest, message: msg}
+}
+
+// errorBody is the protocol's error body: {"error": {"code", "message"}}.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// status maps err to an HTTP status, a protocol code and a user-safe
+// message. Errors that are neither *apiError nor *engine.Error are
+// internal: their text never reaches the client.
+func status(err error) (int, string, string) {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.status, ae.code, ae.message
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return http.StatusRequestEntityTooLarge, codeTooLarge, "Request body too large."
+	}
+	switch engine.ErrorCode(err) {
+	case engine.EINVALID:
+		return http.StatusBadRequest, codeBadRequest, engine.ErrorMessage(err)
+	case engine.ENOTFOUND:
+		return http.StatusNotFound, codeNotFound, engine.ErrorMessage(err)
+	case engine.ECONFLICT:
+		return http.StatusConflict, codeConflict, engine.ErrorMessage(err)
+	case engine.EFORBIDDEN:
+		return http.StatusForbidden, codeForbidden, engine.ErrorMessage(err)
+	case engine.EUNAVAILABLE:
+		return http.StatusServiceUnavailable, codeUnavailable, engine.ErrorMessage(err)
+	}
+	return http.StatusInternalServerError, codeInternal, "Internal error."
+}
+
+// error writes err as the protocol's error body, logging internal errors.
+func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
+	st, code, msg := status(err)
+	if st >= 500 {
+		s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
+	}
+	writeJSON(w, st, errorBody{Error: errorDetail{Code: code, Message: msg}})
+}
+
+// writeJSON writes v as the response body with status st.
+func writeJSON(w http.ResponseWriter, st int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(st)
+	// The status is sent; an encoding error can only be a broken
+	// connection, which the client sees anyway.
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,261 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"tavern/internal/engine"
+	"tavern/internal/hub"
+)
+
+const hostile = `<script>alert(1)</script>`
+
+// wantHas checks that body contains every string, and none of the
+// forbidden ones.
+func wantHas(t *testing.T, body string, want []string, forbidden ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(body, w) {
+			t.Errorf("page lacks %s", w)
+		}
+	}
+	for _, f := range forbidden {
+		if strings.Contains(body, f) {
+			t.Errorf("page contains %s", f)
+		}
+	}
+}
+
+func TestLobbyPage(t *testing.T) {
+	e := newTestEnv(t)
+	id := e.newTable(map[string]any{"name": hostile})
+
+	r := e.do("GET", "/", nil, "")
+	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET / = %d %s", r.status, r.header.Get("Content-Type"))
+	}
+	body := string(r.body)
+	wantHas(t, body, []string{
+		`id="name-form"`, `id="player-name"`, `id="create-form"`, `id="table-name"`, `id="table-ruleset"`,
+		`id="table-combat-mode"`, `id="table-seats"`, `id="tables"`, `id="dm"`, "offline rules narrator",
+		`data-table-id="` + id + `"`, `href="/tables/` + id + `?watch=1"`, `href="/tables/` + id + `#seat-form"`,
+		"&lt;script&gt;alert(1)&lt;/script&gt;",
+	}, hostile, `id="player-name-current"`)
+	if n := strings.Count(body, "<script"); n != 1 {
+		t.Errorf("the lobby has %d <script> tags, want only lobby.js", n)
+	}
+	if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+		t.Errorf("CSP = %q", csp)
+	}
+
+	// With a player cookie the lobby greets the player by name.
+	_, tok := e.newPlayer("Ann<b>")
+	body = string(e.do("GET", "/", nil, "", "Cookie", "tavern_player="+tok).body)
+	wantHas(t, body, []string{`id="player-name-current">Ann&lt;b&gt;<`}, "Ann<b>")
+	if strings.Contains(body, `id="create-submit" type="submit" disabled`) {
+		t.Errorf("the create form is disabled for a player")
+	}
+}
+
+func TestTablePage(t *testing.T) {
+	e := newTestEnv(t)
+	id := e.newTable(map[string]any{"name": hostile})
+	_, tok := e.newPlayer("Ann")
+	if r := e.do("POST", "/api/tables/"+id+"/seats", map[string]any{"character": map[string]any{"name": `<img src=x onerror=alert(2)>`, "class": "rogue"}}, tok); r.status != 201 {
+		t.Fatalf("sit: %d %s", r.status, r.body)
+	}
+	panels := []string{`id="log"`, `id="initiative"`, `id="round"`, `id="party"`, `id="location"`, `id="mode"`,
+		`id="snapshot-data"`, `data-table-id="` + id + `"`, "&lt;script&gt;alert(1)&lt;/script&gt;",
+		"&lt;img src=x onerror=alert(2)&gt;", "Greyhollow Square"}
+	// Neither the page nor its JSON snapshot holds the raw markup.
+	raw := []string{hostile, "<img src=x", "<script>alert"}
+
+	t.Run("spectator", func(t *testing.T) {
+		r := e.do("GET", "/tables/"+id, nil, "")
+		if r.status != 200 {
+			t.Fatalf("status %d", r.status)
+		}
+		body := string(r.body)
+		wantHas(t, body, append(panels, `id="seat-form"`, `id="seat-name"`, `id="seat-class"`, `value="warrior"`,
+			`id="seat-player-name"`, `data-role="spectator"`), append(raw, `id="action-text"`, `id="action-send"`, `id="sheet"`)...)
+		// Exactly two scripts: table.js and the inert JSON snapshot.
+		if n := strings.Count(body, "<script"); n != 2 {
+			t.Errorf("%d <script> tags, want 2", n)
+		}
+	})
+	t.Run("seated player", func(t *testing.T) {
+		body := string(e.do("GET", "/tables/"+id, nil, "", "Cookie", "tavern_player="+tok).body)
+		wantHas(t, body, append(panels, `id="action-text"`, `id="action-send"`, `id="chat-text"`, `id="sheet"`,
+			`data-role="player"`, `data-seat="1"`, `data-field="class">rogue<`), append(raw, `id="seat-form"`)...)
+		// Exploration, nobody busy: the box is enabled.
+		if regexp.MustCompile(`id="action-text"[^>]* disabled`).MatchString(body) {
+			t.Errorf("the action box is disabled in exploration")
+		}
+	})
+	t.Run("seated player watching", func(t *testing.T) {
+		body := string(e.do("GET", "/tables/"+id+"?watch=1", nil, "", "Cookie", "tavern_player="+tok).body)
+		wantHas(t, body, []string{`data-role="spectator"`}, `id="action-text"`, `id="seat-form"`)
+	})
+	t.Run("unknown table", func(t *testing.T) {
+		r := e.do("GET", "/tables/t-nope", nil, "")
+		if r.status != http.StatusNotFound || !strings.Contains(string(r.body), `id="page-error"`) {
+			t.Errorf("GET /tables/t-nope = %d %s", r.status, r.body)
+		}
+	})
+	t.Run("unknown page", func(t *testing.T) {
+		if r := e.do("GET", "/nowhere", nil, ""); r.status != http.StatusNotFound {
+			t.Errorf("GET /nowhere = %d", r.status)
+		}
+	})
+	t.Run("static files", func(t *testing.T) {
+		for _, f := range []string{"table.js", "lobby.js", "style.css", "favicon.svg"} {
+			r := e.do("GET", "/static/"+f, nil, "")
+			if r.status != 200 || len(r.body) == 0 {
+				t.Errorf("/static/%s = %d", f, r.status)
+			}
+		}
+		if r := e.do("GET", "/static/", nil, ""); r.status != http.StatusNotFound {
+			t.Errorf("directory listing: %d", r.status)
+		}
+	})
+}
+
+// combatSnapshot is a tactical fight at round 2 where it is pc:2's turn.
+func combatSnapshot() hub.Snapshot {
+	hp := func(v int) *int { return &v }
+	return hub.Snapshot{
+		Table: hub.TableSummary{ID: "t-1", Name: "Fight", Ruleset: "d100", CombatMode: "tactical", Mode: "combat", Seats: 4, Seated: 2},
+		Seq:   40, Mode: "combat",
+		Location: hub.Location{ID: "mill", Name: "The Old Mill", Exits: []engine.Exit{{To: "square", Name: "back to the square"}}},
+		Party: []hub.Character{
+			{ID: "c1", Name: "Brunhild", Class: "warrior", Level: 1, HP: 30, MaxHP: 45, Seat: "1", PlayerID: "p1", Equipped: map[string]hub.Ref{"weapon": {Name: "Longsword"}, "armour": {Name: "Chain mail"}}},
+			{ID: "c2", Name: "Vesna", Class: "rogue", Level: 1, HP: 34, MaxHP: 34, Seat: "2", PlayerID: "p2"},
+		},
+		NPCs: []hub.NPC{{ID: "snikket", Name: "Snikket", Hostile: true, HP: hp(6), MaxHP: hp(18)}},
+		Combat: &hub.CombatView{CombatID: "cb1", Round: 2, Index: 2, Initiative: []hub.InitiativeEntry{
+			{ID: "dm", Name: "DM", Kind: "bookend"},
+			{ID: "pc:1", Name: "Brunhild", Kind: "pc", Initiative: hp(85), HP: hp(30), MaxHP: hp(45)},
+			{ID: "pc:2", Name: "Vesna", Kind: "pc", Initiative: hp(60), HP: hp(34), MaxHP: hp(34), Statuses: []string{"off-balance"}},
+			{ID: "dm:snikket", Name: "Snikket", Kind: "npc", Initiative: hp(58), HP: hp(6), MaxHP: hp(18)},
+		}},
+		Recent: []engine.Event{{Seq: 40, Kind: "turn", Data: map[string]any{"round": 2, "index": 2, "entry": map[string]any{"id": "pc:2", "name": "Vesna", "kind": "pc"}}}},
+	}
+}
+
+func renderTable(t *testing.T, v tableView) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := tablePage(v).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestTablePageCombat(t *testing.T) {
+	snap := combatSnapshot()
+	p2 := &engine.Player{ID: "p2", Name: "Mira"}
+	body := renderTable(t, tableView{Snap: snap, Player: p2, Me: &snap.Party[1]})
+
+	active := regexp.MustCompile(`<li data-entry="([^"]+)" class="([^"]*)"( aria-current="true")?>`).FindAllStringSubmatch(body, -1)
+	if len(active) != 4 {
+		t.Fatalf("%d initiative entries, want 4", len(active))
+	}
+	var actives []string
+	for _, m := range active {
+		isActive := strings.Contains(" "+m[2]+" ", " active ")
+		if isActive != (m[3] != "") {
+			t.Errorf("entry %s: class %q and aria-current %q disagree", m[1], m[2], m[3])
+		}
+		if isActive {
+			actives = append(actives, m[1])
+		}
+	}
+	if len(actives) != 1 || actives[0] != "pc:2" {
+		t.Errorf("active entries = %v, want [pc:2]", actives)
+	}
+	wantHas(t, body, []string{`<span id="round">2</span>`, "30/45", "off-balance", "Round 2: Vesna&#39;s turn", "Your turn!"})
+	if regexp.MustCompile(`id="action-send"[^>]* disabled`).MatchString(body) {
+		t.Errorf("the active player's action box is disabled")
+	}
+
+	// The other player waits.
+	body = renderTable(t, tableView{Snap: snap, Player: &engine.Player{ID: "p1"}, Me: &snap.Party[0]})
+	if !regexp.MustCompile(`id="action-send"[^>]* disabled`).MatchString(body) {
+		t.Errorf("a waiting player's action box is enabled")
+	}
+	wantHas(t, body, []string{"Waiting for Vesna…"})
+}
+
+func TestCanAct(t *testing.T) {
+	base := combatSnapshot()
+	me1, me2 := &base.Party[0], &base.Party[1]
+	narrative := base
+	narrative.Mode, narrative.Combat = "narrative", nil
+	busy := narrative
+	busy.Busy = true
+	freeCombat := base
+	freeCombat.Table.CombatMode = "narrative"
+	downed := *me2
+	downed.HP, downed.Statuses = 0, []string{"unconscious"}
+	for _, tc := range []struct {
+		name string
+		snap hub.Snapshot
+		me   *hub.Character
+		want bool
+	}{
+		{"spectator", narrative, nil, false},
+		{"exploration", narrative, me1, true},
+		{"DM busy", busy, me1, false},
+		{"tactical, my turn", base, me2, true},
+		{"tactical, not my turn", base, me1, false},
+		{"narrative combat, anyone", freeCombat, me1, true},
+		{"unconscious", base, &downed, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, hint := canAct(tc.snap, tc.me); got != tc.want {
+				t.Errorf("canAct = %v (%q), want %v", got, hint, tc.want)
+			}
+		})
+	}
+}
+
+func TestEventLine(t *testing.T) {
+	names := map[string]string{"c1": "Brunhild"}
+	for _, tc := range []struct {
+		name string
+		ev   engine.Event
+		who  string
+		text string
+	}{
+		{"narration", engine.Event{Kind: "narration", Data: map[string]any{"text": "Rain."}}, "", "Rain."},
+		{"action", engine.Event{Kind: "action", Data: map[string]any{"character_id": "c1", "text": "I go north"}}, "Brunhild", "I go north"},
+		{"chat", engine.Event{Kind: "chat", Data: map[string]any{"name": "Ann", "text": "brb"}}, "Ann", "brb"},
+		{"dice from the engine", engine.Event{Kind: "dice", Data: map[string]any{"roller": "Snikket", "purpose": "attack on Brunhild", "notation": "1d100+2", "rolls": []int{55}, "modifier": 2, "total": 57}},
+			"", "Snikket rolls 1d100+2 = 57 (attack on Brunhild)"},
+		{"dice from the store", engine.Event{Kind: "dice", Data: map[string]any{"roller": "Vesna", "notation": "1d20", "modifier": -1.0, "total": 12.0}},
+			"", "Vesna rolls 1d20-1 = 12"},
+		{"damage", engine.Event{Kind: "damage", Data: map[string]any{"target": "Snikket", "amount": 12, "hp": 6, "max_hp": 18}}, "", "Snikket takes 12 damage (6/18 HP)"},
+		{"status", engine.Event{Kind: "status", Data: map[string]any{"target": "Vesna", "added": []string{"defending"}, "removed": []any{"off-balance"}}}, "", "Vesna is now defending and is no longer off-balance"},
+		{"combat started", engine.Event{Kind: "combat_started", Data: map[string]any{"initiative": []map[string]any{{"id": "dm", "name": "DM", "kind": "bookend"}, {"id": "pc:1", "name": "Brunhild", "kind": "pc", "initiative": 85}}}}, "", "Combat begins! Initiative: Brunhild 85"},
+		{"turn", engine.Event{Kind: "turn", Data: map[string]any{"round": 1, "entry": map[string]any{"name": "Snikket"}}}, "", "Round 1: Snikket's turn"},
+		{"combat ended", engine.Event{Kind: "combat_ended", Data: map[string]any{"outcome": "player_win", "rewards": map[string]any{"xp": 50, "gold": 3, "loot": []string{"Lantern"}}}}, "", "Combat ends: victory. Rewards: 50 XP, 3 gold, Lantern"},
+		{"moved", engine.Event{Kind: "world", Data: map[string]any{"location": "mill", "name": "The Old Mill"}}, "", "The party is now at The Old Mill."},
+		{"picked up", engine.Event{Kind: "world", Data: map[string]any{"inventory": map[string]any{"character_id": "c1", "added": "Bone totem"}}}, "", "Brunhild takes Bone totem."},
+		{"system", engine.Event{Kind: "system", Data: map[string]any{"code": "unavailable", "message": "The DM is unavailable."}}, "", "The DM is unavailable."},
+		{"joined", engine.Event{Kind: "player_joined", Data: map[string]any{"name": "Ann", "role": "player"}}, "", "Ann joins the table."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, ok := eventLine(tc.ev, names)
+			if !ok || l.Who != tc.who || l.Text != tc.text {
+				t.Errorf("eventLine = %+v (%v), want who %q text %q", l, ok, tc.who, tc.text)
+			}
+		})
+	}
+	if _, ok := eventLine(engine.Event{Kind: "mystery"}, names); ok {
+		t.Errorf("an unknown kind is shown")
+	}
+}

@@ -1,0 +1,114 @@
+package web
+
+import (
+	"io/fs"
+	"net/http"
+	"strings"
+)
+
+// routes registers every route on a Go 1.22 ServeMux. Each route is
+// instrumented under its pattern.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	handle := func(pattern string, h http.Handler) {
+		mux.Handle(pattern, s.metrics.instrument(pattern, h))
+	}
+	hf := func(pattern string, h http.HandlerFunc) { handle(pattern, h) }
+
+	// The API of PROTOCOL.md.
+	hf("POST /api/players", s.createPlayer)
+	hf("GET /api/players/me", s.authed(s.me))
+	hf("GET /api/tables", s.listTables)
+	hf("POST /api/tables", s.authed(s.createTable))
+	hf("GET /api/tables/{id}", s.getTable)
+	hf("POST /api/tables/{id}/seats", s.authed(s.sit))
+	hf("DELETE /api/tables/{id}/seats/me", s.authed(s.leave))
+	hf("GET /api/tables/{id}/events", s.events)
+	hf("GET /api/tables/{id}/stream", s.stream)
+	hf("GET /ws/tables/{id}", s.websocket)
+	// Anything else under /api gets a JSON error, not the HTML 404: 405 if
+	// the path exists with other methods.
+	hf("/api/", func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+			r2 := r.Clone(r.Context())
+			r2.Method = m
+			if _, p := mux.Handler(r2); p != "" && p != "/api/" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			s.error(w, r, &apiError{status: http.StatusMethodNotAllowed, code: codeBadRequest, message: "Method not allowed; use " + strings.Join(allow, ", ") + "."})
+			return
+		}
+		s.error(w, r, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "No such endpoint."})
+	})
+
+	// Pages.
+	hf("GET /{$}", s.lobbyPage)
+	hf("GET /tables/{id}", s.tablePage)
+	handle("GET /static/", s.static())
+	hf("/", s.notFoundPage)
+
+	// Operations.
+	hf("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	hf("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if !s.hub.Ready() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("not ready\n"))
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	handle("GET /metrics", s.metrics.handler)
+
+	// Cookies are SameSite=Lax already; this also refuses state changes
+	// from other origins of the same site (Sec-Fetch-Site / Origin).
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.error(w, r, &apiError{status: http.StatusForbidden, code: codeForbidden, message: "Cross-origin request refused."})
+	}))
+	return securityHeaders(cop.Handler(mux))
+}
+
+// static serves the embedded files. URLs carrying the current asset
+// version are immutable; others must revalidate.
+func (s *Server) static() http.Handler {
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err) // the embed directive guarantees the directory
+	}
+	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r) // no directory listings
+			return
+		}
+		if r.URL.Query().Get("v") == s.assetVersion {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			w.Header().Set("Cache-Control", "no-cache")
+		}
+		files.ServeHTTP(w, r)
+	})
+}
+
+// securityHeaders sets headers every response gets. The CSP allows only
+// our own scripts and styles: data never runs as code.
+func securityHeaders(h http.Handler) http.Handler {
+	const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", csp)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "same-origin")
+		hd.Set("X-Frame-Options", "DENY")
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,141 @@
+// Package web is Tavern's HTTP layer: the JSON API and the websocket
+// endpoint of PROTOCOL.md, the server-rendered pages (templ components: the
+// lobby and the table page) with their embedded static files, and the
+// operational endpoints /healthz, /readyz and /metrics.
+//
+// Start with [New] and [Server.Handler]; routes.go lists every route. The
+// package holds no game state of its own: tables live in the hub
+// ([hub.Hub]), player identities in a [Players] store (internal/db). Every
+// error reaches the client as {"error": {"code", "message"}} with a
+// matching HTTP status (errors.go); internal errors are logged, never shown.
+//
+// Player and model text is always escaped: templ escapes what the pages
+// render, and static/table.js only ever sets textContent.
+package web
+
+import (
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"sort"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"tavern/internal/engine"
+	"tavern/internal/hub"
+)
+
+// Players stores player identities. Only the SHA-256 hash of a player's
+// token is ever stored. internal/db satisfies it. Implementations must be
+// safe for concurrent use.
+type Players interface {
+	// CreatePlayer stores p with the hash of its secret token.
+	CreatePlayer(ctx context.Context, p engine.Player, tokenHash []byte) error
+	// PlayerByTokenHash returns the player whose token hashes to hash, or an
+	// engine ENOTFOUND error if there is none.
+	PlayerByTokenHash(ctx context.Context, hash []byte) (engine.Player, error)
+}
+
+// tables is the part of *hub.Hub the web layer uses; an interface so that
+// handler tests can exercise error paths with a fake.
+type tables interface {
+	List() []hub.TableSummary
+	CreateTable(ctx context.Context, owner engine.Player, spec hub.TableSpec) (hub.TableSummary, error)
+	Sit(ctx context.Context, tableID string, p engine.Player, spec engine.NewCharacterSpec) (hub.Character, error)
+	Leave(ctx context.Context, tableID string, p engine.Player) error
+	Snapshot(ctx context.Context, tableID string) (hub.Snapshot, error)
+	Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error)
+	Subscribe(ctx context.Context, tableID string, since int64) (<-chan engine.Event, error)
+	ServeWS(w http.ResponseWriter, r *http.Request, tableID string, p *engine.Player)
+	Classes() []engine.Class
+	AdventureIDs() []string
+	DM() string
+	Ready() bool
+}
+
+// Config is what a Server needs.
+type Config struct {
+	// Hub runs the tables. Required.
+	Hub *hub.Hub
+	// Players stores identities. Required.
+	Players Players
+	// Log receives request errors and internal failures; nil discards them.
+	Log *slog.Logger
+	// Metrics, if set, receives the HTTP metrics (requests by route and
+	// status, durations by route). If it is also a prometheus.Gatherer (as
+	// *prometheus.Registry is), /metrics serves it; otherwise /metrics
+	// serves a private registry holding the HTTP metrics and the Go and
+	// process collectors.
+	Metrics prometheus.Registerer
+}
+
+// Server serves Tavern over HTTP. Its handler is safe for concurrent use.
+type Server struct {
+	hub     tables
+	players Players
+	log     *slog.Logger
+	metrics *metrics
+	handler http.Handler
+	// assetVersion is a hash of the static files, appended to their URLs
+	// so browsers can cache them forever and still see a new release.
+	assetVersion string
+}
+
+//go:embed static
+var staticFS embed.FS
+
+// New returns a Server for cfg. It panics if cfg.Hub or cfg.Players is nil
+// (a wiring bug, not a runtime condition).
+func New(cfg Config) *Server {
+	if cfg.Hub == nil {
+		panic("web.New: nil Hub")
+	}
+	return newServer(cfg.Hub, cfg)
+}
+
+// newServer builds a Server on any tables implementation; cfg.Hub is
+// ignored.
+func newServer(t tables, cfg Config) *Server {
+	if cfg.Players == nil {
+		panic("web.New: nil Players")
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		hub:          t,
+		players:      cfg.Players,
+		log:          log,
+		metrics:      newMetrics(cfg.Metrics),
+		assetVersion: staticVersion(),
+	}
+	s.handler = s.routes()
+	return s
+}
+
+// Handler returns the root handler: every route, with security headers.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// staticVersion hashes every embedded static file.
+func staticVersion() string {
+	h := sha256.New()
+	var names []string
+	_ = fs.WalkDir(staticFS, "static", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, path)
+		}
+		return nil
+	})
+	sort.Strings(names)
+	for _, n := range names {
+		b, _ := staticFS.ReadFile(n)
+		h.Write([]byte(n))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}

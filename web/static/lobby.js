@@ -1,0 +1,61 @@
+// Tavern lobby: the name and new-table forms. The page itself is
+// server-rendered; these forms call the JSON API, then navigate.
+
+const $ = (id) => document.getElementById(id);
+
+function showError(msg) {
+  const e = $('lobby-error');
+  e.textContent = msg;
+  e.hidden = false;
+}
+
+async function post(path, body) {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  let j = null;
+  try {
+    j = await res.json();
+  } catch { /* empty or not JSON */ }
+  if (!res.ok) throw new Error((j && j.error && j.error.message) || `${res.status} ${res.statusText}`);
+  return j;
+}
+
+const nameForm = $('name-form');
+nameForm.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const btn = $('player-submit');
+  btn.disabled = true;
+  try {
+    // The response sets the tavern_player cookie (HttpOnly).
+    await post('/api/players', { name: $('player-name').value });
+    location.reload();
+  } catch (err) {
+    showError(err.message);
+    btn.disabled = false;
+  }
+});
+
+const createForm = $('create-form');
+createForm.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const btn = $('create-submit');
+  btn.disabled = true;
+  const body = {
+    name: $('table-name').value,
+    ruleset: $('table-ruleset').value,
+    combat_mode: $('table-combat-mode').value,
+    seats: Number($('table-seats').value),
+  };
+  const adv = $('table-adventure');
+  if (adv) body.adventure = adv.value;
+  try {
+    const t = await post('/api/tables', body);
+    location.assign(`/tables/${encodeURIComponent(t.id)}#seat-form`);
+  } catch (err) {
+    showError(err.message);
+    btn.disabled = false;
+  }
+});

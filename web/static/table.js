@@ -1,0 +1,696 @@
+// Tavern table page: keeps the server-rendered page live over the
+// websocket of PROTOCOL.md (subprotocol tavern.v1).
+//
+// Every piece of player or model text is put in the page with textContent
+// (through el() and text()), never as HTML. The markup built here mirrors
+// table.templ: same ids, classes and data attributes.
+
+const page = document.getElementById('table-page');
+const tableId = page.dataset.tableId;
+let role = page.dataset.role; // "player" or "spectator"
+let seat = page.dataset.seat || '';
+
+// state is the last snapshot, updated in place by events.
+let state = JSON.parse(document.getElementById('snapshot-data').textContent);
+let lastSeq = Number(page.dataset.seq) || 0;
+
+const $ = (id) => document.getElementById(id);
+const logEl = $('log');
+
+// ---------- DOM helpers (text only) ----------
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) {
+    if (c === undefined || c === null || c === false) continue;
+    e.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  }
+  return e;
+}
+
+function text(node, s) {
+  if (node) node.textContent = s;
+}
+
+// ---------- formatting (mirrors pages.go) ----------
+
+const hpText = (hp, max) => `${hp}/${max}`;
+const fmtNum = (v) => (v === undefined || v === null ? '' : String(v));
+const asList = (v) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : typeof v === 'string' && v ? [v] : []);
+
+function characterName(id) {
+  const c = (state.party || []).find((p) => p.id === id);
+  return c ? c.name : '';
+}
+
+const outcomes = {
+  player_win: 'victory',
+  player_flee: 'the party fled',
+  player_die: 'the party has fallen',
+  npc_flee: 'the foes fled',
+  forced_end: 'the fight was called off',
+  error_abort: 'aborted',
+};
+
+function diceNotation(d) {
+  let n = d.notation || '';
+  const m = fmtNum(d.modifier);
+  if (m && m !== '0' && !/[+-]/.test(n)) n += m.startsWith('-') ? m : '+' + m;
+  return n;
+}
+
+// eventLine returns {who, text} for an event, or null to skip it.
+function eventLine(ev) {
+  const d = ev.data || {};
+  switch (ev.kind) {
+    case 'narration':
+      return { text: d.text || '' };
+    case 'action':
+      return { who: d.name || characterName(d.character_id) || 'Someone', text: d.text || '' };
+    case 'chat':
+      return { who: d.name || '', text: d.text || '' };
+    case 'dice': {
+      let t = `${d.roller} rolls ${diceNotation(d)} = ${fmtNum(d.total)}`;
+      if (d.purpose) t += ` (${d.purpose})`;
+      return { text: t };
+    }
+    case 'damage':
+      return { text: `${d.target} takes ${fmtNum(d.amount)} damage (${fmtNum(d.hp)}/${fmtNum(d.max_hp)} HP)` };
+    case 'heal':
+      return { text: `${d.target} heals ${fmtNum(d.amount)} (${fmtNum(d.hp)}/${fmtNum(d.max_hp)} HP)` };
+    case 'status': {
+      const parts = [];
+      const a = asList(d.added);
+      const r = asList(d.removed);
+      if (a.length) parts.push('is now ' + a.join(', '));
+      if (r.length) parts.push('is no longer ' + r.join(', '));
+      if (!parts.length) return null;
+      return { text: `${d.target} ${parts.join(' and ')}` };
+    }
+    case 'combat_started': {
+      const order = (d.initiative || [])
+        .filter((e) => e && e.kind !== 'bookend')
+        .map((e) => (e.initiative !== undefined && e.initiative !== null ? `${e.name} ${e.initiative}` : e.name));
+      return { text: 'Combat begins! Initiative: ' + order.join(', ') };
+    }
+    case 'turn':
+      return { text: `Round ${fmtNum(d.round)}: ${(d.entry && d.entry.name) || ''}'s turn` };
+    case 'combat_ended': {
+      let t = 'Combat ends: ' + (outcomes[d.outcome] || d.outcome || '');
+      const rw = d.rewards || {};
+      const parts = [];
+      if (rw.xp) parts.push(`${rw.xp} XP`);
+      if (rw.gold) parts.push(`${rw.gold} gold`);
+      parts.push(...asList(rw.loot));
+      if (parts.length) t += '. Rewards: ' + parts.join(', ');
+      return { text: t };
+    }
+    case 'mode':
+      return { text: d.mode === 'combat' ? 'The table enters combat.' : 'The table returns to exploration.' };
+    case 'world': {
+      if (d.location) return { text: `The party is now at ${d.name || d.location}.` };
+      if (d.inventory) {
+        const who = characterName(d.inventory.character_id) || 'Someone';
+        if (d.inventory.added) return { text: `${who} takes ${d.inventory.added}.` };
+        if (d.inventory.removed) return { text: `${who} no longer has ${d.inventory.removed}.` };
+        return null;
+      }
+      if (d.quest) return { text: 'Quest updated.' };
+      return null;
+    }
+    case 'system':
+      return { text: d.message || '' };
+    case 'player_joined':
+      return { text: `${d.name} joins the table${d.role === 'spectator' ? ' as a spectator' : ''}.` };
+    case 'player_left':
+      return { text: `${d.name} leaves the table.` };
+    default:
+      return null;
+  }
+}
+
+function logItem(ev) {
+  const l = eventLine(ev);
+  if (!l) return null;
+  const li = el('li', { class: `ev ev-${ev.kind}`, 'data-seq': ev.seq });
+  if (l.who) {
+    li.append(el('strong', { class: 'who' }, l.who), el('span', { class: 'text' }, ': ' + l.text));
+  } else {
+    li.append(el('span', { class: 'text' }, l.text));
+  }
+  return li;
+}
+
+// ---------- rendering the panels ----------
+
+function me() {
+  if (role !== 'player' || !seat) return null;
+  return (state.party || []).find((c) => c.seat === seat) || null;
+}
+
+function activeEntry() {
+  const cb = state.combat;
+  if (!cb || !cb.initiative || cb.index < 0 || cb.index >= cb.initiative.length) return null;
+  return cb.initiative[cb.index];
+}
+
+function isDown(c) {
+  const st = c.statuses || [];
+  return c.hp <= 0 || st.includes('dead') || st.includes('unconscious');
+}
+
+// canAct mirrors pages.go canAct; the hub enforces the same rules.
+function canAct() {
+  const c = me();
+  if (!c) return [false, ''];
+  if (isDown(c)) return [false, 'You are down and cannot act.'];
+  if (state.busy) return [false, 'The DM is resolving a turn…'];
+  if (state.mode === 'combat' && state.table.combat_mode !== 'narrative' && state.combat) {
+    const act = activeEntry();
+    if (act && act.id === 'pc:' + seat) return [true, 'Your turn! What do you do?'];
+    return [false, act ? `Waiting for ${act.name}…` : 'Waiting…'];
+  }
+  return [true, 'What do you do?'];
+}
+
+let sending = false; // an act is in flight (sent, no ack or error yet)
+
+function renderAction() {
+  const box = $('action-text');
+  const send = $('action-send');
+  if (!box || !send) return;
+  const [ok, hint] = canAct();
+  const enabled = ok && !sending && connected;
+  box.disabled = !enabled;
+  send.disabled = !enabled;
+  text($('turn-hint'), connected ? hint : everConnected ? 'Reconnecting…' : 'Connecting…');
+  page.classList.toggle('my-turn', ok && state.mode === 'combat');
+}
+
+function renderMode() {
+  const m = $('mode');
+  const mode = state.mode || 'narrative';
+  text(m, mode);
+  m.dataset.mode = mode;
+  page.dataset.mode = mode;
+}
+
+const isOut = (st) => (st || []).some((s) => s === 'dead' || s === 'unconscious' || s === 'fled');
+
+function renderInitiative() {
+  const cb = state.combat;
+  text($('round'), cb ? String(cb.round) : '–');
+  const ol = $('initiative');
+  const act = activeEntry();
+  const items = [];
+  for (const e of (cb && cb.initiative) || []) {
+    const active = act && act.id === e.id;
+    const li = el('li', {
+      'data-entry': e.id,
+      class: `entry kind-${e.kind}${active ? ' active' : ''}${isOut(e.statuses) ? ' out' : ''}`,
+      'aria-current': active ? 'true' : null,
+    }, el('span', { class: 'e-name' }, e.name));
+    if (e.initiative !== undefined && e.initiative !== null) li.append(el('span', { class: 'e-init', title: 'initiative' }, String(e.initiative)));
+    if (e.hp !== undefined && e.hp !== null && e.max_hp !== undefined && e.max_hp !== null) li.append(el('span', { class: 'e-hp' }, hpText(e.hp, e.max_hp) + ' HP'));
+    if (e.statuses && e.statuses.length) li.append(el('span', { class: 'e-status' }, e.statuses.join(', ')));
+    items.push(li);
+  }
+  ol.replaceChildren(...items);
+  $('no-combat').hidden = !!cb;
+}
+
+function hpMeter(hp, max) {
+  return el('meter', {
+    class: 'hp', min: 0, max: Math.max(max, 1), low: Math.floor(max / 3) + 1, high: Math.floor((max * 2) / 3), optimum: max, value: hp,
+  }, hpText(hp, max));
+}
+
+function renderParty() {
+  const items = (state.party || []).map((c) => {
+    const li = el('li', { 'data-character': c.id, 'data-seat': c.seat },
+      el('div', { class: 'row' },
+        el('span', { class: 'c-name' }, c.name),
+        el('span', { class: 'c-class' }, `${c.class} ${c.level}`),
+        el('span', { class: 'c-hp' }, hpText(c.hp, c.max_hp))),
+      hpMeter(c.hp, c.max_hp));
+    if (c.player || (c.statuses && c.statuses.length)) {
+      const sub = el('div', { class: 'c-sub muted' });
+      if (c.player) sub.append(el('span', { class: 'c-player' }, c.player));
+      if (c.statuses && c.statuses.length) sub.append(el('span', { class: 'c-status' }, c.statuses.join(', ')));
+      li.append(sub);
+    }
+    return li;
+  });
+  $('party').replaceChildren(...items);
+}
+
+function renderSheet() {
+  const box = $('sheet');
+  const c = me();
+  if (!box || !c) return;
+  const eq = c.equipped || {};
+  const st = c.stats || {};
+  const row = (label, field, value) => [el('dt', null, label), el('dd', { 'data-field': field }, value)];
+  const dl = el('dl', { class: 'sheet' },
+    ...row('Class', 'class', c.class),
+    ...row('Level', 'level', String(c.level)),
+    ...row('XP', 'xp', String(c.xp)),
+    ...row('HP', 'hp', hpText(c.hp, c.max_hp)),
+    ...row('Gold', 'gold', String(c.gold)),
+    ...row('Weapon', 'weapon', (eq.weapon && eq.weapon.name) || ''),
+    ...row('Armour', 'armour', (eq.armour && eq.armour.name) || ''),
+    ...row('Stats', 'stats', `STR ${st.str} · AGI ${st.agi} · CON ${st.con} · INT ${st.int} · WIS ${st.wis} · CHA ${st.cha}`),
+    ...(c.statuses && c.statuses.length ? row('Status', 'statuses', c.statuses.join(', ')) : []));
+  const inv = (c.inventory || []).map((it) => el('li', null, it.name));
+  if (!inv.length) inv.push(el('li', { class: 'muted' }, 'nothing'));
+  box.replaceChildren(el('h2', null, c.name), dl, el('h3', null, 'Inventory'), el('ul', { class: 'inventory', 'data-field': 'inventory' }, ...inv));
+}
+
+function renderLocation() {
+  const l = state.location || {};
+  const exits = (l.exits || []).map((e) => el('li', { 'data-to': e.to }, e.name || e.to));
+  if (!exits.length) exits.push(el('li', { class: 'muted' }, 'none'));
+  const here = [];
+  for (const n of state.npcs || []) {
+    const li = el('li', { 'data-npc': n.id, class: n.hostile ? 'hostile' : null }, el('span', { class: 'n-name' }, n.name));
+    if (n.hostile) li.append(el('span', { class: 'tag' }, 'hostile'));
+    if (n.hp !== undefined && n.hp !== null && n.max_hp !== undefined && n.max_hp !== null) li.append(el('span', { class: 'n-hp' }, hpText(n.hp, n.max_hp) + ' HP'));
+    if (n.statuses && n.statuses.length) li.append(el('span', { class: 'n-status' }, n.statuses.join(', ')));
+    here.push(li);
+  }
+  for (const it of l.items || []) here.push(el('li', { 'data-item': it.id, class: 'item' }, it.name));
+  if (!here.length) here.push(el('li', { class: 'muted' }, 'nobody, nothing'));
+  $('location').replaceChildren(
+    el('h2', { id: 'location-name' }, l.name || ''),
+    el('p', { class: 'loc-desc' }, l.description || ''),
+    el('h3', null, 'Exits'), el('ul', { class: 'exits' }, ...exits),
+    el('h3', null, 'Here'), el('ul', { class: 'npcs' }, ...here));
+}
+
+function renderAll() {
+  renderMode();
+  renderInitiative();
+  renderParty();
+  renderSheet();
+  renderLocation();
+  renderAction();
+}
+
+// ---------- the log ----------
+
+function nearBottom() {
+  return logEl.scrollHeight - logEl.scrollTop - logEl.clientHeight < 80;
+}
+
+function appendLog(ev) {
+  const li = logItem(ev);
+  if (!li) return;
+  const stick = nearBottom();
+  const streaming = $('narrating');
+  if (streaming && (ev.kind === 'narration' || ev.kind === 'system')) streaming.remove();
+  logEl.insertBefore(li, $('narrating'));
+  while (logEl.children.length > 500) logEl.firstElementChild.remove();
+  if (stick) logEl.scrollTop = logEl.scrollHeight;
+}
+
+function narrationDelta(f) {
+  let li = $('narrating');
+  if (!li || li.dataset.turn !== f.turn) {
+    if (li) li.remove();
+    li = el('li', { id: 'narrating', class: 'ev ev-narration streaming', 'data-turn': f.turn || '' },
+      el('em', { class: 'who' }, 'DM is narrating… '), el('span', { class: 'text' }, ''));
+    logEl.append(li);
+  }
+  const stick = nearBottom();
+  const span = li.querySelector('.text');
+  span.textContent += f.text || '';
+  if (stick) logEl.scrollTop = logEl.scrollHeight;
+}
+
+// ---------- applying events to the state ----------
+
+function findByName(name) {
+  const out = [];
+  for (const c of state.party || []) if (c.name === name) out.push(c);
+  for (const n of state.npcs || []) if (n.name === name) out.push(n);
+  if (state.combat) for (const e of state.combat.initiative || []) if (e.name === name) out.push(e);
+  return out;
+}
+
+// withHP completes a combat_started entry with what the state knows of
+// that combatant, until the next snapshot brings the real thing.
+function withHP(e) {
+  let who = null;
+  if (e.id && e.id.startsWith('pc:')) who = (state.party || []).find((c) => 'pc:' + c.seat === e.id);
+  else if (e.id && e.id.startsWith('dm:')) who = (state.npcs || []).find((n) => 'dm:' + n.id === e.id);
+  if (!who || e.hp !== undefined) return e;
+  const out = { ...e };
+  if (typeof who.hp === 'number') out.hp = who.hp;
+  if (typeof who.max_hp === 'number') out.max_hp = who.max_hp;
+  if (who.statuses && who.statuses.length) out.statuses = who.statuses;
+  return out;
+}
+
+function applyEvent(ev) {
+  const d = ev.data || {};
+  switch (ev.kind) {
+    case 'action':
+      state.busy = true;
+      break;
+    case 'narration':
+      if (state.mode !== 'combat') state.busy = false;
+      break;
+    case 'damage':
+    case 'heal':
+      for (const x of findByName(d.target)) {
+        if (typeof d.hp === 'number') x.hp = d.hp;
+        if (typeof d.max_hp === 'number') x.max_hp = d.max_hp;
+      }
+      break;
+    case 'status':
+      for (const x of findByName(d.target)) {
+        let st = (x.statuses || []).filter((s) => !asList(d.removed).includes(s));
+        for (const a of asList(d.added)) if (!st.includes(a)) st.push(a);
+        x.statuses = st;
+      }
+      break;
+    case 'combat_started':
+      state.mode = 'combat';
+      state.combat = { combat_id: d.combat_id, round: 1, index: 0, initiative: (d.initiative || []).map(withHP) };
+      state.busy = true;
+      break;
+    case 'turn':
+      if (state.combat) {
+        state.combat.round = d.round;
+        state.combat.index = d.index;
+        if (d.entry) {
+          const i = state.combat.initiative.findIndex((e) => e.id === d.entry.id);
+          if (i >= 0) {
+            state.combat.initiative[i] = { ...state.combat.initiative[i], ...d.entry };
+            state.combat.index = i;
+          }
+        }
+      }
+      state.busy = !(d.entry && d.entry.kind === 'pc');
+      break;
+    case 'combat_ended':
+      state.combat = null;
+      break;
+    case 'mode':
+      state.mode = d.mode;
+      if (d.mode !== 'combat') state.combat = null;
+      break;
+  }
+}
+
+// Events that change what the panels show (beyond what applyEvent can
+// derive) trigger a fresh snapshot over HTTP.
+const refreshKinds = new Set(['narration', 'damage', 'heal', 'status', 'combat_started', 'turn', 'combat_ended',
+  'mode', 'world', 'player_joined', 'player_left', 'system']);
+let refreshTimer = 0;
+let refreshing = false;
+
+// scheduleRefresh throttles (rather than debounces) so that a long burst
+// of events cannot starve the refresh.
+function scheduleRefresh(delay = 250) {
+  if (refreshTimer) return;
+  refreshTimer = setTimeout(() => {
+    refreshTimer = 0;
+    refresh();
+  }, delay);
+}
+
+async function refresh() {
+  if (refreshing) {
+    scheduleRefresh();
+    return;
+  }
+  refreshing = true;
+  try {
+    const res = await fetch(`/api/tables/${encodeURIComponent(tableId)}`, { headers: { Accept: 'application/json' } });
+    if (!res.ok) return;
+    const snap = await res.json();
+    // Only a snapshot at least as new as the log may replace the state.
+    if (snap.seq >= lastSeq) {
+      state = snap;
+      renderAll();
+    } else {
+      scheduleRefresh(500);
+    }
+  } catch {
+    scheduleRefresh(2000);
+  } finally {
+    refreshing = false;
+  }
+}
+
+function onEvent(ev) {
+  if (typeof ev.seq !== 'number' || ev.seq <= lastSeq) return; // replayed twice
+  if (ev.seq > lastSeq + 1) {
+    // A gap means frames were lost: resume from what we have.
+    resync();
+    return;
+  }
+  lastSeq = ev.seq;
+  applyEvent(ev);
+  appendLog(ev);
+  renderAll();
+  if (refreshKinds.has(ev.kind)) scheduleRefresh();
+}
+
+function onSnapshot(snap) {
+  state = snap;
+  for (const ev of snap.recent || []) {
+    if (ev.seq > lastSeq) appendLog(ev);
+  }
+  lastSeq = Math.max(lastSeq, snap.seq || 0);
+  renderAll();
+}
+
+// ---------- the websocket ----------
+
+let ws = null;
+let connected = false;
+let everConnected = false;
+let attempts = 0;
+let failedJoins = 0;
+let retryTimer = 0;
+const unacked = new Map(); // client id -> act frame, resent after a reconnect
+
+function newId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+function setConn(s, label) {
+  const c = $('conn');
+  c.dataset.state = s;
+  text(c, label);
+}
+
+function connect() {
+  clearTimeout(retryTimer);
+  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const url = `${proto}//${location.host}/ws/tables/${encodeURIComponent(tableId)}?role=${role}&since=${lastSeq}`;
+  setConn('connecting', 'connecting…');
+  let welcomed = false;
+  const sock = new WebSocket(url, 'tavern.v1');
+  ws = sock;
+  sock.onmessage = (m) => {
+    let f;
+    try {
+      f = JSON.parse(m.data);
+    } catch {
+      return;
+    }
+    switch (f.type) {
+      case 'welcome':
+        welcomed = true;
+        connected = true;
+        everConnected = true;
+        attempts = 0;
+        failedJoins = 0;
+        if (f.you && f.you.role === 'player' && f.you.seat) seat = f.you.seat;
+        setConn('open', 'live');
+        for (const frame of unacked.values()) sock.send(JSON.stringify(frame));
+        renderAction();
+        // The replay brings the log up to date; the state may have moved
+        // further than events alone can tell (a turn in progress).
+        scheduleRefresh(100);
+        break;
+      case 'snapshot':
+        onSnapshot(f);
+        break;
+      case 'event':
+        onEvent(f);
+        break;
+      case 'narration_delta':
+        narrationDelta(f);
+        break;
+      case 'ack':
+        if (unacked.delete(f.id)) sending = false;
+        renderAction();
+        break;
+      case 'error':
+        if (f.id && unacked.delete(f.id)) sending = false;
+        showError(f.message || f.code);
+        renderAction();
+        break;
+      case 'pong':
+        break;
+    }
+  };
+  sock.onclose = (e) => {
+    if (ws !== sock) return;
+    connected = false;
+    ws = null;
+    if (!welcomed) failedJoins++;
+    if (failedJoins >= 3 && role === 'player') {
+      // Our seat is gone (left in another tab?): watch instead.
+      role = 'spectator';
+      showError('You no longer have a seat here; watching instead.');
+    }
+    attempts++;
+    const delay = Math.min(15000, 500 * 2 ** Math.min(attempts, 5)) * (0.75 + Math.random() / 2);
+    setConn('closed', e.code === 1001 ? 'server restarting…' : 'reconnecting…');
+    renderAction();
+    retryTimer = setTimeout(connect, delay);
+  };
+}
+
+function resync() {
+  if (ws) {
+    const old = ws;
+    old.close(4000, 'resync');
+    // onclose schedules the reconnect with since=lastSeq.
+  }
+}
+
+function send(frame) {
+  if (!ws || ws.readyState !== WebSocket.OPEN) {
+    showError('Not connected; try again in a moment.');
+    return false;
+  }
+  ws.send(JSON.stringify(frame));
+  return true;
+}
+
+let errorTimer = 0;
+function showError(msg) {
+  const e = $('error');
+  text(e, msg);
+  e.hidden = false;
+  clearTimeout(errorTimer);
+  errorTimer = setTimeout(() => { e.hidden = true; }, 8000);
+}
+
+// ---------- forms ----------
+
+const actionForm = $('action-form');
+if (actionForm) {
+  actionForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const box = $('action-text');
+    const t = box.value.trim();
+    if (!t || box.disabled) return;
+    const frame = { type: 'act', id: newId(), text: t };
+    if (send(frame)) {
+      unacked.set(frame.id, frame);
+      sending = true;
+      box.value = '';
+      renderAction();
+    }
+  });
+  $('action-text').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault();
+      actionForm.requestSubmit();
+    }
+  });
+}
+
+const chatForm = $('chat-form');
+if (chatForm) {
+  chatForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const input = $('chat-text');
+    const t = input.value.trim();
+    if (t && send({ type: 'say', id: newId(), text: t })) input.value = '';
+  });
+}
+
+async function api(method, path, body) {
+  const res = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) {
+    let msg = `${res.status} ${res.statusText}`;
+    try {
+      const j = await res.json();
+      if (j.error && j.error.message) msg = j.error.message;
+    } catch { /* not JSON */ }
+    throw new Error(msg);
+  }
+  return res.status === 204 ? null : res.json();
+}
+
+const seatForm = $('seat-form');
+if (seatForm) {
+  seatForm.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const btn = $('seat-submit');
+    btn.disabled = true;
+    try {
+      const who = $('seat-player-name');
+      if (who) await api('POST', '/api/players', { name: who.value });
+      await api('POST', `/api/tables/${encodeURIComponent(tableId)}/seats`, {
+        character: { name: $('seat-name').value, class: $('seat-class').value, backstory: $('seat-backstory').value },
+      });
+      location.replace(location.pathname); // reload as a seated player
+    } catch (err) {
+      showError(err.message);
+      btn.disabled = false;
+    }
+  });
+}
+
+const leaveBtn = $('leave');
+if (leaveBtn) {
+  leaveBtn.addEventListener('click', async () => {
+    if (!confirm('Leave your seat? Your character leaves the party.')) return;
+    try {
+      await api('DELETE', `/api/tables/${encodeURIComponent(tableId)}/seats/me`);
+      location.replace(location.pathname);
+    } catch (err) {
+      showError(err.message);
+    }
+  });
+}
+
+// Keep the connection honest while idle: a ping every 25 s.
+setInterval(() => {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'ping', id: newId() }));
+}, 25000);
+
+window.addEventListener('pagehide', () => {
+  if (ws) {
+    const old = ws;
+    ws = null;
+    old.close(1000, 'bye');
+  }
+});
+
+window.addEventListener('pageshow', (e) => {
+  if (e.persisted && !ws) connect(); // back from the bfcache
+});
+
+logEl.scrollTop = logEl.scrollHeight;
+renderAll();
+connect();
