@@ -3,7 +3,6 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -300,5 +299,3 @@ func entryOf(f frame) string {
 	}
 	return ""
 }
-
-var errTimeout = errors.New("timeout")

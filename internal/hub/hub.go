@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -368,5 +367,3 @@ func randomSeed() uint64 {
 	_, _ = rand.Read(b[:])
 	return binary.LittleEndian.Uint64(b[:])
 }
-
-var errClosed = errors.New("hub closed")
