@@ -54,7 +54,7 @@ func (g *game) play(kind string, actor *engine.Character, text string) Result {
 	}
 	g.history[agentName] = append(g.history[agentName], res.Messages...)
 	if g.st.Game.Combat != nil && res.Output.Tool != "start_combat" {
-		g.st.AdvanceTurn()
+		g.st.AdvanceTurn(g.dice)
 	}
 	g.log = append(g.log, res.Output.Narration)
 	return res
@@ -144,7 +144,7 @@ func TestOfflineNPCsFollowTactics(t *testing.T) {
 	// Snikket "focuses the weakest": Brina is hurt, so he goes for her.
 	g.st.Party[1].HP = 5
 	for cb.Current().Entry != "dm:snikket" {
-		g.st.AdvanceTurn()
+		g.st.AdvanceTurn(g.dice)
 	}
 	res := g.play(TurnNPC, nil, "")
 	var target string
@@ -163,7 +163,7 @@ func TestOfflineNPCsFollowTactics(t *testing.T) {
 	// Below a third of his HP, the cowardly chief tries to flee.
 	g.st.World.NPCs["snikket"].HP = 5
 	for cb.Current().Entry != "dm:snikket" {
-		g.st.AdvanceTurn()
+		g.st.AdvanceTurn(g.dice)
 	}
 	res = g.play(TurnNPC, nil, "")
 	if !strings.Contains(mustJSON(res.Messages), "attempt_flee") {

@@ -56,7 +56,13 @@ type Combat struct {
 	// forced resolution, which must end the combat with this outcome.
 	Ending string   `json:"ending,omitempty"`
 	Log    []string `json:"log"`
+	// Effects are the timed effects on combatants.
+	Effects []Effect `json:"effects,omitempty"`
 }
+
+// MaxRounds bounds a fight: when round MaxRounds is over, the fight ends
+// with forced_end, so every fight ends.
+const MaxRounds = 30
 
 // Current returns the active entry.
 func (c *Combat) Current() Combatant {
@@ -82,6 +88,7 @@ func (c *Combat) remove(entry string) {
 		return
 	}
 	c.Order = slices.Delete(c.Order, i, i+1)
+	c.Effects = slices.DeleteFunc(c.Effects, func(x Effect) bool { return x.Entry == entry })
 	if i < c.Index {
 		c.Index--
 	}
@@ -102,6 +109,9 @@ type CombatResult struct {
 	LevelUps []string `json:"level_ups,omitempty"`
 	Summary  string   `json:"summary"`
 }
+
+// DiceEvents drains the rolls recorded by d into `dice` events.
+func DiceEvents(d *Dice) []Event { return diceEvents(d) }
 
 func diceEvents(d *Dice) []Event {
 	var out []Event
@@ -319,49 +329,101 @@ func (s *State) CheckEnd() string {
 	return ""
 }
 
-// AdvanceTurn moves the initiative to the next entry that can act, wrapping
-// to a new round (which starts with the DM bookend). If an end condition
-// holds it sets Combat.Ending instead and reports ended. It returns the
-// events of the new turn (statuses that lapse at its start).
-func (s *State) AdvanceTurn() (ended bool, evs []Event) {
+// AdvanceTurn ends the current entry's turn (its end-of-turn effects
+// tick) and moves the initiative to the next entry that can act, wrapping
+// to a new round (which starts with the DM bookend). Entering a turn ticks
+// the bearer's start-of-turn effects: poison may knock it out, a stun
+// skips the turn. If an end condition holds, or round MaxRounds is over,
+// it sets Combat.Ending instead and reports ended. The events are those
+// of the ticks.
+func (s *State) AdvanceTurn(d *Dice) (ended bool, evs []Event) {
 	cb := s.Game.Combat
 	if cb == nil {
 		return false, nil
 	}
-	if out := s.CheckEnd(); out != "" {
-		cb.Ending = out
-		return true, nil
+	if cur := cb.Current(); cur.Kind != KindBookend {
+		_, tev := s.tick(d, cur, TickEnd)
+		evs = append(evs, tev...)
 	}
-	for range len(cb.Order) + 1 {
+	end := func() bool {
+		if out := s.CheckEnd(); out != "" {
+			cb.Ending = out
+			return true
+		}
+		return false
+	}
+	if end() {
+		return true, evs
+	}
+	// Each entry is entered at most twice (a stun may skip a whole round).
+	for range 2*len(cb.Order) + 2 {
 		cb.Index++
 		if cb.Index >= len(cb.Order) {
 			cb.Index = 0
 			cb.Round++
+			if cb.Round > MaxRounds {
+				cb.Ending = OutcomeForcedEnd
+				return true, evs
+			}
 		}
-		if s.CanAct(cb.Order[cb.Index]) {
-			break
+		e := cb.Order[cb.Index]
+		if !s.CanAct(e) {
+			continue
+		}
+		evs = append(evs, s.beginTurn(e)...)
+		skip, tev := s.tick(d, e, TickStart)
+		evs = append(evs, tev...)
+		if end() {
+			return true, evs
+		}
+		if skip {
+			_, tev := s.tick(d, e, TickEnd)
+			evs = append(evs, tev...)
+			continue
+		}
+		if s.CanAct(e) {
+			return false, evs
 		}
 	}
-	return false, s.beginTurn(cb.Current())
+	cb.Ending = OutcomeForcedEnd // nobody can act: unreachable while CheckEnd holds
+	return true, evs
+}
+
+// SettleNarrativeTurn ends a turn of narrative combat (no initiative
+// queue): every effect ticks once, the beat counts as a round, and the end
+// conditions are checked as in tactical combat.
+func (s *State) SettleNarrativeTurn(d *Dice) (ended bool, evs []Event) {
+	cb := s.Game.Combat
+	if cb == nil {
+		return false, nil
+	}
+	for _, e := range cb.Order {
+		if e.Kind == KindBookend || !s.CanAct(e) {
+			continue
+		}
+		_, a := s.tick(d, e, TickStart)
+		_, b := s.tick(d, e, TickEnd)
+		evs = append(append(evs, a...), b...)
+	}
+	cb.Round++
+	if out := s.CheckEnd(); out != "" {
+		cb.Ending = out
+		return true, evs
+	}
+	if cb.Round > MaxRounds {
+		cb.Ending = OutcomeForcedEnd
+		return true, evs
+	}
+	return false, evs
 }
 
 // beginTurn ticks the statuses that last "until the bearer's next turn".
 func (s *State) beginTurn(e Combatant) []Event {
-	var statuses *[]string
-	switch e.Kind {
-	case KindNPC:
-		if n := s.World.NPCs[e.Ref]; n != nil {
-			statuses = &n.Statuses
-		}
-	case KindPC:
-		if c := s.Character(e.Ref); c != nil {
-			statuses = &c.Statuses
-		}
-	}
-	if statuses == nil || !HasStatus(*statuses, StatusDefending) {
+	st := s.statusesOf(e)
+	if !HasStatus(st, StatusDefending) {
 		return nil
 	}
-	*statuses = RemoveStatus(*statuses, StatusDefending)
+	s.setStatuses(e, RemoveStatus(st, StatusDefending))
 	return []Event{{Kind: "status", Data: map[string]any{"target": e.Name, "removed": []string{StatusDefending}}}}
 }
 
@@ -442,7 +504,7 @@ func (s *State) Attack(d *Dice, actor, target string) (AttackOutcome, []Event, e
 		return AttackOutcome{}, nil, Errorf(EINVALID, "%s is already down; living targets: %s.", t.Name, s.combatantNames(standingFoes))
 	}
 	fa, ft := s.fighter(a), s.fighter(t)
-	res := s.Ruleset().Attack(d, fa, ft, 0)
+	res := s.Ruleset().Attack(d, fa, ft, s.advantage(a))
 	evs := diceEvents(d)
 	out := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: res}
 	if HasStatus(fa.Statuses, StatusOffBalance) {
@@ -475,9 +537,13 @@ func describeAttack(r AttackResult) string {
 func (s *State) setStatuses(e Combatant, st []string) {
 	switch e.Kind {
 	case KindNPC:
-		s.World.NPCs[e.Ref].Statuses = st
+		if n := s.World.NPCs[e.Ref]; n != nil {
+			n.Statuses = st
+		}
 	case KindPC:
-		s.Character(e.Ref).Statuses = st
+		if c := s.Character(e.Ref); c != nil {
+			c.Statuses = st
+		}
 	}
 }
 
@@ -588,6 +654,7 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 	}
 	res := CombatResult{CombatID: cb.ID, Outcome: outcome, Loot: []string{}, Defeated: []string{}, Summary: summary}
 	var evs []Event
+	s.clearEffects()
 	for _, e := range cb.Order {
 		if e.Kind != KindNPC {
 			continue

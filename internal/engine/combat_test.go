@@ -116,7 +116,7 @@ func TestAdvanceTurnSkipsAndWraps(t *testing.T) {
 	cb := st.Game.Combat
 	var seen []string
 	for range 5 {
-		if ended, _ := st.AdvanceTurn(); ended {
+		if ended, _ := st.AdvanceTurn(NewDice(1)); ended {
 			t.Fatal("ended early")
 		}
 		seen = append(seen, cb.Current().Entry)
@@ -131,7 +131,7 @@ func TestAdvanceTurnSkipsAndWraps(t *testing.T) {
 	st.World.NPCs["boss"].Statuses = []string{StatusFled}
 	seen = nil
 	for range 3 {
-		st.AdvanceTurn()
+		st.AdvanceTurn(NewDice(1))
 		seen = append(seen, cb.Current().Entry)
 	}
 	want = []string{"pc:1", "dm:grunt", "dm"}
@@ -142,8 +142,8 @@ func TestAdvanceTurnSkipsAndWraps(t *testing.T) {
 
 func TestDefendLapsesAtOwnTurn(t *testing.T) {
 	st := startedCombat(t)
-	st.AdvanceTurn() // boss
-	st.AdvanceTurn() // brina
+	st.AdvanceTurn(NewDice(1)) // boss
+	st.AdvanceTurn(NewDice(1)) // brina
 	if _, err := st.Defend("pc:2"); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestDefendLapsesAtOwnTurn(t *testing.T) {
 		if !HasStatus(st.Party[1].Statuses, StatusDefending) {
 			t.Fatalf("defending lapsed before Brina's next turn (at %s)", cur)
 		}
-		st.AdvanceTurn()
+		st.AdvanceTurn(NewDice(1))
 	}
 	if HasStatus(st.Party[1].Statuses, StatusDefending) {
 		t.Error("defending should lapse at the start of Brina's next turn")
@@ -253,7 +253,7 @@ func TestCheckEnd(t *testing.T) {
 			if got := st.CheckEnd(); got != c.want {
 				t.Errorf("CheckEnd = %q, want %q", got, c.want)
 			}
-			ended, _ := st.AdvanceTurn()
+			ended, _ := st.AdvanceTurn(NewDice(1))
 			if ended != (c.want != "") || st.Game.Combat.Ending != c.want {
 				t.Errorf("AdvanceTurn ended=%v ending=%q", ended, st.Game.Combat.Ending)
 			}
@@ -268,7 +268,7 @@ func TestEndCombatRewards(t *testing.T) {
 		n.HP, n.Statuses = 0, []string{StatusDead}
 	}
 	st.Party[1].HP, st.Party[1].Statuses = 0, []string{StatusUnconscious}
-	st.AdvanceTurn()
+	st.AdvanceTurn(NewDice(1))
 	if st.Game.Combat.Ending != OutcomePlayerWin {
 		t.Fatalf("ending %q", st.Game.Combat.Ending)
 	}
@@ -320,7 +320,7 @@ func TestTPKWakesPartyAtStart(t *testing.T) {
 	for _, c := range st.Party {
 		c.HP, c.Statuses = 0, []string{StatusUnconscious}
 	}
-	st.AdvanceTurn()
+	st.AdvanceTurn(NewDice(1))
 	gold := st.Party[0].Gold
 	res, _, err := st.EndCombat("", "")
 	if err != nil || res.Outcome != OutcomePlayerDie {
@@ -338,7 +338,7 @@ func TestTPKWakesPartyAtStart(t *testing.T) {
 
 func TestJoinMidCombatGetsRolledPlace(t *testing.T) {
 	st := startedCombat(t)
-	st.AdvanceTurn() // boss acts now
+	st.AdvanceTurn(NewDice(1)) // boss acts now
 	if _, err := st.AddCharacter(ScriptedDice(90), "c3", "3", "p3", NewCharacterSpec{Name: "Cato", Class: "warrior"}); err != nil {
 		t.Fatal(err)
 	}

@@ -310,12 +310,7 @@ func (t *table) sit(ctx context.Context, p engine.Player, spec engine.NewCharact
 			return nil, nil, err
 		}
 		st.RNG = d.State()
-		var evs []engine.Event
-		for _, r := range d.TakeLog() {
-			evs = append(evs, engine.Event{Kind: "dice", Data: map[string]any{"roller": r.Roller, "purpose": r.Purpose,
-				"notation": r.Notation, "rolls": r.Rolls, "modifier": r.Modifier, "total": r.Total}})
-		}
-		return c, evs, nil
+		return c, engine.DiceEvents(d), nil
 	}
 	next := t.st.Clone()
 	c, dice, err := add(next)
@@ -357,9 +352,13 @@ func (t *table) leave(ctx context.Context, p engine.Player) error {
 		}
 	}
 	if wasCurrent && t.job == nil {
-		_, tev := next.AdvanceTurn()
-		evs = append(evs, tev...)
-		evs = append(evs, turnEvent(next))
+		if d, err := engine.RestoreDice(next.RNG); err == nil {
+			_, tev := next.AdvanceTurn(d)
+			next.RNG = d.State()
+			evs = append(evs, engine.DiceEvents(d)...)
+			evs = append(evs, tev...)
+			evs = append(evs, turnEvent(next))
+		}
 	}
 	if err := t.commit(ctx, engine.Commit{State: next, RemoveSeat: s.Seat, Events: evs, Resolve: drop}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
 		return fmt.Errorf("leave %s: %w", t.id, err)
@@ -595,12 +594,14 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		if res.Output.Tool == "start_combat" {
 			res.Events = append(res.Events, turnEvent(st))
 		} else {
-			if turn.Kind == agent.TurnPlayer && t.meta.Config.CombatMode == engine.CombatNarrative {
-				// Narrative combat has no enforced queue: whoever acted,
-				// the initiative moves on from the current entry.
-				turn.Entry = st.Game.Combat.Current()
+			var evs []engine.Event
+			if t.meta.Config.CombatMode == engine.CombatNarrative && st.Game.Combat.Ending == "" {
+				// Narrative combat has no initiative queue: each action is
+				// a beat in which effects tick and the end is checked.
+				_, evs = st.SettleNarrativeTurn(dice)
+			} else {
+				_, evs = st.AdvanceTurn(dice)
 			}
-			_, evs := st.AdvanceTurn()
 			res.Events = append(res.Events, evs...)
 			res.Events = append(res.Events, turnEvent(st))
 		}

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Effects the rules know. Each has a default duration in rounds, a tick
+// point (the start or the end of the bearer's turn) and what a tick does.
+const (
+	EffectPoisoned = "poisoned" // start of turn: takes damage (1d6 under d100, 1d4 under d20)
+	EffectStunned  = "stunned"  // start of turn: the turn is skipped
+	EffectBlessed  = "blessed"  // attacks with advantage; lapses at the end of the bearer's turn
+	EffectWeakened = "weakened" // attacks with disadvantage; lapses at the end of the bearer's turn
+)
+
+// Tick points.
+const (
+	TickStart = "start"
+	TickEnd   = "end"
+)
+
+type effectRule struct {
+	tick   string
+	rounds int
+	d100   string // damage per tick under d100
+	d20    string // damage per tick under d20
+	adv    int
+}
+
+var effectRules = map[string]effectRule{
+	EffectPoisoned: {tick: TickStart, rounds: 3, d100: "1d6", d20: "1d4"},
+	EffectStunned:  {tick: TickStart, rounds: 1},
+	EffectBlessed:  {tick: TickEnd, rounds: 3, adv: 1},
+	EffectWeakened: {tick: TickEnd, rounds: 2, adv: -1},
+}
+
+// EffectNames lists the known effects.
+func EffectNames() []string {
+	return []string{EffectPoisoned, EffectStunned, EffectBlessed, EffectWeakened}
+}
+
+// Effect is a timed effect on a combatant. Rounds counts the ticks left.
+type Effect struct {
+	Name   string `json:"name"`
+	Entry  string `json:"entry"`
+	Rounds int    `json:"rounds"`
+	Tick   string `json:"tick"`
+	Dice   string `json:"dice,omitempty"`
+	Source string `json:"source,omitempty"`
+}
+
+// maxEffectRounds bounds how long the DM may make an effect last.
+const maxEffectRounds = 10
+
+// ApplyEffect puts a known effect on a combatant for rounds (0: the
+// effect's default). Applying it again refreshes its duration.
+func (s *State) ApplyEffect(target, name string, rounds int, source string) ([]Event, error) {
+	cb := s.Game.Combat
+	if cb == nil {
+		return nil, Errorf(EINVALID, "Effects apply only during a fight.")
+	}
+	name = strings.ToLower(strings.TrimSpace(name))
+	rule, ok := effectRules[name]
+	if !ok {
+		return nil, Errorf(EINVALID, "Unknown effect %q; effects: %s.", name, strings.Join(EffectNames(), ", "))
+	}
+	if rounds == 0 {
+		rounds = rule.rounds
+	}
+	if rounds < 1 || rounds > maxEffectRounds {
+		return nil, Errorf(EINVALID, "An effect lasts 1 to %d rounds.", maxEffectRounds)
+	}
+	t, ok := s.resolveCombatant(target)
+	if !ok {
+		return nil, Errorf(ENOTFOUND, "%q is not in this fight; combatants: %s.", target, s.combatantNames(func(Combatant) bool { return true }))
+	}
+	if !s.CanAct(t) {
+		return nil, Errorf(EINVALID, "%s is already down; standing: %s.", t.Name, s.combatantNames(s.CanAct))
+	}
+	dice := rule.d100
+	if s.Config.Ruleset == RulesetD20 {
+		dice = rule.d20
+	}
+	e := Effect{Name: name, Entry: t.Entry, Rounds: rounds, Tick: rule.tick, Dice: dice, Source: source}
+	i := slices.IndexFunc(cb.Effects, func(x Effect) bool { return x.Entry == t.Entry && x.Name == name })
+	if i >= 0 {
+		cb.Effects[i] = e
+	} else {
+		cb.Effects = append(cb.Effects, e)
+	}
+	s.setStatuses(t, AddStatus(s.fighter(t).Statuses, name))
+	cb.Log = append(cb.Log, fmt.Sprintf("Round %d: %s is %s for %d rounds", cb.Round, t.Name, name, rounds))
+	return []Event{{Kind: "status", Data: map[string]any{"target": t.Name, "added": []string{name}, "rounds": rounds}}}, nil
+}
+
+// advantage sums the advantage effects on a combatant (clamped to ±1).
+func (s *State) advantage(e Combatant) int {
+	cb := s.Game.Combat
+	adv := 0
+	for _, x := range cb.Effects {
+		if x.Entry == e.Entry {
+			adv += effectRules[x.Name].adv
+		}
+	}
+	return max(-1, min(1, adv))
+}
+
+// tick runs the effects of entry that tick at point. It reports whether
+// the bearer loses this turn (stunned).
+func (s *State) tick(d *Dice, e Combatant, point string) (skip bool, evs []Event) {
+	cb := s.Game.Combat
+	kept := cb.Effects[:0:0]
+	for _, x := range cb.Effects {
+		if x.Entry != e.Entry || x.Tick != point {
+			kept = append(kept, x)
+			continue
+		}
+		switch x.Name {
+		case EffectPoisoned:
+			if s.CanAct(e) {
+				r, err := d.RollNotation(e.Name, "poison", x.Dice)
+				if err == nil {
+					evs = append(evs, diceEvents(d)...)
+					_, _, _, dev := s.damage(e, r.Total, true)
+					evs = append(evs, dev...)
+					cb.Log = append(cb.Log, fmt.Sprintf("Round %d: poison deals %d to %s", cb.Round, r.Total, e.Name))
+				}
+			}
+		case EffectStunned:
+			skip = true
+			evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": e.Name, "skipped_turn": true, "reason": EffectStunned}})
+			cb.Log = append(cb.Log, fmt.Sprintf("Round %d: %s is stunned and loses the turn", cb.Round, e.Name))
+		}
+		x.Rounds--
+		if x.Rounds > 0 {
+			kept = append(kept, x)
+			continue
+		}
+		if st := s.statusesOf(e); st != nil {
+			s.setStatuses(e, RemoveStatus(st, x.Name))
+		}
+		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": e.Name, "removed": []string{x.Name}}})
+	}
+	cb.Effects = kept
+	return skip, evs
+}
+
+func (s *State) statusesOf(e Combatant) []string {
+	switch e.Kind {
+	case KindNPC:
+		if n := s.World.NPCs[e.Ref]; n != nil {
+			return nonNilStrings(n.Statuses)
+		}
+	case KindPC:
+		if c := s.Character(e.Ref); c != nil {
+			return nonNilStrings(c.Statuses)
+		}
+	}
+	return nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// clearEffects removes every effect and its status when a fight ends.
+func (s *State) clearEffects() {
+	cb := s.Game.Combat
+	for _, x := range cb.Effects {
+		if e, ok := cb.Entry(x.Entry); ok {
+			if st := s.statusesOf(e); st != nil {
+				s.setStatuses(e, RemoveStatus(st, x.Name))
+			}
+		}
+	}
+	cb.Effects = nil
+}
