@@ -34,8 +34,55 @@ func combatant(tc *ToolContext) (engine.Combatant, error) {
 
 var attackTool = &Tool{
 	Name:        "attack",
-	Description: "The combatant whose turn it is attacks a target. The engine rolls attack, defence and damage and applies the damage.",
-	Parameters:  object([]string{"target"}, map[string]any{"target": str("The target's entry id (dm:<npc> or pc:<seat>), id or name.")}),
+	Description: "The combatant whose turn it is attacks a target. The engine rolls attack, defence and damage and applies the damage. In narrative combat (no initiative queue) the DM may also make a standing foe attack by naming it as attacker.",
+	Parameters: object([]string{"target"}, map[string]any{
+		"target":   str("The target's entry id (dm:<npc> or pc:<seat>), id or name."),
+		"attacker": str("Narrative combat only: a foe (dm:<npc>) that acts now. Leave empty for the combatant whose turn it is."),
+	}),
+}
+
+var useItemTool = &Tool{
+	Name:        "use_item",
+	Description: "The combatant whose turn it is uses a consumable it carries (a healing potion, a bandage) on itself or an ally. The engine rolls the healing; the item is used up.",
+	Parameters: object([]string{"item"}, map[string]any{
+		"item":   str("The item instance id (from the inventory) or its exact name."),
+		"target": str("Optional: the ally to treat (entry id or name); defaults to the user."),
+	}),
+}
+
+var healTool = &Tool{
+	Name:        "heal",
+	Description: "The combatant whose turn it is heals a target that is not dead (a prayer, first aid). You name the dice (at most 4d12+10); the engine rolls them. An unconscious PC healed above 0 HP comes round.",
+	Parameters: object([]string{"target", "dice"}, map[string]any{
+		"target": str("Entry id or name of the one healed."),
+		"dice":   str("Dice notation such as 1d8+2."),
+	}),
+}
+
+var applyDamageTool = &Tool{
+	Name:        "apply_damage",
+	Description: "Damage that no weapon deals (a trap, a falling beam, fire) to a standing combatant, ignoring armour. You name the dice (at most 6d12+20) and the reason; the engine rolls them.",
+	Parameters: object([]string{"target", "dice", "reason"}, map[string]any{
+		"target": str("Entry id or name."),
+		"dice":   str("Dice notation such as 2d6."),
+		"reason": str("What deals the damage."),
+	}),
+}
+
+var applyEffectTool = &Tool{
+	Name:        "apply_effect",
+	Description: "Put a timed effect on a standing combatant: poisoned (damage at the start of each of its turns), stunned (loses its next turn), blessed (attacks with advantage), weakened (attacks with disadvantage).",
+	Parameters: object([]string{"target", "effect"}, map[string]any{
+		"target": str("Entry id or name."),
+		"effect": strEnum("The effect.", engine.EffectNames()...),
+		"rounds": map[string]any{"type": "integer", "minimum": 1, "maximum": 10, "description": "Optional duration in rounds (default per effect)."},
+	}),
+}
+
+var addCombatantTool = &Tool{
+	Name:        "add_combatant",
+	Description: "An NPC at the fight's location joins the fight (reinforcements, an ally stepping in). The engine rolls its initiative and gives it its place.",
+	Parameters:  object([]string{"npc"}, map[string]any{"npc": str("The NPC's id or name.")}),
 }
 
 var defendTool = &Tool{
@@ -82,24 +129,28 @@ var endCombatTool = &Tool{
 func init() {
 	attackTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
 		var a struct {
-			Target string `json:"target"`
+			Target   string `json:"target"`
+			Attacker string `json:"attacker"`
 		}
 		if err := decode(attackTool, args, &a); err != nil {
 			return "", err
 		}
 		me, err := combatant(tc)
+		if a.Attacker != "" && (err != nil || a.Attacker != me.Entry) {
+			me, err = foeActor(tc, a.Attacker)
+		}
 		if err != nil {
 			return "", err
 		}
-		if done(tc) {
-			return "", errf("This turn's action is already spent.")
+		if err := spend(tc, me); err != nil {
+			return "", err
 		}
 		out, evs, err := tc.State.Attack(tc.Dice, me.Entry, a.Target)
 		if err != nil {
+			delete(tc.acted, me.Entry)
 			return "", err
 		}
 		tc.emit(evs...)
-		spend(tc)
 		return toolResult(out), nil
 	}
 	defendTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
@@ -111,15 +162,15 @@ func init() {
 		if err != nil {
 			return "", err
 		}
-		if done(tc) {
-			return "", errf("This turn's action is already spent.")
+		if err := spend(tc, me); err != nil {
+			return "", err
 		}
 		evs, err := tc.State.Defend(me.Entry)
 		if err != nil {
+			delete(tc.acted, me.Entry)
 			return "", err
 		}
 		tc.emit(evs...)
-		spend(tc)
 		return toolResult(map[string]any{"defending": me.Name}), nil
 	}
 	fleeTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
@@ -131,15 +182,15 @@ func init() {
 		if err != nil {
 			return "", err
 		}
-		if done(tc) {
-			return "", errf("This turn's action is already spent.")
+		if err := spend(tc, me); err != nil {
+			return "", err
 		}
 		ok, evs, err := tc.State.Flee(tc.Dice, me.Entry)
 		if err != nil {
+			delete(tc.acted, me.Entry)
 			return "", err
 		}
 		tc.emit(evs...)
-		spend(tc)
 		return toolResult(map[string]any{"fled": ok, "who": me.Name}), nil
 	}
 	statusTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
@@ -218,14 +269,135 @@ func init() {
 	}
 }
 
-// A combatant gets one action a turn; spent is tracked on the context.
-func done(tc *ToolContext) bool { return tc.acted }
+// spend uses up a combatant's one action of the turn, or says it is spent.
+func spend(tc *ToolContext, e engine.Combatant) error {
+	if tc.acted[e.Entry] {
+		return errf("%s has already acted this turn; end the turn with continue_combat.", e.Name)
+	}
+	if tc.acted == nil {
+		tc.acted = map[string]bool{}
+	}
+	tc.acted[e.Entry] = true
+	return nil
+}
 
-func spend(tc *ToolContext) { tc.acted = true }
+// foeActor resolves a foe the DM makes act during a narrative-combat turn.
+func foeActor(tc *ToolContext, ref string) (engine.Combatant, error) {
+	st := tc.State
+	if st.Config.CombatMode != engine.CombatNarrative || tc.Turn.Kind != TurnPlayer {
+		return engine.Combatant{}, errf("Only the combatant whose turn it is acts now (initiative is enforced).")
+	}
+	for _, e := range st.Game.Combat.Order {
+		if e.Entry == ref || e.Ref == ref || strings.EqualFold(e.Name, ref) {
+			if e.Kind != engine.KindNPC {
+				return engine.Combatant{}, errf("%s is a player character: only its player decides what it does.", e.Name)
+			}
+			return e, nil
+		}
+	}
+	return engine.Combatant{}, errf("%q is not in this fight.", ref)
+}
+
+func init() {
+	useItemTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
+		var a struct {
+			Item   string `json:"item"`
+			Target string `json:"target"`
+		}
+		if err := decode(useItemTool, args, &a); err != nil {
+			return "", err
+		}
+		me, err := combatant(tc)
+		if err != nil {
+			return "", err
+		}
+		if err := spend(tc, me); err != nil {
+			return "", err
+		}
+		out, evs, err := tc.State.UseItem(tc.Dice, me.Entry, a.Item, a.Target)
+		if err != nil {
+			delete(tc.acted, me.Entry)
+			return "", err
+		}
+		tc.emit(evs...)
+		return toolResult(map[string]any{"used": a.Item, "by": me.Name, "healed": out}), nil
+	}
+	healTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
+		var a struct {
+			Target string `json:"target"`
+			Dice   string `json:"dice"`
+		}
+		if err := decode(healTool, args, &a); err != nil {
+			return "", err
+		}
+		me, err := combatant(tc)
+		if err != nil {
+			return "", err
+		}
+		if err := spend(tc, me); err != nil {
+			return "", err
+		}
+		out, evs, err := tc.State.Heal(tc.Dice, me.Name, a.Target, a.Dice)
+		if err != nil {
+			delete(tc.acted, me.Entry)
+			return "", err
+		}
+		tc.emit(evs...)
+		return toolResult(out), nil
+	}
+	applyDamageTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
+		var a struct {
+			Target string `json:"target"`
+			Dice   string `json:"dice"`
+			Reason string `json:"reason"`
+		}
+		if err := decode(applyDamageTool, args, &a); err != nil {
+			return "", err
+		}
+		out, evs, err := tc.State.ApplyDamage(tc.Dice, a.Target, a.Dice, a.Reason)
+		if err != nil {
+			return "", err
+		}
+		tc.emit(evs...)
+		return toolResult(out), nil
+	}
+	applyEffectTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
+		var a struct {
+			Target string `json:"target"`
+			Effect string `json:"effect"`
+			Rounds int    `json:"rounds"`
+		}
+		if err := decode(applyEffectTool, args, &a); err != nil {
+			return "", err
+		}
+		evs, err := tc.State.ApplyEffect(a.Target, a.Effect, a.Rounds, "DM")
+		if err != nil {
+			return "", err
+		}
+		tc.emit(evs...)
+		return toolResult(map[string]any{"applied": a.Effect, "to": a.Target}), nil
+	}
+	addCombatantTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
+		var a struct {
+			NPC string `json:"npc"`
+		}
+		if err := decode(addCombatantTool, args, &a); err != nil {
+			return "", err
+		}
+		e, evs, err := tc.State.JoinCombat(tc.Dice, a.NPC)
+		if err != nil {
+			return "", err
+		}
+		tc.emit(evs...)
+		tc.emit(engine.Event{Kind: "combatant_joined", Data: map[string]any{"entry": e.Entry, "name": e.Name, "initiative": e.Initiative}})
+		return toolResult(map[string]any{"joined": e.Name, "entry": e.Entry, "initiative": e.Initiative}), nil
+	}
+}
 
 // CombatTools is the combat agent's tool set.
 func CombatTools() *Registry {
-	return NewRegistry(attackTool, defendTool, fleeTool, statusTool, snapshotTool, continueTool, endCombatTool)
+	return NewRegistry(attackTool, defendTool, fleeTool, useItemTool, healTool, applyDamageTool, applyEffectTool,
+		addCombatantTool, statusTool, snapshotTool, continueTool, endCombatTool)
 }
 
 func sortRefs(r []itemRef) { sort.Slice(r, func(i, j int) bool { return r[i].ID < r[j].ID }) }

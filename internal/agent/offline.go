@@ -574,32 +574,106 @@ func (t *offlineTurn) combat() ToolCall {
 	case TurnBookend:
 		return call("continue_combat", map[string]any{"narration": t.bookend()})
 	}
-	if l := t.last(); l != nil {
-		if l.Err && len(t.Steps) < 3 {
-			// The chosen action was refused: fall back on the simplest
-			// valid one, attacking the first foe standing.
-			if f := t.foes(); len(f) > 0 {
-				return call("attack", map[string]any{"target": f[0].Entry})
-			}
+	if len(t.Steps) == 0 {
+		if t.Ctx.Kind == TurnNPC {
+			return t.npcAction()
 		}
-		return call("continue_combat", map[string]any{"narration": t.combatNarration(*l)})
+		return t.pcAction()
 	}
-	if t.Ctx.Kind == TurnNPC {
-		return t.npcAction()
+	if first := t.Steps[0]; first.Err && len(t.Steps) == 1 {
+		// The chosen action was refused: fall back on the simplest valid
+		// one, attacking the first foe standing.
+		if f := t.foes(); len(f) > 0 {
+			return call("attack", map[string]any{"target": f[0].Entry})
+		}
 	}
+	if t.Ctx.Kind == TurnPlayer && t.Ctx.CombatMode == engine.CombatNarrative {
+		// Narrative combat has no queue: the foes answer in the same beat.
+		if c, ok := t.foeReaction(); ok {
+			return c
+		}
+	}
+	var parts []string
+	for _, s := range t.Steps {
+		if !s.Err {
+			parts = append(parts, t.combatNarration(s))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, t.combatNarration(t.Steps[len(t.Steps)-1]))
+	}
+	return call("continue_combat", map[string]any{"narration": strings.Join(parts, " ")})
+}
+
+var (
+	reUse  = regexp.MustCompile(`\b(drink|drinks|quaff|potion|bandage|use|uses)\b`)
+	reHeal = regexp.MustCompile(`\b(heal|heals|pray|prays|tend|tends|mend)\b`)
+)
+
+func (t *offlineTurn) me() *partyView {
+	if t.Ctx.Actor == nil {
+		return nil
+	}
+	for i := range t.Ctx.Party {
+		if t.Ctx.Party[i].ID == t.Ctx.Actor.ID {
+			return &t.Ctx.Party[i]
+		}
+	}
+	return nil
+}
+
+// pcAction reads a player's words in a fight.
+func (t *offlineTurn) pcAction() ToolCall {
 	text := strings.ToLower(t.Words)
+	words := tokens(text)
 	switch {
 	case reFlee.MatchString(text):
 		return call("attempt_flee", map[string]any{})
 	case reDefend.MatchString(text):
 		return call("defend", map[string]any{})
+	case reHeal.MatchString(text):
+		target := ""
+		best := 0
+		for _, c := range t.Ctx.Combat.Combatants {
+			if s := score(words, c.Name); c.Side == "party" && s > best {
+				target, best = c.Entry, s
+			}
+		}
+		if target == "" && t.Ctx.Actor != nil {
+			target = engine.PCEntry(t.Ctx.Actor.Seat)
+		}
+		dice := "1d6"
+		if t.Ctx.Actor != nil && t.Ctx.Actor.Class == "cleric" {
+			dice = "2d8+2"
+			if t.Ctx.Ruleset == engine.RulesetD20 {
+				dice = "1d8+2"
+			}
+		}
+		return call("heal", map[string]any{"target": target, "dice": dice})
+	case reUse.MatchString(text):
+		if me := t.me(); me != nil {
+			var pick *itemRef
+			best := -1
+			for i := range me.Items {
+				it := &me.Items[i]
+				s := score(words, it.Name)
+				if strings.Contains(strings.ToLower(it.Name), "potion") {
+					s++ // a potion is what most people reach for
+				}
+				if s > best && (s > 0) {
+					pick, best = it, s
+				}
+			}
+			if pick != nil {
+				return call("use_item", map[string]any{"item": pick.ID})
+			}
+		}
 	}
 	foes := t.foes()
 	if len(foes) == 0 {
 		return call("continue_combat", map[string]any{"narration": t.actorName() + " looks for a foe, but none still stands."})
 	}
 	target := foes[0]
-	words := tokens(text)
 	best := 0
 	for _, f := range foes {
 		if s := score(words, f.Name, f.Entry); s > best {
@@ -607,6 +681,47 @@ func (t *offlineTurn) combat() ToolCall {
 		}
 	}
 	return call("attack", map[string]any{"target": target.Entry})
+}
+
+// foeReaction makes the next foe that has not acted this beat attack the
+// weakest PC standing (narrative combat). At most three foes answer.
+func (t *offlineTurn) foeReaction() (ToolCall, bool) {
+	acted := map[string]bool{}
+	for _, s := range t.Steps {
+		if a, _ := s.Args["attacker"].(string); a != "" {
+			acted[a] = true
+		}
+	}
+	if len(acted) >= 3 {
+		return ToolCall{}, false
+	}
+	var party []combatantView
+	for _, c := range t.Ctx.Combat.Combatants {
+		if c.Side == "party" && c.CanAct {
+			party = append(party, c)
+		}
+	}
+	if len(party) == 0 {
+		return ToolCall{}, false
+	}
+	sort.SliceStable(party, func(i, j int) bool { return party[i].HP < party[j].HP })
+	for _, c := range t.Ctx.Combat.Combatants {
+		if c.Side == "foes" && c.CanAct && !acted[c.Entry] && !t.downInThisTurn(c.Name) {
+			return call("attack", map[string]any{"attacker": c.Entry, "target": party[0].Entry}), true
+		}
+	}
+	return ToolCall{}, false
+}
+
+// downInThisTurn reports whether an earlier step of this turn felled name.
+func (t *offlineTurn) downInThisTurn(name string) bool {
+	for _, s := range t.Steps {
+		var o engine.AttackOutcome
+		if s.Name == "attack" && !s.Err && json.Unmarshal([]byte(s.Result), &o) == nil && o.Target == name && o.Down != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // foes returns the combatants standing against whoever acts.
@@ -654,6 +769,13 @@ func (t *offlineTurn) npcAction() ToolCall {
 	if (hurt && cowardly) || (alone && strings.Contains(tactics, "flees when alone") && p.HP < p.MaxHP) {
 		return call("attempt_flee", map[string]any{})
 	}
+	if p.HP*2 < p.MaxHP {
+		for _, it := range p.Items {
+			if strings.Contains(strings.ToLower(it.Name), "potion") {
+				return call("use_item", map[string]any{"item": it.ID})
+			}
+		}
+	}
 	foes := t.foes()
 	if len(foes) == 0 {
 		return call("continue_combat", map[string]any{"narration": p.Name + " finds no one left to fight."})
@@ -688,6 +810,15 @@ func (t *offlineTurn) weaponOf(name string) string {
 	return "weapon"
 }
 
+func (t *offlineTurn) rangedOf(name string) bool {
+	for _, c := range t.Ctx.Combat.Combatants {
+		if c.Name == name {
+			return c.Ranged
+		}
+	}
+	return false
+}
+
 func (t *offlineTurn) combatNarration(l step) string {
 	if l.Err {
 		return t.pick("hes", "The moment slips away in confusion.", "A feint, a stumble: nothing comes of it.")
@@ -705,8 +836,12 @@ func (t *offlineTurn) combatNarration(l step) string {
 			s = fmt.Sprintf("A perfect strike! %s's %s tears into %s for %d damage.", o.Attacker, w, o.Target, o.Result.Damage)
 		case o.Result.Hit && o.Result.Damage == 0:
 			s = fmt.Sprintf("%s lands a blow on %s, but the armour takes it all.", o.Attacker, o.Target)
+		case o.Result.Hit && t.rangedOf(o.Attacker):
+			s = fmt.Sprintf("%s %s %s: the %s hits for %d damage.", o.Attacker, t.pick("shoot", "looses a shot at", "takes aim at", "fires at"), o.Target, w, o.Result.Damage)
 		case o.Result.Hit:
 			s = fmt.Sprintf("%s %s %s with the %s for %d damage.", o.Attacker, t.pick("hitverb", "catches", "cuts", "batters", "strikes"), o.Target, w, o.Result.Damage)
+		case t.rangedOf(o.Attacker):
+			s = fmt.Sprintf("%s's shot from the %s goes wide of %s.", o.Attacker, w, o.Target)
 		default:
 			s = fmt.Sprintf("%s %s; the %s finds only air.", o.Target, t.pick("dodge", "twists aside", "ducks", "sidesteps"), w)
 		}
@@ -721,6 +856,21 @@ func (t *offlineTurn) combatNarration(l step) string {
 			}
 		}
 		return s
+	case "use_item":
+		var r struct {
+			Used   string             `json:"used"`
+			By     string             `json:"by"`
+			Healed engine.HealOutcome `json:"healed"`
+		}
+		_ = json.Unmarshal([]byte(l.Result), &r)
+		if r.Healed.Target == r.By {
+			return fmt.Sprintf("%s %s and recovers %d HP (%d/%d).", r.By, t.pick("drink", "gulps down a remedy", "drinks deep"), r.Healed.Amount, r.Healed.HP, r.Healed.MaxHP)
+		}
+		return fmt.Sprintf("%s tends to %s: +%d HP (%d/%d).", r.By, r.Healed.Target, r.Healed.Amount, r.Healed.HP, r.Healed.MaxHP)
+	case "heal":
+		var r engine.HealOutcome
+		_ = json.Unmarshal([]byte(l.Result), &r)
+		return fmt.Sprintf("%s %s: %s recovers %d HP (%d/%d).", t.actorOrNPC(), t.pick("pray", "calls on the light", "murmurs a prayer", "works quickly"), r.Target, r.Amount, r.HP, r.MaxHP)
 	case "defend":
 		return t.actorOrNPC() + t.pick("def", " raises a guard and waits for the blow.", " sets their feet and watches for an opening.")
 	case "attempt_flee":

@@ -96,7 +96,8 @@ type ToolContext struct {
 	Dice   *engine.Dice
 	Events []engine.Event
 	Output *Output
-	acted  bool
+	// acted holds the combatants that have used their action this turn.
+	acted map[string]bool
 }
 
 func (tc *ToolContext) emit(evs ...engine.Event) { tc.Events = append(tc.Events, evs...) }

@@ -50,6 +50,7 @@ type turnContext struct {
 	Turn       int                  `json:"turn"`
 	Kind       string               `json:"kind"`
 	Mode       string               `json:"mode"`
+	CombatMode string               `json:"combat_mode"`
 	Ruleset    string               `json:"ruleset"`
 	Actor      *actorView           `json:"actor,omitempty"`
 	Location   *locView             `json:"location,omitempty"`
@@ -119,6 +120,7 @@ type combatantView struct {
 	HP         int      `json:"hp"`
 	MaxHP      int      `json:"max_hp"`
 	Weapon     string   `json:"weapon"`
+	Ranged     bool     `json:"ranged,omitempty"`
 	Statuses   []string `json:"statuses,omitempty"`
 	CanAct     bool     `json:"can_act"`
 }
@@ -134,17 +136,18 @@ type combatView struct {
 }
 
 type npcProfile struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Kind        string `json:"kind"`
-	HP          int    `json:"hp"`
-	MaxHP       int    `json:"max_hp"`
-	Armour      string `json:"armour"`
-	Defence     int    `json:"armour_value"`
-	Weapon      string `json:"weapon"`
-	Personality string `json:"personality"`
-	Tactics     string `json:"tactics"`
-	Secret      string `json:"secret,omitempty"`
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Kind        string    `json:"kind"`
+	HP          int       `json:"hp"`
+	MaxHP       int       `json:"max_hp"`
+	Armour      string    `json:"armour"`
+	Defence     int       `json:"armour_value"`
+	Weapon      string    `json:"weapon"`
+	Personality string    `json:"personality"`
+	Tactics     string    `json:"tactics"`
+	Secret      string    `json:"secret,omitempty"`
+	Items       []itemRef `json:"items"`
 }
 
 func locationOf(st *engine.State) *locView {
@@ -197,7 +200,8 @@ func combatOf(st *engine.State) *combatView {
 		switch e.Kind {
 		case engine.KindNPC:
 			if n := st.World.NPCs[e.Ref]; n != nil {
-				cv.HP, cv.MaxHP, cv.Statuses, cv.Weapon = n.HP, n.MaxHP, n.Statuses, st.Catalogue.Weapon(n.Weapon).Name
+				w := st.Catalogue.Weapon(n.Weapon)
+				cv.HP, cv.MaxHP, cv.Statuses, cv.Weapon, cv.Ranged = n.HP, n.MaxHP, n.Statuses, w.Name, w.Ranged
 				if !n.Hostile {
 					cv.Side = "party"
 				}
@@ -205,7 +209,8 @@ func combatOf(st *engine.State) *combatView {
 		case engine.KindPC:
 			cv.Side = "party"
 			if c := st.Character(e.Ref); c != nil {
-				cv.HP, cv.MaxHP, cv.Statuses, cv.Weapon = c.HP, c.MaxHP, c.Statuses, st.Catalogue.Weapon(c.Weapon).Name
+				w := st.Catalogue.Weapon(c.Weapon)
+				cv.HP, cv.MaxHP, cv.Statuses, cv.Weapon, cv.Ranged = c.HP, c.MaxHP, c.Statuses, w.Name, w.Ranged
 			}
 		}
 		v.Combatants = append(v.Combatants, cv)
@@ -228,15 +233,19 @@ func profileOf(st *engine.State, npcID string) *npcProfile {
 	if st.Config.Ruleset == engine.RulesetD20 {
 		def = ar.AC
 	}
-	return &npcProfile{ID: n.ID, Name: n.Name, Kind: n.Kind, HP: n.HP, MaxHP: n.MaxHP, Armour: ar.Name, Defence: def,
-		Weapon: st.Catalogue.Weapon(n.Weapon).Name, Personality: n.Personality, Tactics: n.Tactics, Secret: n.Secret}
+	p := &npcProfile{ID: n.ID, Name: n.Name, Kind: n.Kind, HP: n.HP, MaxHP: n.MaxHP, Armour: ar.Name, Defence: def,
+		Weapon: st.Catalogue.Weapon(n.Weapon).Name, Personality: n.Personality, Tactics: n.Tactics, Secret: n.Secret, Items: []itemRef{}}
+	for _, it := range st.World.ItemsOwned(engine.OwnerNPC, n.ID) {
+		p.Items = append(p.Items, itemRef{ID: it.ID, Name: it.Name})
+	}
+	return p
 }
 
 // userMessage renders the turn's user message: the state as a JSON
 // <context> block, then the player's words delimited as data.
 func (t *Turn) userMessage() string {
 	st := t.State
-	ctx := turnContext{Turn: t.No, Kind: t.Kind, Mode: st.Game.Mode, Ruleset: st.Config.Ruleset, Location: locationOf(st), Party: partyOf(st)}
+	ctx := turnContext{Turn: t.No, Kind: t.Kind, Mode: st.Game.Mode, CombatMode: st.Config.CombatMode, Ruleset: st.Config.Ruleset, Location: locationOf(st), Party: partyOf(st)}
 	if t.Actor != nil {
 		ctx.Actor = &actorView{ID: t.Actor.ID, Name: t.Actor.Name, Seat: t.Actor.Seat, Class: t.Actor.Class}
 	}

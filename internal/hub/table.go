@@ -47,6 +47,9 @@ type table struct {
 	sinceJob []func(st *engine.State)
 	// hold delays the next turn after a failure (backoff).
 	hold time.Time
+	// timer resolves an absent player's tactical turn (timer.go).
+	timer    *time.Timer
+	timerKey string
 }
 
 type sub struct{ ch chan engine.Event }
@@ -493,6 +496,15 @@ func (t *table) nextTurn() *job {
 		if cb.Ending != "" {
 			return &job{kind: agent.TurnResolution, entry: engine.Combatant{Entry: engine.BookendEntry, Kind: engine.KindBookend, Name: "DM"}}
 		}
+		if t.meta.Config.CombatMode == engine.CombatNarrative {
+			// No initiative queue: actions in arrival order, no DM turns.
+			for i := range t.pending {
+				if ready(t.pending[i]) {
+					return &job{kind: agent.TurnPlayer, action: &t.pending[i]}
+				}
+			}
+			return nil
+		}
 		cur := cb.Current()
 		switch cur.Kind {
 		case engine.KindBookend:
@@ -521,6 +533,7 @@ func (t *table) nextTurn() *job {
 }
 
 func (t *table) maybeStart() {
+	defer t.armTimer()
 	if t.job != nil || t.h.ctx.Err() != nil || t.h.closed.Load() || time.Now().Before(t.hold) {
 		return
 	}
@@ -590,9 +603,12 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		return agent.Result{}, nil, err
 	}
 	// The engine, not the model, advances the initiative.
+	narrativeCombat := t.meta.Config.CombatMode == engine.CombatNarrative
 	if st.Game.Combat != nil {
 		if res.Output.Tool == "start_combat" {
-			res.Events = append(res.Events, turnEvent(st))
+			if !narrativeCombat {
+				res.Events = append(res.Events, turnEvent(st))
+			}
 		} else {
 			var evs []engine.Event
 			if t.meta.Config.CombatMode == engine.CombatNarrative && st.Game.Combat.Ending == "" {
@@ -603,7 +619,9 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 				_, evs = st.AdvanceTurn(dice)
 			}
 			res.Events = append(res.Events, evs...)
-			res.Events = append(res.Events, turnEvent(st))
+			if !narrativeCombat || st.Game.Combat.Ending != "" {
+				res.Events = append(res.Events, turnEvent(st))
+			}
 		}
 	}
 	st.RNG = dice.State()
@@ -625,6 +643,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 			body, _ := json.Marshal(m)
 			msgs = append(msgs, engine.AgentMessage{Agent: res.Agent, Turn: j.turnNo, Body: body})
 		}
+		t.stampDeadlines(res.Events)
 		c := engine.Commit{State: st, Events: res.Events, Messages: msgs}
 		if j.action != nil {
 			c.Resolve = []string{j.action.ID}

@@ -1,0 +1,132 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"tavern/internal/engine"
+)
+
+// The turn timer (table setting turn_timeout_s; 0 turns it off) keeps a
+// tactical fight from stalling: when the PC whose turn it is has not acted
+// in time, the turn resolves with a safe default (defend) and a `system`
+// event. A disconnected player keeps the seat; only the turn passes.
+
+// timerKey identifies one PC turn: the timer fires only if that very turn
+// is still waiting.
+func timerKey(st *engine.State) string {
+	cb := st.Game.Combat
+	if cb == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s/%d/%d/%s", cb.ID, cb.Round, cb.Index, cb.Current().Entry)
+}
+
+// waitingPC returns the seat whose tactical turn is waiting for its
+// player, or "".
+func (t *table) waitingPC() string {
+	cb := t.st.Game.Combat
+	if cb == nil || cb.Ending != "" || t.meta.Config.CombatMode != engine.CombatTactical {
+		return ""
+	}
+	cur := cb.Current()
+	if cur.Kind != engine.KindPC {
+		return ""
+	}
+	return strings.TrimPrefix(cur.Entry, "pc:")
+}
+
+func (t *table) turnTimeout() time.Duration {
+	return time.Duration(t.meta.Config.TurnTimeoutS) * time.Second
+}
+
+// armTimer (re)starts the timer when a PC's turn begins waiting, and stops
+// it otherwise. Called on the table goroutine after every change.
+func (t *table) armTimer() {
+	key := ""
+	if seat := t.waitingPC(); seat != "" && t.turnTimeout() > 0 && t.job == nil && !t.hasPending(seat) {
+		key = timerKey(t.st)
+	}
+	if key == t.timerKey {
+		return
+	}
+	if t.timer != nil {
+		t.timer.Stop()
+		t.timer = nil
+	}
+	t.timerKey = key
+	if key == "" {
+		return
+	}
+	t.timer = time.AfterFunc(t.turnTimeout(), func() { t.post(func() { t.timeout(key) }) })
+}
+
+func (t *table) hasPending(seat string) bool {
+	for _, a := range t.pending {
+		if a.Seat == seat {
+			return true
+		}
+	}
+	return false
+}
+
+// timeout resolves a PC turn its player let lapse: the character defends.
+func (t *table) timeout(key string) {
+	if key != t.timerKey || key != timerKey(t.st) || t.job != nil {
+		return
+	}
+	t.timerKey, t.timer = "", nil
+	seat := t.waitingPC()
+	if seat == "" || t.hasPending(seat) {
+		return
+	}
+	next := t.st.Clone()
+	d, err := engine.RestoreDice(next.RNG)
+	if err != nil {
+		t.log.Error("turn timeout: dice", "err", err)
+		return
+	}
+	cur := next.Game.Combat.Current()
+	evs := []engine.Event{{Kind: "system", Data: map[string]any{"code": "turn_timeout",
+		"message": fmt.Sprintf("%s did not act within %ds and takes a defensive stance.", cur.Name, t.meta.Config.TurnTimeoutS)}}}
+	dev, err := next.Defend(cur.Entry)
+	if err != nil {
+		t.log.Error("turn timeout: defend", "err", err)
+		return
+	}
+	evs = append(evs, dev...)
+	_, aev := next.AdvanceTurn(d)
+	evs = append(evs, engine.DiceEvents(d)...)
+	evs = append(evs, aev...)
+	evs = append(evs, turnEvent(next))
+	next.RNG = d.State()
+	next.Game.Turn++
+	t.stampDeadlines(evs)
+	if err := t.commit(context.Background(), engine.Commit{State: next, Events: evs}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+		t.log.Error("turn timeout: commit", "err", err)
+		return
+	}
+	t.st = next
+	t.log.Info("turn timed out", "entry", cur.Entry)
+	t.updateSummary()
+	t.maybeStart()
+}
+
+// stampDeadlines adds the timer's deadline to `turn` events that start a
+// PC's tactical turn.
+func (t *table) stampDeadlines(evs []engine.Event) {
+	if t.turnTimeout() <= 0 || t.meta.Config.CombatMode != engine.CombatTactical {
+		return
+	}
+	deadline := t.h.cfg.Now().Add(t.turnTimeout()).UTC().Format(time.RFC3339)
+	for _, e := range evs {
+		if e.Kind != "turn" || e.Data["resolution"] != nil {
+			continue
+		}
+		if iv, ok := e.Data["entry"].(InitiativeEntry); ok && iv.Kind == engine.KindPC {
+			e.Data["deadline"] = deadline
+		}
+	}
+}
