@@ -259,6 +259,9 @@ func eventLine(ev engine.Event, names map[string]string) (logLine, bool) {
 		if rm := strs(d, "removed"); len(rm) > 0 {
 			parts = append(parts, "is no longer "+strings.Join(rm, ", "))
 		}
+		if d["skipped_turn"] == true {
+			parts = append(parts, "is "+str(d, "reason")+" and loses the turn")
+		}
 		if len(parts) == 0 {
 			return l, false
 		}
@@ -330,6 +333,8 @@ func eventLine(ev engine.Event, names map[string]string) (logLine, bool) {
 		}
 	case "system":
 		l.Text = str(d, "message")
+	case "combatant_joined":
+		l.Text = fmt.Sprintf("%s joins the fight (initiative %s).", str(d, "name"), num(d, "initiative"))
 	case "player_joined":
 		l.Text = str(d, "name") + " joins the table"
 		if str(d, "role") == "spectator" {

@@ -50,6 +50,7 @@ type table struct {
 	// timer resolves an absent player's tactical turn (timer.go).
 	timer    *time.Timer
 	timerKey string
+	deadline time.Time
 }
 
 type sub struct{ ch chan engine.Event }
@@ -191,6 +192,9 @@ func (t *table) snapshot() Snapshot {
 	}
 	if st.Game.LastCombatResult != nil {
 		s.LastCombat = st.Game.LastCombatResult
+	}
+	if s.Combat != nil && !t.deadline.IsZero() {
+		s.Combat.Deadline = t.deadline.UTC().Format(time.RFC3339)
 	}
 	return s
 }

@@ -57,9 +57,11 @@ func (t *table) armTimer() {
 		t.timer = nil
 	}
 	t.timerKey = key
+	t.deadline = time.Time{}
 	if key == "" {
 		return
 	}
+	t.deadline = t.h.cfg.Now().Add(t.turnTimeout())
 	t.timer = time.AfterFunc(t.turnTimeout(), func() { t.post(func() { t.timeout(key) }) })
 }
 

@@ -99,6 +99,8 @@ type CombatView struct {
 	Round      int               `json:"round"`
 	Index      int               `json:"index"`
 	Initiative []InitiativeEntry `json:"initiative"`
+	// Deadline is additive: when the waiting PC's turn timer runs out.
+	Deadline string `json:"deadline,omitempty"`
 }
 
 // Snapshot is PROTOCOL.md's Snapshot: what a spectator may see.

@@ -12,6 +12,7 @@ let seat = page.dataset.seat || '';
 
 // state is the last snapshot, updated in place by events.
 let state = JSON.parse(document.getElementById('snapshot-data').textContent);
+state.deadline = state.combat && state.combat.deadline ? Date.parse(state.combat.deadline) : 0;
 let lastSeq = Number(page.dataset.seq) || 0;
 
 const $ = (id) => document.getElementById(id);
@@ -88,6 +89,7 @@ function eventLine(ev) {
       const r = asList(d.removed);
       if (a.length) parts.push('is now ' + a.join(', '));
       if (r.length) parts.push('is no longer ' + r.join(', '));
+      if (d.skipped_turn === true) parts.push(`is ${d.reason} and loses the turn`);
       if (!parts.length) return null;
       return { text: `${d.target} ${parts.join(' and ')}` };
     }
@@ -124,6 +126,8 @@ function eventLine(ev) {
     }
     case 'system':
       return { text: d.message || '' };
+    case 'combatant_joined':
+      return { text: `${d.name} joins the fight (initiative ${fmtNum(d.initiative)}).` };
     case 'player_joined':
       return { text: `${d.name} joins the table${d.role === 'spectator' ? ' as a spectator' : ''}.` };
     case 'player_left':
@@ -171,8 +175,10 @@ function canAct() {
   if (state.busy) return [false, 'The DM is resolving a turn…'];
   if (state.mode === 'combat' && state.table.combat_mode !== 'narrative' && state.combat) {
     const act = activeEntry();
-    if (act && act.id === 'pc:' + seat) return [true, 'Your turn! What do you do?'];
-    return [false, act ? `Waiting for ${act.name}…` : 'Waiting…'];
+    const left = state.deadline ? Math.max(0, Math.round((state.deadline - Date.now()) / 1000)) : -1;
+    const clock = left >= 0 && act && act.kind === 'pc' ? ` (${left}s left)` : '';
+    if (act && act.id === 'pc:' + seat) return [true, 'Your turn! What do you do?' + clock];
+    return [false, act ? `Waiting for ${act.name}…${clock}` : 'Waiting…'];
   }
   return [true, 'What do you do?'];
 }
@@ -396,6 +402,8 @@ function applyEvent(ev) {
         }
       }
       state.busy = !(d.entry && d.entry.kind === 'pc');
+      state.deadline = d.deadline ? Date.parse(d.deadline) : 0;
+      if (d.entry && d.entry.id === 'pc:' + seat) $('error').hidden = true; // old refusals no longer apply
       break;
     case 'combat_ended':
       state.combat = null;
@@ -410,7 +418,9 @@ function applyEvent(ev) {
 // Events that change what the panels show (beyond what applyEvent can
 // derive) trigger a fresh snapshot over HTTP.
 const refreshKinds = new Set(['narration', 'damage', 'heal', 'status', 'combat_started', 'turn', 'combat_ended',
-  'mode', 'world', 'player_joined', 'player_left', 'system']);
+  'mode', 'world', 'player_joined', 'player_left', 'system', 'combatant_joined']);
+// The turn timer's countdown ticks in the action hint.
+setInterval(() => { if (state.deadline) renderAction(); }, 1000);
 let refreshTimer = 0;
 let refreshing = false;
 
@@ -437,6 +447,7 @@ async function refresh() {
     // Only a snapshot at least as new as the log may replace the state.
     if (snap.seq >= lastSeq) {
       state = snap;
+      state.deadline = snap.combat && snap.combat.deadline ? Date.parse(snap.combat.deadline) : 0;
       renderAll();
     } else {
       scheduleRefresh(500);
@@ -464,6 +475,7 @@ function onEvent(ev) {
 
 function onSnapshot(snap) {
   state = snap;
+  state.deadline = snap.combat && snap.combat.deadline ? Date.parse(snap.combat.deadline) : 0;
   for (const ev of snap.recent || []) {
     if (ev.seq > lastSeq) appendLog(ev);
   }
