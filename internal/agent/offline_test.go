@@ -160,6 +160,15 @@ func TestOfflineNPCsFollowTactics(t *testing.T) {
 	if target != "pc:2" {
 		t.Errorf("Snikket attacked %q, want the weakest (pc:2)", target)
 	}
+	// Hurt below half (but not a third), he drinks his potion.
+	g.st.World.NPCs["snikket"].HP = 8
+	for cb.Current().Entry != "dm:snikket" {
+		g.st.AdvanceTurn(g.dice)
+	}
+	res = g.play(TurnNPC, nil, "")
+	if !strings.Contains(mustJSON(res.Messages), "use_item") || g.st.World.Items["potion-s1"] != nil {
+		t.Errorf("a hurt Snikket should drink his potion: %s", res.Output.Narration)
+	}
 	// Below a third of his HP, the cowardly chief tries to flee.
 	g.st.World.NPCs["snikket"].HP = 5
 	for cb.Current().Entry != "dm:snikket" {

@@ -154,3 +154,48 @@ func TestParseNotation(t *testing.T) {
 		}
 	}
 }
+
+func TestInitiativeRolls(t *testing.T) {
+	f := Fighter{Name: "F", Stats: Stats{AGI: 15}} // +2
+	if r := (D100{}).Initiative(ScriptedDice(57), f); r.Total != 59 || r.Notation != "1d100+2" || r.Purpose != "initiative" {
+		t.Errorf("d100 initiative %+v", r)
+	}
+	if r := (D20{}).Initiative(ScriptedDice(13), f); r.Total != 15 || r.Notation != "1d20+2" {
+		t.Errorf("d20 initiative %+v", r)
+	}
+}
+
+func TestPotionPerRuleset(t *testing.T) {
+	for _, c := range []struct {
+		ruleset string
+		rolls   []int
+		healed  int
+	}{
+		{RulesetD100, []int{4, 6}, 4 + 6 + 5}, // 2d10+5
+		{RulesetD20, []int{3, 1}, 3 + 1 + 2},  // 2d4+2
+	} {
+		t.Run(c.ruleset, func(t *testing.T) {
+			st := NewState(Config{Ruleset: c.ruleset}, testAdventure(), testCatalogue(), 1)
+			if _, err := st.AddCharacter(NewDice(1), "c1", "1", "p1", NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
+				t.Fatal(err)
+			}
+			st.MoveParty("den")
+			if _, _, err := st.StartCombat(NewDice(1), []string{"boss"}); err != nil {
+				t.Fatal(err)
+			}
+			st.Party[0].HP = 1
+			out, _, err := st.UseItem(ScriptedDice(c.rolls...), "pc:1", "c1-kit-1", "")
+			if err != nil || out.Amount != c.healed {
+				t.Errorf("healed %d (%v), want %d", out.Amount, err, c.healed)
+			}
+		})
+	}
+}
+
+func TestD20HitPointsFromCatalogue(t *testing.T) {
+	st := NewState(Config{Ruleset: RulesetD20}, testAdventure(), testCatalogue(), 1)
+	c, err := st.AddCharacter(NewDice(1), "c1", "1", "p1", NewCharacterSpec{Name: "A", Class: "warrior"})
+	if err != nil || c.MaxHP != 12 {
+		t.Errorf("d20 warrior HP %d (%v), want the class's hp_d20 12", c.MaxHP, err)
+	}
+}
