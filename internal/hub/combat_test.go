@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"tavern/internal/engine"
@@ -125,6 +126,18 @@ func TestThreePlayerFightWithTimerAndVictory(t *testing.T) {
 		}
 	}
 	t.Logf("%+v", log)
+	for _, f := range append(a.events, a.backlog...) {
+		switch d := dataOf(f); f.Kind {
+		case "narration":
+			t.Logf("#%d narration: %v", f.Seq, d["text"])
+		case "system":
+			t.Logf("#%d system: %v", f.Seq, d["message"])
+		case "turn":
+			t.Logf("#%d turn: round %v, %s", f.Seq, d["round"], entryOf(f))
+		case "action":
+			t.Logf("#%d action: %v", f.Seq, d["text"])
+		}
+	}
 }
 
 func TestThreePlayerTPK(t *testing.T) {
@@ -163,4 +176,62 @@ func TestThreePlayerTPK(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	t.Logf("%+v", log)
+}
+
+// TestNarrativeCombatMode: no initiative queue — either player may act at
+// any time, no DM turns are scheduled, the foes answer within each action,
+// and the fight still ends with a forced resolution.
+func TestNarrativeCombatMode(t *testing.T) {
+	e := newEnv(t, 11)
+	tid := e.table(hub.TableSpec{CombatMode: engine.CombatNarrative})
+	pa, ta := e.player("Ann")
+	pb, tb := e.player("Bob")
+	e.sit(tid, pa, "Aldric", "warrior")
+	e.sit(tid, pb, "Brina", "cleric")
+	a := e.dial(tid, "player", ta, -1)
+	b := e.dial(tid, "player", tb, -1)
+	a.act("m", "we go to the old mill")
+	a.event("narration")
+	a.act("k", "I attack Snikket")
+	a.event("combat_started")
+	var last int64
+	for i := 0; ; i++ {
+		if i > 200 {
+			t.Fatal("narrative fight does not end")
+		}
+		who := a
+		if i%2 == 1 {
+			who = b
+		}
+		r := who.act(fmt.Sprintf("n%d", i), "I attack the nearest goblin")
+		if r.Type == "error" && r.Code == "busy" {
+			continue
+		}
+		if r.Type != "ack" {
+			if r.Code == "dead" {
+				who = map[*wsClient]*wsClient{a: b, b: a}[who]
+				continue
+			}
+			t.Fatalf("act %d: %+v", i, r)
+		}
+		f := a.until("narration or end", func(f frame) bool {
+			return f.Type == "event" && ((f.Kind == "narration" && f.Seq > last) || f.Kind == "combat_ended" || f.Kind == "turn")
+		})
+		last = f.Seq
+		if f.Kind == "turn" && dataOf(f)["resolution"] == nil {
+			t.Fatalf("a turn event in narrative combat: %s", f.Data)
+		}
+		if f.Kind == "combat_ended" {
+			if o := dataOf(f)["outcome"]; o != engine.OutcomePlayerWin && o != engine.OutcomePlayerDie {
+				t.Fatalf("outcome %v", o)
+			}
+			return
+		}
+		if f.Kind == "narration" && dataOf(f)["agent"] == "combat" && i == 0 && !strings.Contains(string(f.Data), "Aldric") {
+			t.Errorf("first beat narration %s", f.Data)
+		}
+		if snap, _ := e.hub.Snapshot(context.Background(), tid); snap.Mode == engine.ModeNarrative {
+			return // ended between reads
+		}
+	}
 }
