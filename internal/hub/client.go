@@ -96,7 +96,11 @@ type client struct {
 	player *engine.Player
 	seat   string
 	once   sync.Once
-	done   chan struct{}
+	done   chan struct{} // closed when the connection starts closing
+	// Set once, before done is closed: how the writer closes the socket.
+	closeCode   websocket.StatusCode
+	closeReason string
+	flush       bool
 }
 
 func (c *client) send(frame []byte) {
@@ -104,16 +108,18 @@ func (c *client) send(frame []byte) {
 	case <-c.done:
 	case c.out <- frame:
 	default:
-		c.close(websocket.StatusPolicyViolation, "too slow")
+		c.closeWith(websocket.StatusPolicyViolation, "too slow", false)
 	}
 }
 
-// close closes the connection with code and reason, once, without
-// blocking the caller.
-func (c *client) close(code websocket.StatusCode, reason string) {
+// close asks the writer to flush the queued frames and close the socket
+// with code and reason. It never blocks; only the first call counts.
+func (c *client) close(code websocket.StatusCode, reason string) { c.closeWith(code, reason, true) }
+
+func (c *client) closeWith(code websocket.StatusCode, reason string, flush bool) {
 	c.once.Do(func() {
+		c.closeCode, c.closeReason, c.flush = code, reason, flush
 		close(c.done)
-		go c.conn.Close(code, reason)
 	})
 }
 
@@ -206,25 +212,43 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		return
 	}
 	defer t.post(func() { t.part(c) })
-	go c.writeLoop(ctx)
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		c.writeLoop()
+	}()
 	c.readLoop(ctx, t)
 	c.close(websocket.StatusNormalClosure, "")
+	<-written // the writer has closed the socket (handshake bounded by the library)
 }
 
-func (c *client) writeLoop(ctx context.Context) {
+// writeLoop is the only writer and the only closer of the socket: when
+// asked to close it first flushes the queued frames (unless the client was
+// too slow to take them), then runs the close handshake.
+func (c *client) writeLoop() {
+	write := func(frame []byte) error {
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		defer cancel()
+		return c.conn.Write(ctx, websocket.MessageText, frame)
+	}
 	for {
 		select {
-		case <-ctx.Done():
-			return
 		case <-c.done:
+			for c.flush {
+				select {
+				case frame := <-c.out:
+					if write(frame) != nil {
+						c.flush = false
+					}
+				default:
+					c.flush = false
+				}
+			}
+			_ = c.conn.Close(c.closeCode, c.closeReason)
 			return
 		case frame := <-c.out:
-			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
-			err := c.conn.Write(wctx, websocket.MessageText, frame)
-			cancel()
-			if err != nil {
-				c.close(websocket.StatusPolicyViolation, "write failed")
-				return
+			if write(frame) != nil {
+				c.closeWith(websocket.StatusPolicyViolation, "write failed", false)
 			}
 		}
 	}
@@ -244,18 +268,28 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		if err != nil {
 			return // closed, or over the read limit (the library closes with 1009)
 		}
+		select {
+		case <-c.done:
+			// Closing: drain what the peer still sends until its close
+			// frame arrives, so the close handshake completes instead of
+			// the socket being reset with unread data.
+			continue
+		default:
+		}
+		var f inFrame
+		parsed := typ == websocket.MessageText && json.Unmarshal(data, &f) == nil
 		if !lim.Allow() {
 			refusals++
 			if refusals > maxRefusals {
 				c.close(websocket.StatusPolicyViolation, "rate limit exceeded")
-				return
+				continue
 			}
-			c.send(errorFrame("", codeRateLimited, "Too many frames; slow down."))
+			// Echo the id (when there is one) so the client can match it.
+			c.send(errorFrame(idOf(f, parsed), codeRateLimited, "Too many frames; slow down."))
 			continue
 		}
 		refusals = 0
-		var f inFrame
-		if typ != websocket.MessageText || json.Unmarshal(data, &f) != nil {
+		if !parsed {
 			c.send(errorFrame("", codeBadRequest, "Frames are JSON text messages."))
 			continue
 		}
@@ -272,6 +306,13 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 			c.send(errorFrame(f.ID, codeBadRequest, "Unknown frame type; use act, say or ping."))
 		}
 	}
+}
+
+func idOf(f inFrame, parsed bool) string {
+	if !parsed || len(f.ID) > 64 {
+		return ""
+	}
+	return f.ID
 }
 
 func (c *client) handle(ctx context.Context, t *table, f inFrame) {

@@ -205,12 +205,17 @@ func TestNarrativeCombatMode(t *testing.T) {
 		}
 		r := who.act(fmt.Sprintf("n%d", i), "I attack the nearest goblin")
 		if r.Type == "error" && r.Code == "busy" {
+			// The other player's action is being resolved: wait for it.
+			f := a.until("narration", func(f frame) bool { return f.Kind == "narration" && f.Seq > last || f.Kind == "combat_ended" })
+			if f.Kind == "combat_ended" {
+				return
+			}
+			last = f.Seq
 			continue
 		}
 		if r.Type != "ack" {
 			if r.Code == "dead" {
-				who = map[*wsClient]*wsClient{a: b, b: a}[who]
-				continue
+				continue // the other player acts next
 			}
 			t.Fatalf("act %d: %+v", i, r)
 		}

@@ -312,6 +312,24 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("close status %v, want 1009", st)
 		}
 	})
+	t.Run("flooding: refusals carry the id, then 1008", func(t *testing.T) {
+		c := e.dial(tid, "spectator", "", -1)
+		c.next()
+		c.next()
+		for i := range 150 {
+			b := []byte(fmt.Sprintf(`{"type":"ping","id":"f%d"}`, i))
+			if c.conn.Write(context.Background(), websocket.MessageText, b) != nil {
+				break // closed under us: expected once past the limit
+			}
+		}
+		limited := c.until("rate_limited", func(f frame) bool { return f.Type == "error" && f.Code == "rate_limited" })
+		if !strings.HasPrefix(limited.ID, "f") {
+			t.Errorf("rate_limited error without the frame's id: %+v", limited)
+		}
+		if st := c.closeStatus(); st != websocket.StatusPolicyViolation {
+			t.Errorf("close status %v, want 1008", st)
+		}
+	})
 	t.Run("spectator act is forbidden", func(t *testing.T) {
 		before, _ := e.hub.Snapshot(context.Background(), tid)
 		c := e.dial(tid, "spectator", "", -1)
