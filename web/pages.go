@@ -155,6 +155,25 @@ func down(c *hub.Character) bool {
 	return c.HP <= 0 || slices.Contains(c.Statuses, engine.StatusDead) || slices.Contains(c.Statuses, engine.StatusUnconscious)
 }
 
+func whoOf(names map[string]string, id string) string {
+	if n := names[id]; n != "" {
+		return n
+	}
+	return "Someone"
+}
+
+// questText describes a quest's giver, reward and requirement.
+func questText(q hub.QuestView) string {
+	t := q.Description
+	if q.GiverName != "" {
+		t += " From " + q.GiverName + "."
+	}
+	if q.RewardXP > 0 || q.RewardGold > 0 {
+		t += fmt.Sprintf(" Reward: %d XP, %d gold.", q.RewardXP, q.RewardGold)
+	}
+	return t
+}
+
 // canAct reports whether the viewer may send an action now, and a hint
 // saying why (not). The hub enforces the same rules; this only keeps the
 // action box honest.
@@ -327,7 +346,25 @@ func eventLine(ev engine.Event, names map[string]string) (logLine, bool) {
 				return l, false
 			}
 		case d["quest"] != nil:
-			l.Text = "Quest updated."
+			q, _ := d["quest"].(map[string]any)
+			l.Text = "Quest \u201c" + str(q, "name") + "\u201d: " + str(q, "status") + "."
+		case d["relationship"] != nil:
+			r, _ := d["relationship"].(map[string]any)
+			l.Text = str(r, "a") + " and " + str(r, "b") + ": relationship " + num(r, "value") + "."
+		case d["gold"] != nil:
+			g, _ := d["gold"].(map[string]any)
+			l.Text = whoOf(names, str(g, "character_id")) + " now has " + num(g, "gold") + " gold."
+		case d["xp"] != nil:
+			x, _ := d["xp"].(map[string]any)
+			l.Text = whoOf(names, str(x, "character_id")) + " gains " + num(x, "gain") + " XP."
+		case d["behavior"] != nil:
+			l.Text = str(d, "npc") + " is now " + str(d, "behavior") + "."
+		case d["created"] != nil:
+			l.Text = str(d, "npc") + " appears."
+		case d["npc_location"] != nil:
+			l.Text = str(d, "npc") + " moves to " + str(d, "npc_location") + "."
+		case d["new_location"] != nil:
+			l.Text = "A new place: " + str(d, "name") + "."
 		default:
 			return l, false
 		}

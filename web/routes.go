@@ -25,6 +25,10 @@ func (s *Server) routes() http.Handler {
 	hf("DELETE /api/tables/{id}/seats/me", s.authed(s.leave))
 	hf("GET /api/tables/{id}/events", s.events)
 	hf("GET /api/tables/{id}/stream", s.stream)
+	// The living world (web/world.go).
+	hf("POST /api/tables/{id}/session", s.authed(s.startSession))
+	hf("GET /api/tables/{id}/quests", s.quests)
+	hf("GET /api/tables/{id}/inventory", s.authed(s.inventory))
 	hf("GET /ws/tables/{id}", s.websocket)
 	// Anything else under /api gets a JSON error, not the HTML 404: 405 if
 	// the path exists with other methods.

@@ -55,6 +55,9 @@ type tables interface {
 	AdventureIDs() []string
 	DM() string
 	Ready() bool
+	StartSession(ctx context.Context, tableID string, p engine.Player) (string, error)
+	Quests(ctx context.Context, tableID string) ([]hub.QuestView, error)
+	Inventory(ctx context.Context, tableID string, p engine.Player) (hub.Character, error)
 }
 
 // Config is what a Server needs.

@@ -58,12 +58,6 @@ var pickupTool = &Tool{
 	Parameters:  object([]string{"item"}, map[string]any{"item": str("The item instance id (or exact name) of an item lying here.")}),
 }
 
-var locationsTool = &Tool{
-	Name:        "list_locations",
-	Description: "List every known location of the world (id and name).",
-	Parameters:  object(nil, map[string]any{}),
-}
-
 var respondTool = &Tool{
 	Name:        "respond",
 	Description: "OUTPUT: end the turn with narration for the players (and optional hints of what they could do next).",
@@ -171,18 +165,6 @@ func init() {
 		tc.emit(evs...)
 		return toolResult(map[string]any{"picked_up": it.Name, "item_id": it.ID, "by": c.Name}), nil
 	}
-	locationsTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
-		var a noArgs
-		if err := decode(locationsTool, args, &a); err != nil {
-			return "", err
-		}
-		var out []itemRef
-		for _, l := range tc.State.World.Locations {
-			out = append(out, itemRef{ID: l.ID, Name: l.Name})
-		}
-		sortRefs(out)
-		return toolResult(out), nil
-	}
 	respondTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
 		var a struct {
 			Narration string   `json:"narration"`
@@ -257,5 +239,12 @@ func narrationEvent(agentName string, o *Output) engine.Event {
 
 // NarrativeTools is the narrative agent's tool set.
 func NarrativeTools() *Registry {
-	return NewRegistry(lookTool, moveTool, npcInfoTool, playerInfoTool, pickupTool, locationsTool, respondTool, startCombatTool)
+	return NewRegistry(lookTool, locationInfoTool, moveTool, npcInfoTool, npcsAtTool, playerInfoTool, relationshipTool, questsTool,
+		allLocationsTool, templatesTool, itemsAtTool, inventoryTool, npcInventoryTool,
+		pickupTool, dropTool, giveTool, transferTool, buyTool,
+		createForPlayerTool, createForNPCTool, spawnItemTool,
+		playerHealthTool, playerGoldTool, playerXPTool,
+		moveNPCTool, npcHealthTool, behaviorTool, dispositionTool, createNPCTool,
+		updateRelationshipTool, createQuestTool, questStatusTool, createLocationTool, createTemplateTool, skillCheckTool,
+		respondTool, startCombatTool)
 }

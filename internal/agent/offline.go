@@ -201,15 +201,24 @@ func (t *offlineTurn) narrative() ToolCall {
 	if loc == nil {
 		loc = &locView{}
 	}
+	if c, ok := t.worldIntent(); ok {
+		return c
+	}
+	words := tokens(text)
+	if reAttack.MatchString(text) {
+		// Scenario 1: attacking sours the relationship, then the fight.
+		if n := t.matchNPC(words, true); n != nil {
+			if _, ok := t.stepNamed("update_relationship"); !ok {
+				return call("update_relationship", map[string]any{"b": n.ID, "delta": -20})
+			}
+			return call("start_combat", map[string]any{"narration": t.combatOpening(n), "foes": []string{n.ID}})
+		}
+	}
 	if l := t.last(); l != nil {
 		return t.narrativeFollowUp(*l)
 	}
-	words := tokens(text)
 	switch {
 	case reAttack.MatchString(text):
-		if n := t.matchNPC(words, true); n != nil {
-			return call("start_combat", map[string]any{"narration": t.combatOpening(n), "foes": []string{n.ID}})
-		}
 		return t.respond(t.pick("nofoe", "There is nobody here to fight. ", "Your hand drops to your weapon, but no foe is in sight. ")+t.ambient(), t.hints())
 	case reMove.MatchString(text):
 		if e := t.matchExit(words); e != nil {
@@ -248,7 +257,17 @@ func (t *offlineTurn) narrativeFollowUp(l step) ToolCall {
 	var res map[string]any
 	_ = json.Unmarshal([]byte(l.Result), &res)
 	switch l.Name {
+	case "get_npcs_at_location", "update_npc_behavior":
+		if moved, ok := t.stepNamed("move_party"); ok {
+			if c, ok := t.reactions(moved); ok {
+				return c
+			}
+			return t.narrativeFollowUp(moved)
+		}
 	case "move_party":
+		if c, ok := t.reactions(l); ok {
+			return c
+		}
 		var r struct {
 			Location locView `json:"location"`
 		}

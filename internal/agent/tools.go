@@ -98,6 +98,11 @@ type ToolContext struct {
 	Output *Output
 	// acted holds the combatants that have used their action this turn.
 	acted map[string]bool
+	// created counts what this turn created, by kind; gold and xp what it
+	// granted (limits in world_tools.go).
+	created  map[string]int
+	gold, xp int
+	seq      int
 }
 
 func (tc *ToolContext) emit(evs ...engine.Event) { tc.Events = append(tc.Events, evs...) }

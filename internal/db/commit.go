@@ -10,8 +10,8 @@ import (
 const (
 	qInsertSeat    = "INSERT INTO seats (table_id, seat, player_id, character_id, joined_at) VALUES (?, ?, ?, ?, ?)"
 	qDeleteSeat    = "DELETE FROM seats WHERE table_id = ? AND seat = ?"
-	qInsertPending = `INSERT INTO pending_actions (table_id, id, player_id, character_id, seat, client_id, text, status, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qInsertPending = `INSERT INTO pending_actions (table_id, id, player_id, character_id, seat, client_id, text, status, created_at, kind)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qResolvePending = "UPDATE pending_actions SET status = 'resolved', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
 )
 
@@ -37,7 +37,7 @@ func (d *DB) Commit(ctx context.Context, c engine.Commit) error {
 				status = engine.ActionPending
 			}
 			_, err := w.exec(qInsertPending, c.TableID, p.ID, p.PlayerID, p.CharacterID, p.Seat, p.ClientID,
-				p.Text, status, formatTime(p.CreatedAt))
+				p.Text, status, formatTime(p.CreatedAt), p.Kind)
 			if isUnique(err) {
 				return engine.Errorf(engine.ECONFLICT, "action %s (client id %s) was already received", p.ID, p.ClientID)
 			}

@@ -20,7 +20,7 @@ var (
 	npcCols       = []string{"name", "kind", "location", "hostile", "behavior", "disposition", "faction", "personality", "tactics", "secret", "lines", "level", "hp", "max_hp", "stats", "weapon", "armour", "gold", "hidden", "statuses"}
 	templateCols  = []string{"name", "category", "description", "value"}
 	itemCols      = []string{"template", "name", "owner_type", "owner_id", "buffs", "flaws"}
-	questCols     = []string{"name", "description", "giver", "status", "reward_xp", "reward_gold"}
+	questCols     = []string{"name", "description", "giver", "status", "reward_xp", "reward_gold", "requires"}
 )
 
 const tableCols = "id, name, adventure, ruleset, combat_mode, turn_timeout_s, seats, owner_id, created_at"
@@ -184,7 +184,7 @@ func writeState(w *writeTx, id string, st *engine.State, now string) error {
 
 	ids = ids[:0]
 	for _, q := range wd.Quests {
-		if _, err := w.exec(qUpsertQuest, id, q.ID, q.Name, q.Description, q.Giver, q.Status, q.RewardXP, q.RewardGold); err != nil {
+		if _, err := w.exec(qUpsertQuest, id, q.ID, q.Name, q.Description, q.Giver, q.Status, q.RewardXP, q.RewardGold, q.Requires); err != nil {
 			return fmt.Errorf("write quest %s: %w", q.ID, err)
 		}
 		ids = append(ids, q.ID)
@@ -389,7 +389,7 @@ func loadState(ctx context.Context, tx *sql.Tx, t engine.Table) (*engine.State, 
 
 	err = each(ctx, tx, selectSQL("quests", questCols), args, func(r *sql.Rows) error {
 		var q engine.Quest
-		if err := r.Scan(&q.ID, &q.Name, &q.Description, &q.Giver, &q.Status, &q.RewardXP, &q.RewardGold); err != nil {
+		if err := r.Scan(&q.ID, &q.Name, &q.Description, &q.Giver, &q.Status, &q.RewardXP, &q.RewardGold, &q.Requires); err != nil {
 			return err
 		}
 		st.World.Quests[q.ID] = &q
@@ -449,12 +449,12 @@ FROM seats s LEFT JOIN players p ON p.id = s.player_id WHERE s.table_id = ?`
 func loadPending(ctx context.Context, tx *sql.Tx, id string) ([]engine.PendingAction, error) {
 	var out []engine.PendingAction
 	// The literal 'pending' lets SQLite use the partial index.
-	q := `SELECT id, player_id, character_id, seat, client_id, text, status, created_at
+	q := `SELECT id, player_id, character_id, seat, client_id, text, status, created_at, kind
 FROM pending_actions WHERE table_id = ? AND status = 'pending' ORDER BY created_at, rowid`
 	err := each(ctx, tx, q, []any{id}, func(r *sql.Rows) error {
 		var p engine.PendingAction
 		var created string
-		if err := r.Scan(&p.ID, &p.PlayerID, &p.CharacterID, &p.Seat, &p.ClientID, &p.Text, &p.Status, &created); err != nil {
+		if err := r.Scan(&p.ID, &p.PlayerID, &p.CharacterID, &p.Seat, &p.ClientID, &p.Text, &p.Status, &created, &p.Kind); err != nil {
 			return err
 		}
 		var err error

@@ -769,9 +769,16 @@ func (s *State) moveParty(loc string) {
 	if loc == s.Game.Location {
 		return
 	}
-	s.Game.Previous = s.Game.Location
+	from := s.Game.Location
+	s.Game.Previous = from
 	s.Game.Location = loc
 	for _, c := range s.Party {
 		c.Location = loc
+	}
+	// NPCs following the party come along.
+	for _, n := range s.World.NPCs {
+		if n.Location == from && n.Behavior == "following" && n.Alive() {
+			n.Location = loc
+		}
 	}
 }

@@ -62,7 +62,13 @@ type PendingAction struct {
 	Text        string    `json:"text"`
 	Status      string    `json:"status"`
 	CreatedAt   time.Time `json:"created_at"`
+	// Kind is "" for a player's act, ActionStart for a session start.
+	Kind string `json:"kind,omitempty"`
 }
+
+// ActionStart is the kind of a session-start pending action: the DM reads
+// the character's backstory and brings it to life.
+const ActionStart = "start"
 
 // Agent names (the two histories of a table).
 const (

@@ -69,6 +69,8 @@ type Game struct {
 	// LastCombatResult.
 	ResultSeen bool `json:"result_seen,omitempty"`
 	CombatSeq  int  `json:"combat_seq"`
+	// Started lists the characters whose session start has been played.
+	Started []string `json:"started,omitempty"`
 }
 
 // State is everything one table knows. Catalogue is shared and immutable;

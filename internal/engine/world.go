@@ -254,6 +254,9 @@ type Quest struct {
 	Status      string `json:"status" yaml:"status"`
 	RewardXP    int    `json:"reward_xp" yaml:"reward_xp"`
 	RewardGold  int    `json:"reward_gold" yaml:"reward_gold"`
+	// Requires is an item template that must be in the giver's hands for
+	// the quest to complete ("" for none).
+	Requires string `json:"requires,omitempty" yaml:"requires"`
 }
 
 // Adventure is a built-in scenario: the world a new table is copied from.

@@ -84,7 +84,9 @@ func fight(t *testing.T, watcher *wsClient, act map[string]*wsClient, words func
 			}
 			n++
 			log.pcActs++
-			if r := c.act(fmt.Sprintf("%s-%d", entry, n), words(entry)); r.Type != "ack" {
+			// Ids must be unique per player for good: a repeated id is
+			// (rightly) never applied twice.
+			if r := c.act(fmt.Sprintf("%s-%d-%d", entry, f.Seq, n), words(entry)); r.Type != "ack" {
 				t.Fatalf("%s: %+v", entry, r)
 			}
 		}

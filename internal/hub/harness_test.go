@@ -263,11 +263,19 @@ func (c *wsClient) event(kind string) frame {
 	return c.until("event "+kind, func(f frame) bool { return f.Type == "event" && f.Kind == kind })
 }
 
-// act sends an act and returns the ack or error frame answering it.
+// act sends an act and returns the ack or error frame answering it. Like
+// a well-behaved client it backs off and retries (same id) when rate
+// limited.
 func (c *wsClient) act(id, text string) frame {
 	c.t.Helper()
-	c.send(map[string]string{"type": "act", "id": id, "text": text})
-	return c.until("answer to "+id, func(f frame) bool { return (f.Type == "ack" || f.Type == "error") && f.ID == id })
+	for try := 0; ; try++ {
+		c.send(map[string]string{"type": "act", "id": id, "text": text})
+		f := c.until("answer to "+id, func(f frame) bool { return (f.Type == "ack" || f.Type == "error") && f.ID == id })
+		if f.Code != "rate_limited" || try == 20 {
+			return f
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
 }
 
 // closeStatus waits for the connection to close and returns its status.

@@ -189,6 +189,7 @@ func (t *table) snapshot() Snapshot {
 		Table: *t.summary.Load(), Seq: t.seq, Mode: st.Game.Mode, Location: locationView(st), Party: party,
 		NPCs: npcViews(st), Combat: initiativeView(st), Recent: nonNil(append([]engine.Event(nil), t.recent...)),
 		DM: t.h.cfg.DM, Busy: t.job != nil, Queue: nonNil(st.Game.Queue), AdventureID: t.meta.Adventure,
+		Quests: questViews(st), Followers: followers(st),
 	}
 	if st.Game.LastCombatResult != nil {
 		s.LastCombat = st.Game.LastCombatResult
@@ -326,11 +327,21 @@ func (t *table) sit(ctx context.Context, p engine.Player, spec engine.NewCharact
 	}
 	s := engine.Seat{Seat: seat, PlayerID: p.ID, PlayerName: p.Name, CharacterID: c.ID, JoinedAt: t.h.cfg.Now().UTC()}
 	evs := append([]engine.Event{{Kind: "player_joined", Data: map[string]any{"player_id": p.ID, "name": p.Name, "seat": seat, "role": roleLabel(rolePlayer), "character_id": c.ID, "character": c.Name}}}, dice...)
-	if err := t.commit(ctx, engine.Commit{State: next, AddSeat: &s, Events: evs}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+	commit := engine.Commit{State: next, AddSeat: &s, Events: evs}
+	if strings.TrimSpace(spec.Backstory) != "" {
+		// The backstory comes to life in a session-start turn, queued in
+		// the same transaction as the seat.
+		commit.AddPending = t.startAction(p, c)
+	}
+	if err := t.commit(ctx, commit, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
 		return Character{}, fmt.Errorf("sit at %s: %w", t.id, err)
 	}
 	t.st = next
 	t.seats = append(t.seats, s)
+	if commit.AddPending != nil {
+		t.pending = append(t.pending, *commit.AddPending)
+		defer t.maybeStart()
+	}
 	if t.job != nil {
 		t.sinceJob = append(t.sinceJob, func(st *engine.State) {
 			if st.Character(charID) == nil {
@@ -503,7 +514,7 @@ func (t *table) nextTurn() *job {
 		if t.meta.Config.CombatMode == engine.CombatNarrative {
 			// No initiative queue: actions in arrival order, no DM turns.
 			for i := range t.pending {
-				if ready(t.pending[i]) {
+				if ready(t.pending[i]) && t.pending[i].Kind != engine.ActionStart {
 					return &job{kind: agent.TurnPlayer, action: &t.pending[i]}
 				}
 			}
@@ -518,8 +529,8 @@ func (t *table) nextTurn() *job {
 		}
 		for i := range t.pending {
 			a := &t.pending[i]
-			if !ready(*a) {
-				continue
+			if !ready(*a) || a.Kind == engine.ActionStart {
+				continue // session starts wait for the fight to end
 			}
 			if t.meta.Config.CombatMode == engine.CombatTactical && a.Seat != strings.TrimPrefix(cur.Entry, "pc:") {
 				continue
@@ -581,6 +592,10 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		turn.Text = j.action.Text
 		if turn.Actor == nil {
 			return agent.Result{}, nil, engine.Errorf(engine.EINVALID, "The acting character has left.")
+		}
+		if j.action.Kind == engine.ActionStart {
+			turn.Kind = agent.TurnStart
+			st.Game.Started = append(st.Game.Started, turn.Actor.ID)
 		}
 		if st.Game.Combat != nil {
 			if e, ok := st.Game.Combat.Entry(engine.PCEntry(turn.Actor.Seat)); ok {

@@ -119,6 +119,51 @@ type Snapshot struct {
 	Queue       []string             `json:"queue"` // exploration order ("pc:<seat>")
 	LastCombat  *engine.CombatResult `json:"last_combat_result,omitempty"`
 	AdventureID string               `json:"adventure_id"`
+	Quests      []QuestView          `json:"quests"`
+	// Followers are the NPCs travelling with the party.
+	Followers []string `json:"followers"`
+}
+
+// QuestView is a quest as the players see it (additive to PROTOCOL.md).
+type QuestView struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	Giver        string `json:"giver"`
+	GiverName    string `json:"giver_name"`
+	Status       string `json:"status"`
+	RewardXP     int    `json:"reward_xp"`
+	RewardGold   int    `json:"reward_gold"`
+	Requires     string `json:"requires,omitempty"`
+	RequiresName string `json:"requires_name,omitempty"`
+}
+
+// questViews lists the quests, sorted by id.
+func questViews(st *engine.State) []QuestView {
+	out := make([]QuestView, 0, len(st.World.Quests))
+	for _, q := range st.World.Quests {
+		v := QuestView{ID: q.ID, Name: q.Name, Description: q.Description, Giver: q.Giver, Status: q.Status,
+			RewardXP: q.RewardXP, RewardGold: q.RewardGold, Requires: q.Requires}
+		if n := st.World.NPCs[q.Giver]; n != nil {
+			v.GiverName = n.Name
+		}
+		if q.Requires != "" {
+			v.RequiresName = st.ItemName(q.Requires)
+		}
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func followers(st *engine.State) []string {
+	out := []string{}
+	for _, n := range st.World.NPCsAt(st.Game.Location) {
+		if n.Behavior == "following" {
+			out = append(out, n.Name)
+		}
+	}
+	return out
 }
 
 func intp(v int) *int { return &v }

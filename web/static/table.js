@@ -121,7 +121,14 @@ function eventLine(ev) {
         if (d.inventory.removed) return { text: `${who} no longer has ${d.inventory.removed}.` };
         return null;
       }
-      if (d.quest) return { text: 'Quest updated.' };
+      if (d.quest) return { text: `Quest \u201c${d.quest.name}\u201d: ${d.quest.status}.` };
+      if (d.relationship) return { text: `${d.relationship.a} and ${d.relationship.b}: relationship ${fmtNum(d.relationship.value)}.` };
+      if (d.gold) return { text: `${characterName(d.gold.character_id) || 'Someone'} now has ${fmtNum(d.gold.gold)} gold.` };
+      if (d.xp) return { text: `${characterName(d.xp.character_id) || 'Someone'} gains ${fmtNum(d.xp.gain)} XP.` };
+      if (d.behavior) return { text: `${d.npc} is now ${d.behavior}.` };
+      if (d.created) return { text: `${d.npc} appears.` };
+      if (d.npc_location) return { text: `${d.npc} moves to ${d.npc_location}.` };
+      if (d.new_location) return { text: `A new place: ${d.name}.` };
       return null;
     }
     case 'system':
@@ -284,6 +291,7 @@ function renderLocation() {
   for (const n of state.npcs || []) {
     const li = el('li', { 'data-npc': n.id, class: n.hostile ? 'hostile' : null }, el('span', { class: 'n-name' }, n.name));
     if (n.hostile) li.append(el('span', { class: 'tag' }, 'hostile'));
+    if (n.behavior === 'following') li.append(el('span', { class: 'tag follow' }, 'with the party'));
     if (n.hp !== undefined && n.hp !== null && n.max_hp !== undefined && n.max_hp !== null) li.append(el('span', { class: 'n-hp' }, hpText(n.hp, n.max_hp) + ' HP'));
     if (n.statuses && n.statuses.length) li.append(el('span', { class: 'n-status' }, n.statuses.join(', ')));
     here.push(li);
@@ -297,7 +305,24 @@ function renderLocation() {
     el('h3', null, 'Here'), el('ul', { class: 'npcs' }, ...here));
 }
 
+function questText(q) {
+  let t = q.description || '';
+  if (q.giver_name) t += ` From ${q.giver_name}.`;
+  if (q.reward_xp > 0 || q.reward_gold > 0) t += ` Reward: ${q.reward_xp} XP, ${q.reward_gold} gold.`;
+  return t;
+}
+
+function renderQuests() {
+  const box = $('quests');
+  if (!box) return;
+  const items = (state.quests || []).map((q) => el('li', { 'data-quest': q.id, 'data-status': q.status },
+    el('span', { class: 'q-name' }, q.name), el('span', { class: 'tag' }, q.status), el('p', { class: 'q-desc muted' }, questText(q))));
+  if (!items.length) items.push(el('li', { class: 'muted' }, 'none yet'));
+  box.replaceChildren(el('h2', null, 'Quests'), el('ul', { class: 'quests' }, ...items));
+}
+
 function renderAll() {
+  renderQuests();
   renderMode();
   renderInitiative();
   renderParty();

@@ -1,0 +1,693 @@
+package engine
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// World operations for the narrative agent's tools (seed 001). Each checks
+// its arguments against the world and returns an actionable *Error; the
+// tools add the per-turn limits and the "acting player" rule.
+
+// Limits on what the DM may hand out or create in one call.
+const (
+	MaxGoldChange   = 50  // gold gained or lost per call
+	MaxXPGrant      = 50  // XP granted per call (quests and fights pay their own)
+	MaxQuestXP      = 300 // a created quest's XP reward
+	MaxQuestGold    = 150 // a created quest's gold reward
+	MaxDisposition  = 20  // disposition change per call
+	MaxRelationship = 30  // relationship change per call
+	MaxTraits       = 3   // buffs or flaws on one item
+)
+
+// Behaviours an NPC may be in.
+var Behaviors = []string{"friendly", "neutral", "wary", "defensive", "cold", "hostile", "aggressive", "following", "fleeing"}
+
+// Relationship returns how a feels about b, -100..100. With no stored
+// value, an NPC's disposition stands for its attitude to anyone.
+func (s *State) Relationship(a, b string) int {
+	if v, ok := s.World.Relationships[RelKey(a, b)]; ok {
+		return v
+	}
+	for _, id := range []string{a, b} {
+		if n, ok := s.World.NPCs[id]; ok {
+			return n.Disposition
+		}
+	}
+	return 0
+}
+
+// entityName resolves a character or NPC id to its name, or "".
+func (s *State) entityName(id string) string {
+	if c := s.Character(id); c != nil {
+		return c.Name
+	}
+	if n, ok := s.World.NPCs[id]; ok {
+		return n.Name
+	}
+	return ""
+}
+
+// ResolveBeing finds a PC or an NPC by id or name (preferring those at the
+// party's location) and returns its id and name.
+func (s *State) ResolveBeing(ref string) (id, name string, ok bool) {
+	if c := s.FindCharacter(ref); c != nil {
+		return c.ID, c.Name, true
+	}
+	if n := s.World.FindNPC(ref, s.Game.Location); n != nil {
+		return n.ID, n.Name, true
+	}
+	return "", "", false
+}
+
+// AdjustRelationship changes how a and b feel about each other by delta
+// (at most ±30 a call), clamped to -100..100.
+func (s *State) AdjustRelationship(a, b string, delta int) (int, []Event, error) {
+	ida, na, ok := s.ResolveBeing(a)
+	if !ok {
+		return 0, nil, Errorf(ENOTFOUND, "No character or NPC %q.", a)
+	}
+	idb, nb, ok := s.ResolveBeing(b)
+	if !ok {
+		return 0, nil, Errorf(ENOTFOUND, "No character or NPC %q.", b)
+	}
+	if ida == idb {
+		return 0, nil, Errorf(EINVALID, "A relationship needs two different beings.")
+	}
+	if delta < -MaxRelationship || delta > MaxRelationship {
+		return 0, nil, Errorf(EINVALID, "A relationship changes by at most %d at a time.", MaxRelationship)
+	}
+	v := max(-100, min(100, s.Relationship(ida, idb)+delta))
+	s.World.Relationships[RelKey(ida, idb)] = v
+	return v, []Event{{Kind: "world", Data: map[string]any{"relationship": map[string]any{"a": na, "b": nb, "value": v}}}}, nil
+}
+
+func (s *State) needNPC(ref string) (*NPC, error) {
+	n := s.World.FindNPC(ref, s.Game.Location)
+	if n == nil {
+		return nil, Errorf(ENOTFOUND, "No NPC %q; NPCs here: %s.", ref, s.npcNames(s.Game.Location))
+	}
+	return n, nil
+}
+
+func (s *State) needCharacter(ref string) (*Character, error) {
+	c := s.FindCharacter(ref)
+	if c == nil {
+		var names []string
+		for _, p := range s.Party {
+			names = append(names, p.Name)
+		}
+		return nil, Errorf(ENOTFOUND, "No party member %q; the party: %s.", ref, strings.Join(names, ", "))
+	}
+	return c, nil
+}
+
+// needInstance resolves an item instance id, explaining template/instance
+// confusion.
+func (s *State) needInstance(ref string) (*Item, error) {
+	if it, ok := s.World.Items[ref]; ok {
+		return it, nil
+	}
+	if s.templateExists(ref) {
+		return nil, Errorf(EINVALID, "%q is an item template, not an item: use the instance id from an inventory or get_items_at_location.", ref)
+	}
+	return nil, Errorf(ENOTFOUND, "No item with instance id %q.", ref)
+}
+
+func (s *State) templateExists(id string) bool {
+	if s.Catalogue != nil && s.Catalogue.Category(id) != "" {
+		return true
+	}
+	_, ok := s.World.Templates[id]
+	return ok
+}
+
+func (s *State) ownerName(it *Item) string {
+	switch it.OwnerType {
+	case OwnerCharacter, OwnerNPC:
+		return s.entityName(it.OwnerID)
+	case OwnerLocation:
+		if l := s.World.Locations[it.OwnerID]; l != nil {
+			return l.Name
+		}
+	}
+	return it.OwnerID
+}
+
+func invEvent(charID, key, name, itemID string) Event {
+	return Event{Kind: "world", Data: map[string]any{"inventory": map[string]any{"character_id": charID, key: name, "item_id": itemID}}}
+}
+
+// ResolveName names an item's owner.
+func (s *State) ResolveName(it *Item) string { return s.ownerName(it) }
+
+// DropItem puts an item of the acting character down where the party is.
+func (s *State) DropItem(actorID, item string) (*Item, []Event, error) {
+	it, err := s.needInstance(item)
+	if err != nil {
+		return nil, nil, err
+	}
+	if it.OwnerType != OwnerCharacter || it.OwnerID != actorID {
+		return nil, nil, Errorf(EFORBIDDEN, "%s (%s) is not yours to drop: it is with %s.", it.Name, it.ID, s.ownerName(it))
+	}
+	it.OwnerType, it.OwnerID = OwnerLocation, s.Game.Location
+	return it, []Event{invEvent(actorID, "removed", it.Name, it.ID)}, nil
+}
+
+// GiveItem hands an item of the acting character to a party member or an
+// NPC at the party's location.
+func (s *State) GiveItem(actorID, item, to string) (*Item, []Event, error) {
+	it, err := s.needInstance(item)
+	if err != nil {
+		return nil, nil, err
+	}
+	if it.OwnerType != OwnerCharacter || it.OwnerID != actorID {
+		return nil, nil, Errorf(EFORBIDDEN, "%s (%s) is not yours to give: it is with %s.", it.Name, it.ID, s.ownerName(it))
+	}
+	evs := []Event{invEvent(actorID, "removed", it.Name, it.ID)}
+	if c := s.FindCharacter(to); c != nil {
+		if c.ID == actorID {
+			return nil, nil, Errorf(EINVALID, "You already have %s.", it.Name)
+		}
+		it.OwnerType, it.OwnerID = OwnerCharacter, c.ID
+		return it, append(evs, invEvent(c.ID, "added", it.Name, it.ID)), nil
+	}
+	n, err := s.needNPC(to)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n.Location != s.Game.Location || !n.Alive() {
+		return nil, nil, Errorf(EINVALID, "%s is not here to take it.", n.Name)
+	}
+	it.OwnerType, it.OwnerID = OwnerNPC, n.ID
+	return it, evs, nil
+}
+
+// TransferItem moves an item between owners as the DM narrates (loot, an
+// NPC's gift, an NPC picking something up). It never takes an item from a
+// party member other than the acting one: that player must give it.
+func (s *State) TransferItem(actorID, item, ownerType, ownerRef string) (*Item, []Event, error) {
+	it, err := s.needInstance(item)
+	if err != nil {
+		return nil, nil, err
+	}
+	if it.OwnerType == OwnerCharacter && it.OwnerID != actorID {
+		return nil, nil, Errorf(EFORBIDDEN, "%s belongs to %s; only that player can give it away.", it.Name, s.ownerName(it))
+	}
+	if it.OwnerType == OwnerNPC {
+		if n := s.World.NPCs[it.OwnerID]; n != nil && n.Location != s.Game.Location {
+			return nil, nil, Errorf(EINVALID, "%s is with %s, who is not here.", it.Name, n.Name)
+		}
+	}
+	if it.OwnerType == OwnerLocation && it.OwnerID != s.Game.Location {
+		return nil, nil, Errorf(EINVALID, "%s lies elsewhere (%s).", it.Name, s.ownerName(it))
+	}
+	var evs []Event
+	if it.OwnerType == OwnerCharacter {
+		evs = append(evs, invEvent(it.OwnerID, "removed", it.Name, it.ID))
+	}
+	switch ownerType {
+	case OwnerCharacter:
+		c, err := s.needCharacter(ownerRef)
+		if err != nil {
+			return nil, nil, err
+		}
+		it.OwnerType, it.OwnerID = OwnerCharacter, c.ID
+		evs = append(evs, invEvent(c.ID, "added", it.Name, it.ID))
+	case OwnerNPC:
+		n, err := s.needNPC(ownerRef)
+		if err != nil {
+			return nil, nil, err
+		}
+		it.OwnerType, it.OwnerID = OwnerNPC, n.ID
+	case OwnerLocation:
+		l := s.FindLocation(ownerRef)
+		if l == nil {
+			return nil, nil, Errorf(ENOTFOUND, "No location %q.", ownerRef)
+		}
+		it.OwnerType, it.OwnerID = OwnerLocation, l.ID
+	default:
+		return nil, nil, Errorf(EINVALID, "new_owner_type must be character, npc or location.")
+	}
+	return it, evs, nil
+}
+
+// Price is what an item costs: its catalogue price or template value.
+func (s *State) Price(it *Item) int {
+	if s.Catalogue != nil {
+		for _, w := range s.Catalogue.Weapons {
+			if w.ID == it.Template {
+				return w.Price
+			}
+		}
+		for _, a := range s.Catalogue.Armours {
+			if a.ID == it.Template {
+				return a.Price
+			}
+		}
+		if c, ok := s.Catalogue.Consumable(it.Template); ok {
+			return c.Price
+		}
+	}
+	if t, ok := s.World.Templates[it.Template]; ok {
+		return t.Value
+	}
+	return 0
+}
+
+// BuyItem makes the acting character buy an item an NPC at the party's
+// location carries, at its catalogue price.
+func (s *State) BuyItem(actorID, item, from string) (*Item, int, []Event, error) {
+	c := s.Character(actorID)
+	if c == nil {
+		return nil, 0, nil, Errorf(ENOTFOUND, "Unknown character.")
+	}
+	n, err := s.needNPC(from)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if n.Location != s.Game.Location || !n.Alive() {
+		return nil, 0, nil, Errorf(EINVALID, "%s is not here to trade.", n.Name)
+	}
+	it, err := s.needInstance(item)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if it.OwnerType != OwnerNPC || it.OwnerID != n.ID {
+		return nil, 0, nil, Errorf(EINVALID, "%s does not have %s (%s) to sell; ask what they carry with get_npc_inventory.", n.Name, it.Name, it.ID)
+	}
+	price := s.Price(it)
+	if c.Gold < price {
+		return nil, 0, nil, Errorf(EINVALID, "%s costs %d gold; %s has %d.", it.Name, price, c.Name, c.Gold)
+	}
+	c.Gold -= price
+	n.Gold += price
+	it.OwnerType, it.OwnerID = OwnerCharacter, c.ID
+	return it, price, []Event{invEvent(c.ID, "added", it.Name, it.ID)}, nil
+}
+
+var traitRE = regexp.MustCompile(`^[\pL\pN][\pL\pN '+:,.%-]{0,59}$`)
+
+// CreateItem creates a new item instance of a template (catalogue or world)
+// for an owner, with optional buffs and flaws (at most 3 each, short text).
+func (s *State) CreateItem(id, template, name, ownerType, ownerID string, buffs, flaws []string) (*Item, []Event, error) {
+	if !s.templateExists(template) {
+		if it, ok := s.World.Items[template]; ok {
+			return nil, nil, Errorf(EINVALID, "%q is an item (an instance of %s), not a template: to move it, use transfer_item.", template, it.Template)
+		}
+		var ids []string
+		for id := range s.World.Templates {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		return nil, nil, Errorf(ENOTFOUND, "No item template %q; search with list_item_templates or create one with create_item_template. Adventure templates: %s.", template, strings.Join(ids, ", "))
+	}
+	for _, list := range [][]string{buffs, flaws} {
+		if len(list) > MaxTraits {
+			return nil, nil, Errorf(EINVALID, "An item has at most %d buffs and %d flaws.", MaxTraits, MaxTraits)
+		}
+		for _, t := range list {
+			if !traitRE.MatchString(t) {
+				return nil, nil, Errorf(EINVALID, "Buffs and flaws are short phrases (1-60 letters, digits, punctuation): %q.", t)
+			}
+		}
+	}
+	if name == "" {
+		name = s.ItemName(template)
+	}
+	if len([]rune(name)) > 60 {
+		return nil, nil, Errorf(EINVALID, "An item name has at most 60 characters.")
+	}
+	it := &Item{ID: id, Template: template, Name: name, OwnerType: ownerType, OwnerID: ownerID, Buffs: slices.Clone(buffs), Flaws: slices.Clone(flaws)}
+	s.World.Items[id] = it
+	var evs []Event
+	if ownerType == OwnerCharacter {
+		evs = append(evs, invEvent(ownerID, "added", it.Name, it.ID))
+	}
+	return it, evs, nil
+}
+
+// AdjustGold adds amount (at most ±50 a call) to a character's gold; a
+// character cannot pay more than it has.
+func (s *State) AdjustGold(charID string, amount int) (int, error) {
+	c := s.Character(charID)
+	if c == nil {
+		return 0, Errorf(ENOTFOUND, "Unknown character.")
+	}
+	if amount < -MaxGoldChange || amount > MaxGoldChange {
+		return 0, Errorf(EINVALID, "Gold changes by at most %d at a time; trade with buy_item, and quests pay their own rewards.", MaxGoldChange)
+	}
+	if c.Gold+amount < 0 {
+		return 0, Errorf(EINVALID, "%s has only %d gold.", c.Name, c.Gold)
+	}
+	c.Gold += amount
+	return c.Gold, nil
+}
+
+// HealthChange rolls dice of damage or healing outside a fight (a fall, a
+// night's rest, a poultice). dice is at most 4d12+10.
+func (s *State) HealthChange(d *Dice, ref, dice, kind, reason string) (hp, maxHP int, evs []Event, err error) {
+	if err := healCap.check(dice, "Health"); err != nil {
+		return 0, 0, nil, err
+	}
+	if kind != "damage" && kind != "heal" {
+		return 0, 0, nil, Errorf(EINVALID, "kind must be damage or heal.")
+	}
+	var hpp *int
+	var name string
+	var statuses *[]string
+	isPC := false
+	if c := s.FindCharacter(ref); c != nil {
+		hpp, maxHP, name, statuses, isPC = &c.HP, c.MaxHP, c.Name, &c.Statuses, true
+	} else if n := s.World.FindNPC(ref, s.Game.Location); n != nil {
+		if !n.Alive() {
+			return 0, 0, nil, Errorf(EINVALID, "%s is dead.", n.Name)
+		}
+		hpp, maxHP, name, statuses = &n.HP, n.MaxHP, n.Name, &n.Statuses
+	} else {
+		return 0, 0, nil, Errorf(ENOTFOUND, "No character or NPC %q.", ref)
+	}
+	if reason == "" {
+		reason = kind
+	}
+	r, err := d.RollNotation("DM", reason+" ("+name+")", dice)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	evs = diceEvents(d)
+	if kind == "heal" {
+		*hpp = min(maxHP, *hpp+max(0, r.Total))
+		if *hpp > 0 {
+			*statuses = RemoveStatus(*statuses, StatusUnconscious)
+		}
+		evs = append(evs, Event{Kind: "heal", Data: map[string]any{"target": name, "amount": r.Total, "hp": *hpp, "max_hp": maxHP}})
+		return *hpp, maxHP, evs, nil
+	}
+	*hpp = max(0, *hpp-max(0, r.Total))
+	evs = append(evs, Event{Kind: "damage", Data: map[string]any{"target": name, "amount": r.Total, "hp": *hpp, "max_hp": maxHP}})
+	if *hpp == 0 {
+		down := StatusDead
+		if isPC {
+			down = StatusUnconscious
+		}
+		*statuses = AddStatus(*statuses, down)
+		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": name, "added": []string{down}}})
+	}
+	return *hpp, maxHP, evs, nil
+}
+
+// MoveNPC moves an NPC to the party's location or to a place next to where
+// it is.
+func (s *State) MoveNPC(ref, to string) (*NPC, []Event, error) {
+	n, err := s.needNPC(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !n.Alive() {
+		return nil, nil, Errorf(EINVALID, "%s is dead.", n.Name)
+	}
+	l := s.FindLocation(to)
+	if l == nil {
+		return nil, nil, Errorf(ENOTFOUND, "No location %q.", to)
+	}
+	near := l.ID == s.Game.Location || l.ID == n.Location
+	if here := s.World.Locations[n.Location]; here != nil {
+		for _, e := range here.Exits {
+			near = near || e.To == l.ID
+		}
+	}
+	if !near {
+		return nil, nil, Errorf(EINVALID, "%s cannot get to %s from %s in one move.", n.Name, l.Name, n.Location)
+	}
+	n.Location = l.ID
+	return n, []Event{{Kind: "world", Data: map[string]any{"npc": n.Name, "npc_location": l.ID}}}, nil
+}
+
+// SetBehavior sets an NPC's behaviour; hostile and aggressive NPCs fight.
+func (s *State) SetBehavior(ref, behavior string) (*NPC, error) {
+	n, err := s.needNPC(ref)
+	if err != nil {
+		return nil, err
+	}
+	behavior = strings.ToLower(strings.TrimSpace(behavior))
+	if !slices.Contains(Behaviors, behavior) {
+		return nil, Errorf(EINVALID, "Unknown behaviour %q; behaviours: %s.", behavior, strings.Join(Behaviors, ", "))
+	}
+	n.Behavior = behavior
+	n.Hostile = behavior == "hostile" || behavior == "aggressive"
+	return n, nil
+}
+
+// AdjustDisposition changes an NPC's general attitude by delta (at most ±20
+// a call), clamped to -100..100.
+func (s *State) AdjustDisposition(ref string, delta int) (*NPC, error) {
+	n, err := s.needNPC(ref)
+	if err != nil {
+		return nil, err
+	}
+	if delta < -MaxDisposition || delta > MaxDisposition {
+		return nil, Errorf(EINVALID, "Disposition changes by at most %d at a time.", MaxDisposition)
+	}
+	n.Disposition = max(-100, min(100, n.Disposition+delta))
+	return n, nil
+}
+
+// NewNPCSpec is what the DM asks for when creating an NPC.
+type NewNPCSpec struct {
+	Name, Kind, Location, Personality, Behavior, Weapon string
+	Hostile                                             bool
+	Level                                               int
+}
+
+// CreateNPC creates an NPC (level 1-3; HP and stats from the level) at a
+// known location.
+func (s *State) CreateNPC(id string, spec NewNPCSpec) (*NPC, []Event, error) {
+	name := strings.TrimSpace(spec.Name)
+	if name == "" || len([]rune(name)) > 40 {
+		return nil, nil, Errorf(EINVALID, "An NPC needs a name of 1 to 40 characters.")
+	}
+	loc := s.FindLocation(spec.Location)
+	if spec.Location == "" {
+		loc = s.World.Locations[s.Game.Location]
+	}
+	if loc == nil {
+		return nil, nil, Errorf(ENOTFOUND, "No location %q.", spec.Location)
+	}
+	if spec.Level == 0 {
+		spec.Level = 1
+	}
+	if spec.Level < 1 || spec.Level > 3 {
+		return nil, nil, Errorf(EINVALID, "A new NPC has level 1 to 3.")
+	}
+	if spec.Weapon != "" && (s.Catalogue == nil || s.Catalogue.Category(spec.Weapon) != "weapon") {
+		return nil, nil, Errorf(EINVALID, "Unknown weapon %q: use a catalogue weapon id.", spec.Weapon)
+	}
+	if spec.Behavior == "" {
+		spec.Behavior = "neutral"
+		if spec.Hostile {
+			spec.Behavior = "hostile"
+		}
+	}
+	if !slices.Contains(Behaviors, spec.Behavior) {
+		return nil, nil, Errorf(EINVALID, "Unknown behaviour %q; behaviours: %s.", spec.Behavior, strings.Join(Behaviors, ", "))
+	}
+	hp := 8 + 6*spec.Level
+	if s.Config.Ruleset == RulesetD20 {
+		hp = 3 + 4*spec.Level
+	}
+	kind := strings.TrimSpace(spec.Kind)
+	if kind == "" {
+		kind = "person"
+	}
+	n := &NPC{ID: id, Name: name, Kind: kind, Location: loc.ID, Hostile: spec.Hostile || spec.Behavior == "hostile" || spec.Behavior == "aggressive",
+		Behavior: spec.Behavior, Personality: spec.Personality, Level: spec.Level, HP: hp, MaxHP: hp,
+		Stats: Stats{STR: 10 + spec.Level, AGI: 10 + spec.Level, CON: 10, INT: 10, WIS: 10, CHA: 10}, Weapon: spec.Weapon, Statuses: []string{}}
+	s.World.NPCs[id] = n
+	return n, []Event{{Kind: "world", Data: map[string]any{"npc": n.Name, "npc_location": n.Location, "created": true}}}, nil
+}
+
+// CreateQuest records a quest offered by an NPC, with rewards within limits.
+func (s *State) CreateQuest(id, giver, name, description string, xp, gold int, requires string) (*Quest, []Event, error) {
+	n, err := s.needNPC(giver)
+	if err != nil {
+		return nil, nil, err
+	}
+	if strings.TrimSpace(name) == "" || len([]rune(name)) > 80 {
+		return nil, nil, Errorf(EINVALID, "A quest needs a name of 1 to 80 characters.")
+	}
+	if xp < 0 || xp > MaxQuestXP || gold < 0 || gold > MaxQuestGold {
+		return nil, nil, Errorf(EINVALID, "Quest rewards are 0-%d XP and 0-%d gold.", MaxQuestXP, MaxQuestGold)
+	}
+	if requires != "" && !s.templateExists(requires) {
+		return nil, nil, Errorf(ENOTFOUND, "No item template %q for the quest to require.", requires)
+	}
+	q := &Quest{ID: id, Name: name, Description: description, Giver: n.ID, Status: QuestOffered, RewardXP: xp, RewardGold: gold, Requires: requires}
+	s.World.Quests[id] = q
+	return q, []Event{{Kind: "world", Data: map[string]any{"quest": map[string]any{"id": q.ID, "name": q.Name, "status": q.Status}}}}, nil
+}
+
+// QuestResult is what changing a quest's status did.
+type QuestResult struct {
+	Quest    *Quest   `json:"quest"`
+	XP       int      `json:"xp,omitempty"`
+	Gold     int      `json:"gold,omitempty"`
+	LevelUps []string `json:"level_ups,omitempty"`
+}
+
+// FindQuest resolves a quest by id or name.
+func (s *State) FindQuest(ref string) *Quest {
+	if q, ok := s.World.Quests[ref]; ok {
+		return q
+	}
+	for _, q := range s.World.Quests {
+		if equalFoldTrim(q.Name, ref) {
+			return q
+		}
+	}
+	return nil
+}
+
+// SetQuestStatus moves a quest along: offered → active (accepted),
+// offered/active → completed or failed. Completing needs the required item
+// in the giver's hands; the engine then pays the rewards: each party
+// member gains the XP, and the gold is shared.
+func (s *State) SetQuestStatus(ref, status string) (QuestResult, []Event, error) {
+	q := s.FindQuest(ref)
+	if q == nil {
+		var names []string
+		for _, q := range s.World.Quests {
+			names = append(names, fmt.Sprintf("%s (%s, %s)", q.Name, q.ID, q.Status))
+		}
+		sort.Strings(names)
+		return QuestResult{}, nil, Errorf(ENOTFOUND, "No quest %q; quests: %s.", ref, strings.Join(names, ", "))
+	}
+	if q.Status == QuestCompleted || q.Status == QuestFailed {
+		return QuestResult{}, nil, Errorf(EINVALID, "%s is already %s.", q.Name, q.Status)
+	}
+	switch status {
+	case QuestActive:
+		if q.Status != QuestOffered {
+			return QuestResult{}, nil, Errorf(EINVALID, "%s is already %s.", q.Name, q.Status)
+		}
+	case QuestFailed:
+	case QuestCompleted:
+		if q.Requires != "" {
+			held := false
+			for _, it := range s.World.ItemsOwned(OwnerNPC, q.Giver) {
+				held = held || it.Template == q.Requires
+			}
+			if !held {
+				return QuestResult{}, nil, Errorf(EINVALID, "%s is not done: %s must first be given to %s.", q.Name, s.ItemName(q.Requires), s.entityName(q.Giver))
+			}
+		}
+	default:
+		return QuestResult{}, nil, Errorf(EINVALID, "status must be active, completed or failed.")
+	}
+	q.Status = status
+	res := QuestResult{Quest: q}
+	evs := []Event{{Kind: "world", Data: map[string]any{"quest": map[string]any{"id": q.ID, "name": q.Name, "status": q.Status}}}}
+	if status == QuestCompleted && len(s.Party) > 0 {
+		res.XP, res.Gold = q.RewardXP, q.RewardGold
+		each := q.RewardGold / len(s.Party)
+		for i, c := range s.Party {
+			g := each
+			if i == 0 {
+				g += q.RewardGold - each*len(s.Party)
+			}
+			c.Gold += g
+			if s.GainXP(c, q.RewardXP) {
+				res.LevelUps = append(res.LevelUps, fmt.Sprintf("%s reaches level %d", c.Name, c.Level))
+			}
+		}
+	}
+	return res, evs, nil
+}
+
+var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+
+// Slug makes an id from a name, unique among existing keys.
+func Slug(name string, taken func(string) bool) string {
+	base := strings.Trim(slugRE.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if base == "" {
+		base = "x"
+	}
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	id := base
+	for i := 2; taken(id); i++ {
+		id = fmt.Sprintf("%s-%d", base, i)
+	}
+	return id
+}
+
+// CreateLocation adds a place reachable from the party's location (and
+// back).
+func (s *State) CreateLocation(name, description, exitName string) (*Location, []Event, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len([]rune(name)) > 60 || len(description) > 600 {
+		return nil, nil, Errorf(EINVALID, "A location needs a name (1-60 characters) and a description of at most 600.")
+	}
+	if l := s.FindLocation(name); l != nil {
+		return nil, nil, Errorf(ECONFLICT, "%s already exists (%s).", l.Name, l.ID)
+	}
+	here := s.World.Locations[s.Game.Location]
+	id := Slug(name, func(id string) bool { _, ok := s.World.Locations[id]; return ok })
+	if exitName == "" {
+		exitName = "the way to " + name
+	}
+	l := &Location{ID: id, Name: name, Description: description, Exits: []Exit{{To: here.ID, Name: "back to " + here.Name}}}
+	s.World.Locations[id] = l
+	here.Exits = append(here.Exits, Exit{To: id, Name: exitName})
+	return l, []Event{{Kind: "world", Data: map[string]any{"new_location": id, "name": name}}}, nil
+}
+
+// CreateTemplate defines a new kind of item for this table's world.
+func (s *State) CreateTemplate(name, category, description string, value int) (*ItemTemplate, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len([]rune(name)) > 60 {
+		return nil, Errorf(EINVALID, "A template needs a name of 1 to 60 characters.")
+	}
+	if value < 0 || value > 100 {
+		return nil, Errorf(EINVALID, "A new template is worth 0 to 100 gold.")
+	}
+	for _, t := range s.World.Templates {
+		if equalFoldTrim(t.Name, name) {
+			return nil, Errorf(ECONFLICT, "Template %s already exists (%s): use it.", t.Name, t.ID)
+		}
+	}
+	id := Slug(name, s.templateExists)
+	t := &ItemTemplate{ID: id, Name: name, Category: category, Description: description, Value: value}
+	s.World.Templates[id] = t
+	return t, nil
+}
+
+// SkillCheck rolls a check of a character's stat against a difficulty: d100
+// rolls 1d100 + 5×mod against a difficulty of 1-100; d20 rolls 1d20 + mod
+// against a DC of 1-30.
+func (s *State) SkillCheck(d *Dice, charID, stat string, difficulty int) (bool, Roll, error) {
+	c := s.Character(charID)
+	if c == nil {
+		return false, Roll{}, Errorf(ENOTFOUND, "Unknown character.")
+	}
+	v, ok := map[string]int{"str": c.Stats.STR, "agi": c.Stats.AGI, "con": c.Stats.CON, "int": c.Stats.INT, "wis": c.Stats.WIS, "cha": c.Stats.CHA}[strings.ToLower(stat)]
+	if !ok {
+		return false, Roll{}, Errorf(EINVALID, "stat must be one of str, agi, con, int, wis, cha.")
+	}
+	var r Roll
+	if s.Config.Ruleset == RulesetD20 {
+		if difficulty < 1 || difficulty > 30 {
+			return false, Roll{}, Errorf(EINVALID, "A d20 check's DC is 1 to 30.")
+		}
+		r = d.Roll(c.Name, strings.ToUpper(stat)+" check (DC "+fmt.Sprint(difficulty)+")", 1, 20, Mod(v))
+	} else {
+		if difficulty < 1 || difficulty > 100 {
+			return false, Roll{}, Errorf(EINVALID, "A d100 check's difficulty is 1 to 100.")
+		}
+		r = d.Roll(c.Name, strings.ToUpper(stat)+" check (difficulty "+fmt.Sprint(difficulty)+")", 1, 100, 5*Mod(v))
+	}
+	return r.Total >= difficulty, r, nil
+}

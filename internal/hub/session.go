@@ -1,0 +1,90 @@
+package hub
+
+import (
+	"context"
+	"slices"
+
+	"tavern/internal/engine"
+)
+
+// startAction is the pending action of a character's session start.
+func (t *table) startAction(p engine.Player, c *engine.Character) *engine.PendingAction {
+	return &engine.PendingAction{ID: newID("a"), PlayerID: p.ID, CharacterID: c.ID, Seat: c.Seat, ClientID: "start:" + c.ID,
+		Text: c.Backstory, Status: engine.ActionPending, CreatedAt: t.h.cfg.Now().UTC(), Kind: engine.ActionStart}
+}
+
+// StartSession queues the session start of p's character (seed 001's
+// start-session): the DM reads its backstory, creates the items and people
+// it names, and narrates an intro. Taking a seat with a backstory queues it
+// already; a character starts once. It returns the pending action's id.
+func (h *Hub) StartSession(ctx context.Context, tableID string, p engine.Player) (string, error) {
+	t, err := h.table(tableID)
+	if err != nil {
+		return "", err
+	}
+	var id string
+	err = t.call(ctx, func() error {
+		s, ok := t.seatOf(p.ID)
+		if !ok {
+			return engine.Errorf(engine.EFORBIDDEN, "Take a seat first.")
+		}
+		c := t.st.CharacterBySeat(s.Seat)
+		if c == nil {
+			return engine.Errorf(engine.ENOTFOUND, "Your character has left the table.")
+		}
+		if slices.Contains(t.st.Game.Started, c.ID) {
+			return engine.Errorf(engine.ECONFLICT, "%s's session has already started.", c.Name)
+		}
+		for _, a := range t.pending {
+			if a.Kind == engine.ActionStart && a.CharacterID == c.ID {
+				id = a.ID
+				return nil // already queued: idempotent
+			}
+		}
+		a := t.startAction(p, c)
+		if err := t.commit(ctx, engine.Commit{AddPending: a}, ""); err != nil {
+			return err
+		}
+		t.pending = append(t.pending, *a)
+		id = a.ID
+		t.maybeStart()
+		return nil
+	})
+	return id, err
+}
+
+// Quests lists the table's quests (what the players know of them).
+func (h *Hub) Quests(ctx context.Context, tableID string) ([]QuestView, error) {
+	t, err := h.table(tableID)
+	if err != nil {
+		return nil, err
+	}
+	var out []QuestView
+	err = t.call(ctx, func() error {
+		out = questViews(t.st)
+		return nil
+	})
+	return out, err
+}
+
+// Inventory returns p's character at the table, with its inventory.
+func (h *Hub) Inventory(ctx context.Context, tableID string, p engine.Player) (Character, error) {
+	t, err := h.table(tableID)
+	if err != nil {
+		return Character{}, err
+	}
+	var out Character
+	err = t.call(ctx, func() error {
+		s, ok := t.seatOf(p.ID)
+		if !ok {
+			return engine.Errorf(engine.EFORBIDDEN, "You have no seat at this table.")
+		}
+		c := t.st.CharacterBySeat(s.Seat)
+		if c == nil {
+			return engine.Errorf(engine.ENOTFOUND, "Your character has left the table.")
+		}
+		out = characterView(t.st, c, t.playerNames())
+		return nil
+	})
+	return out, err
+}
