@@ -142,16 +142,7 @@ func init() {
 		if err != nil {
 			return "", err
 		}
-		if err := spend(tc, me); err != nil {
-			return "", err
-		}
-		out, evs, err := tc.State.Attack(tc.Dice, me.Entry, a.Target)
-		if err != nil {
-			delete(tc.acted, me.Entry)
-			return "", err
-		}
-		tc.emit(evs...)
-		return toolResult(out), nil
+		return takeAction(tc, me, func() (any, []engine.Event, error) { return tc.State.Attack(tc.Dice, me.Entry, a.Target) })
 	}
 	defendTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
 		var a noArgs
@@ -162,16 +153,10 @@ func init() {
 		if err != nil {
 			return "", err
 		}
-		if err := spend(tc, me); err != nil {
-			return "", err
-		}
-		evs, err := tc.State.Defend(me.Entry)
-		if err != nil {
-			delete(tc.acted, me.Entry)
-			return "", err
-		}
-		tc.emit(evs...)
-		return toolResult(map[string]any{"defending": me.Name}), nil
+		return takeAction(tc, me, func() (any, []engine.Event, error) {
+			evs, err := tc.State.Defend(me.Entry)
+			return map[string]any{"defending": me.Name}, evs, err
+		})
 	}
 	fleeTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
 		var a noArgs
@@ -182,16 +167,10 @@ func init() {
 		if err != nil {
 			return "", err
 		}
-		if err := spend(tc, me); err != nil {
-			return "", err
-		}
-		ok, evs, err := tc.State.Flee(tc.Dice, me.Entry)
-		if err != nil {
-			delete(tc.acted, me.Entry)
-			return "", err
-		}
-		tc.emit(evs...)
-		return toolResult(map[string]any{"fled": ok, "who": me.Name}), nil
+		return takeAction(tc, me, func() (any, []engine.Event, error) {
+			ok, evs, err := tc.State.Flee(tc.Dice, me.Entry)
+			return map[string]any{"fled": ok, "who": me.Name}, evs, err
+		})
 	}
 	statusTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
 		var a noArgs
@@ -269,6 +248,21 @@ func init() {
 	}
 }
 
+// takeAction runs a combatant's one action of the turn: it is spent before
+// do runs and given back if do is refused.
+func takeAction(tc *ToolContext, me engine.Combatant, do func() (any, []engine.Event, error)) (string, error) {
+	if err := spend(tc, me); err != nil {
+		return "", err
+	}
+	out, evs, err := do()
+	if err != nil {
+		delete(tc.acted, me.Entry)
+		return "", err
+	}
+	tc.emit(evs...)
+	return toolResult(out), nil
+}
+
 // spend uses up a combatant's one action of the turn, or says it is spent.
 func spend(tc *ToolContext, e engine.Combatant) error {
 	if tc.acted[e.Entry] {
@@ -311,16 +305,10 @@ func init() {
 		if err != nil {
 			return "", err
 		}
-		if err := spend(tc, me); err != nil {
-			return "", err
-		}
-		out, evs, err := tc.State.UseItem(tc.Dice, me.Entry, a.Item, a.Target)
-		if err != nil {
-			delete(tc.acted, me.Entry)
-			return "", err
-		}
-		tc.emit(evs...)
-		return toolResult(map[string]any{"used": a.Item, "by": me.Name, "healed": out}), nil
+		return takeAction(tc, me, func() (any, []engine.Event, error) {
+			out, evs, err := tc.State.UseItem(tc.Dice, me.Entry, a.Item, a.Target)
+			return map[string]any{"used": a.Item, "by": me.Name, "healed": out}, evs, err
+		})
 	}
 	healTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
 		var a struct {
@@ -334,16 +322,7 @@ func init() {
 		if err != nil {
 			return "", err
 		}
-		if err := spend(tc, me); err != nil {
-			return "", err
-		}
-		out, evs, err := tc.State.Heal(tc.Dice, me.Name, a.Target, a.Dice)
-		if err != nil {
-			delete(tc.acted, me.Entry)
-			return "", err
-		}
-		tc.emit(evs...)
-		return toolResult(out), nil
+		return takeAction(tc, me, func() (any, []engine.Event, error) { return tc.State.Heal(tc.Dice, me.Name, a.Target, a.Dice) })
 	}
 	applyDamageTool.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
 		var a struct {

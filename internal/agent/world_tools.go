@@ -40,15 +40,21 @@ const (
 	MaxXPPerTurn   = engine.MaxXPGrant
 )
 
-func (tc *ToolContext) create(kind string) error {
+// creating runs make if this turn may still create a kind of thing; a
+// refused make does not count against the limit.
+func creating[T any](tc *ToolContext, kind string, make func() (T, error)) (T, error) {
+	var zero T
 	if tc.created == nil {
 		tc.created = map[string]int{}
 	}
 	if tc.created[kind] >= createLimits[kind] {
-		return errf("This turn has already created %d %s(s), the limit; continue next turn.", createLimits[kind], kind)
+		return zero, errf("This turn has already created %d %s(s), the limit; continue next turn.", createLimits[kind], kind)
 	}
-	tc.created[kind]++
-	return nil
+	v, err := make()
+	if err == nil {
+		tc.created[kind]++
+	}
+	return v, err
 }
 
 // newID makes an id for a created entity that is unique in the world and
@@ -234,15 +240,14 @@ var (
 )
 
 func (tc *ToolContext) createItem(template, name, ownerType, ownerID string, buffs, flaws []string) (any, error) {
-	if err := tc.create("item"); err != nil {
-		return nil, err
-	}
-	it, evs, err := tc.State.CreateItem(tc.newID("item"), template, name, ownerType, ownerID, buffs, flaws)
+	it, err := creating(tc, "item", func() (*engine.Item, error) {
+		it, evs, err := tc.State.CreateItem(tc.newID("item"), template, name, ownerType, ownerID, buffs, flaws)
+		tc.emit(evs...)
+		return it, err
+	})
 	if err != nil {
-		tc.created["item"]--
 		return nil, err
 	}
-	tc.emit(evs...)
 	return itemView(tc.State, it), nil
 }
 
@@ -409,16 +414,15 @@ var (
 			Hostile                                             bool
 			Level                                               int
 		}) (any, error) {
-			if err := tc.create("npc"); err != nil {
-				return nil, err
-			}
-			n, evs, err := tc.State.CreateNPC(tc.newID("npc"), engine.NewNPCSpec{Name: a.Name, Kind: a.Kind, Location: a.Location,
-				Personality: a.Personality, Behavior: a.Behavior, Weapon: a.Weapon, Hostile: a.Hostile, Level: a.Level})
+			n, err := creating(tc, "npc", func() (*engine.NPC, error) {
+				n, evs, err := tc.State.CreateNPC(tc.newID("npc"), engine.NewNPCSpec{Name: a.Name, Kind: a.Kind, Location: a.Location,
+					Personality: a.Personality, Behavior: a.Behavior, Weapon: a.Weapon, Hostile: a.Hostile, Level: a.Level})
+				tc.emit(evs...)
+				return n, err
+			})
 			if err != nil {
-				tc.created["npc"]--
 				return nil, err
 			}
-			tc.emit(evs...)
 			return map[string]any{"id": n.ID, "name": n.Name, "location": n.Location, "hostile": n.Hostile, "hp": n.HP}, nil
 		})
 	updateRelationshipTool = defineTool("update_relationship", "Change how two beings feel about each other by delta (at most ±30); a defaults to the acting character.", []string{"b", "delta"},
@@ -452,16 +456,11 @@ var (
 			RewardGold  int    `json:"reward_gold"`
 			Requires    string `json:"requires"`
 		}) (any, error) {
-			if err := tc.create("quest"); err != nil {
-				return nil, err
-			}
-			q, evs, err := tc.State.CreateQuest(tc.newID("quest"), a.Giver, a.Name, a.Description, a.RewardXP, a.RewardGold, a.Requires)
-			if err != nil {
-				tc.created["quest"]--
-				return nil, err
-			}
-			tc.emit(evs...)
-			return q, nil
+			return creating(tc, "quest", func() (*engine.Quest, error) {
+				q, evs, err := tc.State.CreateQuest(tc.newID("quest"), a.Giver, a.Name, a.Description, a.RewardXP, a.RewardGold, a.Requires)
+				tc.emit(evs...)
+				return q, err
+			})
 		})
 	questStatusTool = defineTool("update_quest_status", "Move a quest on: active (accepted), completed (the engine checks the required item is with the giver and pays the rewards), failed.", []string{"quest", "status"},
 		map[string]any{"quest": str("Quest id or name."), "status": strEnum("New status.", engine.QuestActive, engine.QuestCompleted, engine.QuestFailed)},
@@ -480,15 +479,14 @@ var (
 			Description string `json:"description"`
 			ExitName    string `json:"exit_name"`
 		}) (any, error) {
-			if err := tc.create("location"); err != nil {
-				return nil, err
-			}
-			l, evs, err := tc.State.CreateLocation(a.Name, a.Description, a.ExitName)
+			l, err := creating(tc, "location", func() (*engine.Location, error) {
+				l, evs, err := tc.State.CreateLocation(a.Name, a.Description, a.ExitName)
+				tc.emit(evs...)
+				return l, err
+			})
 			if err != nil {
-				tc.created["location"]--
 				return nil, err
 			}
-			tc.emit(evs...)
 			return map[string]any{"id": l.ID, "name": l.Name}, nil
 		})
 	createTemplateTool = defineTool("create_item_template", "Define a new kind of item (worth 0-100 gold) when list_item_templates has nothing fitting. At most 2 a turn.", []string{"name", "category", "description"},
@@ -500,15 +498,9 @@ var (
 			Description string `json:"description"`
 			Value       int    `json:"value"`
 		}) (any, error) {
-			if err := tc.create("template"); err != nil {
-				return nil, err
-			}
-			t, err := tc.State.CreateTemplate(a.Name, a.Category, a.Description, a.Value)
-			if err != nil {
-				tc.created["template"]--
-				return nil, err
-			}
-			return t, nil
+			return creating(tc, "template", func() (*engine.ItemTemplate, error) {
+				return tc.State.CreateTemplate(a.Name, a.Category, a.Description, a.Value)
+			})
 		})
 	skillCheckTool = defineTool("skill_check", "The acting character attempts something uncertain: the engine rolls a check of one stat against a difficulty (d100: 1-100, d20: DC 1-30).", []string{"stat", "difficulty"},
 		map[string]any{"stat": strEnum("The stat.", "str", "agi", "con", "int", "wis", "cha"), "difficulty": map[string]any{"type": "integer"}},

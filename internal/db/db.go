@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -254,15 +253,4 @@ func isForeignKey(err error) bool {
 
 func tableNotFound(id string) error {
 	return engine.Errorf(engine.ENOTFOUND, "table %s not found", id)
-}
-
-// seatLess orders seats numerically when both are numbers, as the engine
-// orders its party.
-func seatLess(a, b string) bool {
-	ai, aerr := strconv.Atoi(a)
-	bi, berr := strconv.Atoi(b)
-	if aerr == nil && berr == nil {
-		return ai < bi
-	}
-	return a < b
 }

@@ -316,9 +316,9 @@ func loadState(ctx context.Context, tx *sql.Tx, t engine.Table) (*engine.State, 
 	}
 	slices.SortStableFunc(st.Party, func(a, b *engine.Character) int {
 		switch {
-		case seatLess(a.Seat, b.Seat):
+		case engine.SeatLess(a.Seat, b.Seat):
 			return -1
-		case seatLess(b.Seat, a.Seat):
+		case engine.SeatLess(b.Seat, a.Seat):
 			return 1
 		}
 		return strings.Compare(a.ID, b.ID)
@@ -436,9 +436,9 @@ FROM seats s LEFT JOIN players p ON p.id = s.player_id WHERE s.table_id = ?`
 	}
 	slices.SortFunc(out, func(a, b engine.Seat) int {
 		switch {
-		case seatLess(a.Seat, b.Seat):
+		case engine.SeatLess(a.Seat, b.Seat):
 			return -1
-		case seatLess(b.Seat, a.Seat):
+		case engine.SeatLess(b.Seat, a.Seat):
 			return 1
 		}
 		return 0

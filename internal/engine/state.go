@@ -193,7 +193,7 @@ func (s *State) AddCharacter(d *Dice, id, seat, playerID string, spec NewCharact
 		Statuses: []string{}, Seat: seat, PlayerID: playerID,
 	}
 	s.Party = append(s.Party, c)
-	sort.SliceStable(s.Party, func(i, j int) bool { return seatLess(s.Party[i].Seat, s.Party[j].Seat) })
+	sort.SliceStable(s.Party, func(i, j int) bool { return SeatLess(s.Party[i].Seat, s.Party[j].Seat) })
 	for i, tpl := range cls.Items {
 		s.World.Items[fmt.Sprintf("%s-kit-%d", id, i+1)] = &Item{
 			ID: fmt.Sprintf("%s-kit-%d", id, i+1), Template: tpl, Name: s.ItemName(tpl),
@@ -248,7 +248,9 @@ func NPCEntry(npcID string) string { return "dm:" + npcID }
 // BookendEntry is the DM's round bookend entry.
 const BookendEntry = "dm"
 
-func seatLess(a, b string) bool {
+// SeatLess orders seats numerically when both are numbers ("2" < "10"),
+// as the party is ordered.
+func SeatLess(a, b string) bool {
 	ai, aerr := strconv.Atoi(a)
 	bi, berr := strconv.Atoi(b)
 	if aerr == nil && berr == nil {

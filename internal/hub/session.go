@@ -7,6 +7,19 @@ import (
 	"tavern/internal/engine"
 )
 
+// characterOf returns p's character at the table.
+func (t *table) characterOf(p engine.Player) (*engine.Character, error) {
+	s, ok := t.seatOf(p.ID)
+	if !ok {
+		return nil, engine.Errorf(engine.EFORBIDDEN, "You have no seat at this table; take a seat first.")
+	}
+	c := t.st.CharacterBySeat(s.Seat)
+	if c == nil {
+		return nil, engine.Errorf(engine.ENOTFOUND, "Your character has left the table.")
+	}
+	return c, nil
+}
+
 // startAction is the pending action of a character's session start.
 func (t *table) startAction(p engine.Player, c *engine.Character) *engine.PendingAction {
 	return &engine.PendingAction{ID: newID("a"), PlayerID: p.ID, CharacterID: c.ID, Seat: c.Seat, ClientID: "start:" + c.ID,
@@ -24,13 +37,9 @@ func (h *Hub) StartSession(ctx context.Context, tableID string, p engine.Player)
 	}
 	var id string
 	err = t.call(ctx, func() error {
-		s, ok := t.seatOf(p.ID)
-		if !ok {
-			return engine.Errorf(engine.EFORBIDDEN, "Take a seat first.")
-		}
-		c := t.st.CharacterBySeat(s.Seat)
-		if c == nil {
-			return engine.Errorf(engine.ENOTFOUND, "Your character has left the table.")
+		c, err := t.characterOf(p)
+		if err != nil {
+			return err
 		}
 		if slices.Contains(t.st.Game.Started, c.ID) {
 			return engine.Errorf(engine.ECONFLICT, "%s's session has already started.", c.Name)
@@ -75,13 +84,9 @@ func (h *Hub) Inventory(ctx context.Context, tableID string, p engine.Player) (C
 	}
 	var out Character
 	err = t.call(ctx, func() error {
-		s, ok := t.seatOf(p.ID)
-		if !ok {
-			return engine.Errorf(engine.EFORBIDDEN, "You have no seat at this table.")
-		}
-		c := t.st.CharacterBySeat(s.Seat)
-		if c == nil {
-			return engine.Errorf(engine.ENOTFOUND, "Your character has left the table.")
+		c, err := t.characterOf(p)
+		if err != nil {
+			return err
 		}
 		out = characterView(t.st, c, t.playerNames())
 		return nil
