@@ -189,6 +189,8 @@ func TestBackstoryComesToLife(t *testing.T) {
 	tid := e.table(hub.TableSpec{})
 	p, tok := e.player("Ann")
 	a := e.dial(tid, "spectator", "", -1)
+	a.next() // welcome and snapshot: registered, so later events arrive as frames
+	a.next()
 	c, err := e.hub.Sit(context.Background(), tid, *p, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior",
 		Backstory: "I left home with my father's old sword. My younger sister Elira still lives in the village and worries about me."})
 	if err != nil {
