@@ -29,6 +29,13 @@ func (s *Server) routes() http.Handler {
 	hf("POST /api/tables/{id}/session", s.authed(s.startSession))
 	hf("GET /api/tables/{id}/quests", s.quests)
 	hf("GET /api/tables/{id}/inventory", s.authed(s.inventory))
+	// The DM's records (issue 4), for the table's owner: web/memory.go.
+	hf("GET /api/tables/{id}/memories", s.authed(s.listMemories))
+	hf("GET /api/tables/{id}/memories/search", s.authed(s.searchMemories))
+	hf("GET /api/tables/{id}/memories/{session}", s.authed(s.getSession))
+	hf("POST /api/tables/{id}/memories/{session}/summarize", s.authed(s.summarizeSession))
+	hf("GET /api/tables/{id}/export/{file}", s.authed(s.exportHistory))
+	hf("GET /api/tables/{id}/calls", s.authed(s.listCalls))
 	hf("GET /ws/tables/{id}", s.websocket)
 	// Anything else under /api gets a JSON error, not the HTML 404: 405 if
 	// the path exists with other methods.

@@ -56,13 +56,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer store.Close()
 
-	model, dmName := agent.Model(agent.Offline{}), "offline"
-	if getenv("OPENAI_API_KEY") != "" || getenv("OPENAI_BASE_URL") != "" {
-		log.Warn("OPENAI_API_KEY/OPENAI_BASE_URL set, but the OpenAI adapter is not built yet: running the offline narrator")
+	runner, dmName, err := newRunner(getenv, store, log)
+	if err != nil {
+		return err
 	}
 	h := hub.New(hub.Config{
 		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: model, Combat: model, Log: log},
+		Runner: runner,
 		DM:     dmName, Log: log,
 	})
 	if err := h.Start(ctx); err != nil {
@@ -94,6 +94,49 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	return nil
+}
+
+// newRunner builds the agents' runner from the environment: the OpenAI
+// adapter for each agent when OPENAI_API_KEY or OPENAI_BASE_URL is set
+// (models from TAVERN_MODEL and TAVERN_MODEL_NARRATIVE/COMBAT/SUMMARY),
+// else the offline narrator; every call logged with its estimated cost
+// (prices: agent.DefaultPrices, extended by TAVERN_PRICES); the memory
+// tools over the store. It returns the DM's name for the UI.
+func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*agent.Runner, string, error) {
+	base := agent.OpenAIConfig{Log: log}
+	if v := getenv("TAVERN_LLM_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, "", fmt.Errorf("bad TAVERN_LLM_TIMEOUT %q: want a duration such as 60s", v)
+		}
+		base.CallTimeout = d
+	}
+	prices := agent.Prices{}
+	for k, v := range agent.DefaultPrices {
+		prices[k] = v
+	}
+	if v := getenv("TAVERN_PRICES"); v != "" {
+		extra, err := agent.ParsePrices(v)
+		if err != nil {
+			return nil, "", fmt.Errorf("bad TAVERN_PRICES: %w", err)
+		}
+		for k, p := range extra {
+			prices[k] = p
+		}
+	}
+	ms := agent.ModelsFromEnv(getenv, base)
+	if ms.Online {
+		log.Info("AI game master", "narrative", ms.Narrative.Name(), "combat", ms.Combat.Name(), "summary", ms.Summary.Name())
+	} else {
+		log.Info("no OPENAI_API_KEY or OPENAI_BASE_URL: running the offline narrator")
+	}
+	logged := func(m agent.Model) agent.Model {
+		return &agent.Logged{Model: m, Log: store, Prices: prices, Logger: log}
+	}
+	return &agent.Runner{
+		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),
+		Memory: store, Log: log,
+	}, ms.DM, nil
 }
 
 func envOr(getenv func(string) string, key, def string) string {

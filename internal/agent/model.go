@@ -6,6 +6,15 @@
 //
 // Start with [Runner.Run] and [Turn]. The openai-go adapter plugs in behind
 // [Model]; nothing else depends on which model runs.
+//
+// Beside the run loop: [OpenAI] is that adapter (Chat Completions,
+// streaming, retries; [ModelsFromEnv] configures it); [WindowConfig] and
+// [Sanitize] decide which history a turn sees (cut only at turn
+// boundaries, then sanitised, seed 004); [Summarize] turns archived history
+// into a [Memory], which the tools search_memories and
+// recall_session_details read through a [MemoryIndex] (seed 001);
+// [Logged] writes every call to a [CallLog] with its estimated cost. The
+// fake Chat Completions server for tests is package llmtest.
 package agent
 
 import (
@@ -20,6 +29,10 @@ type Message struct {
 	Content    string     `json:"content"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// Turn is the table turn the message belongs to. It is stored beside
+	// the message (not in its JSON) and lets the history window cut only at
+	// turn boundaries; 0 means unknown.
+	Turn int `json:"-"`
 }
 
 // ToolCall is an assistant's request to run a tool.

@@ -25,6 +25,35 @@ type Runner struct {
 	// TurnTimeout bounds a whole turn. Default 90s.
 	TurnTimeout time.Duration
 	Log         *slog.Logger
+	// Memory, if set, gives both agents the tools search_memories and
+	// recall_session_details over the memories of the turn's table (whose
+	// id the context carries: see WithTable).
+	Memory MemoryIndex
+	// Summary is the model that summarises archived history; nil or the
+	// offline narrator means extractive summaries.
+	Summary Model
+	// Window shapes the history each turn sees (zero: the defaults).
+	Window WindowConfig
+}
+
+// registry returns the tools of agentName, with the memory tools when the
+// runner has a memory index. The order is fixed, so the tool schemas are
+// byte-identical from call to call.
+func (r *Runner) registry(ctx context.Context, agentName string) *Registry {
+	reg := NarrativeTools()
+	if agentName == engine.AgentCombat {
+		reg = CombatTools()
+	}
+	if r.Memory == nil {
+		return reg
+	}
+	return NewRegistry(append(append([]*Tool{}, reg.tools...), memoryTools(ctx, r.Memory)...)...)
+}
+
+// Summarize makes the memory of an archived block of agentName's history
+// with the runner's summary model (see the package function Summarize).
+func (r *Runner) Summarize(ctx context.Context, agentName string, block []Message) Memory {
+	return Summarize(ctx, r.Summary, agentName, block, r.Log)
 }
 
 // Result is what a turn produced, to be committed in one transaction.
@@ -44,9 +73,9 @@ var ErrTurnFailed = errors.New("turn failed")
 // the caller must discard t.State.
 func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	agentName := t.AgentName()
-	model, reg := r.Narrative, NarrativeTools()
+	model, reg := r.Narrative, r.registry(ctx, agentName)
 	if agentName == engine.AgentCombat {
-		model, reg = r.Combat, CombatTools()
+		model = r.Combat
 	}
 	retries, maxCalls, timeout := r.Retries, r.MaxToolCalls, r.TurnTimeout
 	if retries == 0 {
@@ -68,7 +97,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	tc := &ToolContext{Turn: t, State: t.State, Dice: t.Dice}
 	res := Result{Agent: agentName}
 	system := SystemPrompt(agentName, t.Adventure)
-	newMsgs := []Message{{Role: "user", Content: t.userMessage()}}
+	newMsgs := []Message{{Role: "user", Content: t.userMessage(), Turn: t.No}}
 	specs := reg.Specs()
 	errs, calls := 0, 0
 	fail := func(format string, args ...any) (Result, error) {
@@ -89,10 +118,15 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 		res.Usage.CachedTokens += resp.Usage.CachedTokens
 		am := resp.Message
 		am.Role = "assistant"
-		newMsgs = append(newMsgs, am)
+		am.Turn = t.No
+		if am.Content != "" || len(am.ToolCalls) > 0 {
+			// An empty answer is not kept: the API refuses empty
+			// assistant messages.
+			newMsgs = append(newMsgs, am)
+		}
 		if len(am.ToolCalls) == 0 {
 			errs++
-			newMsgs = append(newMsgs, Message{Role: "user", Content: fmt.Sprintf(
+			newMsgs = append(newMsgs, Message{Role: "user", Turn: t.No, Content: fmt.Sprintf(
 				"You must end the turn by calling one output tool: %s.", strings.Join(reg.OutputNames(), " or "))})
 			continue
 		}
@@ -119,7 +153,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 					text = out
 				}
 			}
-			newMsgs = append(newMsgs, Message{Role: "tool", ToolCallID: call.ID, Content: text})
+			newMsgs = append(newMsgs, Message{Role: "tool", ToolCallID: call.ID, Content: text, Turn: t.No})
 		}
 		if tc.Output == nil && calls > maxCalls {
 			return fail("more than %d tool calls", maxCalls)

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 
+	"tavern/internal/agent"
 	"tavern/internal/engine"
 )
 
@@ -27,4 +28,31 @@ type Store interface {
 	// History returns the last n messages of an agent's history at a table,
 	// oldest first, never starting in the middle of a turn.
 	History(ctx context.Context, tableID, agent string, n int) ([]engine.AgentMessage, error)
+	MemoryStore
+}
+
+// MemoryStore is the part of the store behind the history window, the
+// long-term memory (seed 001) and the exports (issue 4).
+type MemoryStore interface {
+	agent.MemoryIndex
+	// ActiveHistory returns the messages of an agent's history that are
+	// not archived, oldest first: at most the last limit (<= 0: all),
+	// never starting in the middle of a turn.
+	ActiveHistory(ctx context.Context, tableID, agentName string, limit int) ([]engine.AgentMessage, error)
+	// AllHistory returns every message of an agent's history, archived or
+	// not, oldest first.
+	AllHistory(ctx context.Context, tableID, agentName string) ([]engine.AgentMessage, error)
+	// ArchiveHistory stores m as a new memory and moves the active
+	// messages of m.Agent with turns up to m.LastTurn into it, in one
+	// transaction; it returns m with its ID. ECONFLICT if there was no
+	// such active message.
+	ArchiveHistory(ctx context.Context, m agent.Memory) (agent.Memory, error)
+	// UpdateMemory replaces a memory's title, summary, keywords and
+	// source. ENOTFOUND if the table has no such memory.
+	UpdateMemory(ctx context.Context, m agent.Memory) error
+	// Memories returns the last limit memories of a table (<= 0: all), of
+	// one agent or of both when agentName is "", oldest first.
+	Memories(ctx context.Context, tableID, agentName string, limit int) ([]agent.Memory, error)
+	// Calls returns the last limit model calls of a table, newest first.
+	Calls(ctx context.Context, tableID string, limit int) ([]agent.Call, error)
 }

@@ -603,11 +603,12 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 			}
 		}
 	}
-	hist, err := t.h.cfg.Store.History(ctx, t.id, turn.AgentName(), t.h.cfg.HistoryWindow)
+	ctx = agent.WithTable(ctx, t.id) // for the memory tools and the call log
+	hist, err := t.h.historyContext(ctx, t.id, turn.AgentName(), t.log)
 	if err != nil {
 		return agent.Result{}, nil, fmt.Errorf("load history: %w", err)
 	}
-	turn.History = agent.Sanitize(decodeHistory(hist), t.log)
+	turn.History = hist
 	turnID := fmt.Sprintf("t%d", j.turnNo)
 	turn.OnDelta = func(text string) {
 		frame := mustFrame(map[string]any{"type": "narration_delta", "turn": turnID, "text": text})

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"tavern/internal/agent"
+	"tavern/internal/agent/llmtest"
+	"tavern/internal/db"
+)
+
+func TestNewRunner(t *testing.T) {
+	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	fake := llmtest.New(t, nil)
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	log := slog.New(slog.DiscardHandler)
+
+	r, dm, err := newRunner(env(nil), store, log)
+	if err != nil || dm != "offline" || r.Narrative.Name() != "offline" || r.Memory == nil {
+		t.Fatalf("offline: %q %v", dm, err)
+	}
+
+	r, dm, err = newRunner(env(map[string]string{"OPENAI_BASE_URL": fake.URL, "TAVERN_MODEL": "llama3.1", "TAVERN_MODEL_SUMMARY": "small",
+		"TAVERN_PRICES": "llama3.1=1/0.5/2", "TAVERN_LLM_TIMEOUT": "5s"}), store, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Narrative.Name() != "llama3.1" || r.Summary.Name() != "small" || dm == "offline" {
+		t.Fatalf("online: %q %s %s", dm, r.Narrative.Name(), r.Summary.Name())
+	}
+	fake.Push(llmtest.Reply{Content: "hi", Usage: &agent.Usage{PromptTokens: 1_000_000, CachedTokens: 500_000, CompletionTokens: 1_000_000}})
+	ctx := agent.WithTable(context.Background(), "t1")
+	if _, err := r.Narrative.Complete(ctx, agent.Request{Agent: "narrative", Messages: []agent.Message{{Role: "user", Content: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := store.Calls(ctx, "t1", 10)
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("calls %+v %v", calls, err)
+	}
+	if c := calls[0]; c.Model != "llama3.1" || c.Agent != "narrative" || c.CostUSD != 0.5+0.25+2 {
+		t.Errorf("call %+v", c)
+	}
+
+	for _, bad := range []map[string]string{{"TAVERN_PRICES": "x"}, {"TAVERN_LLM_TIMEOUT": "soon"}} {
+		if _, _, err := newRunner(env(bad), store, log); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}

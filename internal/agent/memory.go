@@ -1,0 +1,346 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"tavern/internal/engine"
+)
+
+// Memory is an archived block of an agent's history with its summary
+// (seed 001's archived sessions): searchable by title, summary and
+// keywords, and recallable in full. ID doubles as the session number the
+// tools and the API use.
+type Memory struct {
+	ID        int64     `json:"id"`
+	TableID   string    `json:"table_id"`
+	Agent     string    `json:"agent"`
+	FirstTurn int       `json:"first_turn"`
+	LastTurn  int       `json:"last_turn"`
+	Messages  int       `json:"messages"`
+	Title     string    `json:"title"`
+	Summary   string    `json:"summary"`
+	Keywords  []string  `json:"keywords"`
+	Source    string    `json:"source"` // the summary model, or "extractive"
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// MemoryIndex is what the memory tools read. internal/db satisfies it.
+// Implementations must be safe for concurrent use.
+type MemoryIndex interface {
+	// SearchMemories returns up to limit memories of a table matching the
+	// words of query (full-text), best first.
+	SearchMemories(ctx context.Context, tableID, query string, limit int) ([]Memory, error)
+	// MemorySession returns one memory of a table and its archived
+	// messages, or an engine ENOTFOUND error.
+	MemorySession(ctx context.Context, tableID string, id int64) (Memory, []Message, error)
+}
+
+type tableKey struct{}
+
+// WithTable returns ctx carrying the id of the table a turn is played at;
+// the memory tools and the call log read it.
+func WithTable(ctx context.Context, tableID string) context.Context {
+	return context.WithValue(ctx, tableKey{}, tableID)
+}
+
+// TableFrom returns the table id carried by ctx, or "".
+func TableFrom(ctx context.Context) string {
+	s, _ := ctx.Value(tableKey{}).(string)
+	return s
+}
+
+// memoryTools returns the tools search_memories and
+// recall_session_details bound to idx and the table of ctx.
+func memoryTools(ctx context.Context, idx MemoryIndex) []*Tool {
+	tableID := TableFrom(ctx)
+	search := &Tool{
+		Name:        "search_memories",
+		Description: "Search the summaries of earlier sessions at this table (archived history) by keywords: names, places, items, events. Returns session ids with titles and summaries.",
+		Parameters: object([]string{"query"}, map[string]any{
+			"query": str("Words to look for, e.g. \"Snikket lantern\"."),
+		}),
+	}
+	search.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
+		var a struct {
+			Query string `json:"query"`
+		}
+		if err := decode(search, args, &a); err != nil {
+			return "", err
+		}
+		ms, err := idx.SearchMemories(ctx, tableID, a.Query, 5)
+		if err != nil {
+			return "", engine.Errorf(engine.EINTERNAL, "search memories: %v", err)
+		}
+		if len(ms) == 0 {
+			return "No memory matches " + a.Query + ".", nil
+		}
+		type hit struct {
+			Session  int64    `json:"session_id"`
+			Turns    string   `json:"turns"`
+			Title    string   `json:"title"`
+			Summary  string   `json:"summary"`
+			Keywords []string `json:"keywords"`
+		}
+		out := []hit{}
+		for _, m := range ms {
+			out = append(out, hit{m.ID, fmt.Sprintf("%d-%d", m.FirstTurn, m.LastTurn), m.Title, m.Summary, m.Keywords})
+		}
+		return toolResult(out), nil
+	}
+	recall := &Tool{
+		Name:        "recall_session_details",
+		Description: "Get the full record of one earlier session (from search_memories or the memories above): its summary and what was said and done, turn by turn.",
+		Parameters: object([]string{"session_id"}, map[string]any{
+			"session_id": map[string]any{"type": "integer", "description": "The session id."},
+		}),
+	}
+	recall.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
+		var a struct {
+			Session int64 `json:"session_id"`
+		}
+		if err := decode(recall, args, &a); err != nil {
+			return "", err
+		}
+		m, msgs, err := idx.MemorySession(ctx, tableID, a.Session)
+		if engine.ErrorCode(err) == engine.ENOTFOUND {
+			return "", errf("There is no session %d; use search_memories to find session ids.", a.Session)
+		}
+		if err != nil {
+			return "", engine.Errorf(engine.EINTERNAL, "recall session: %v", err)
+		}
+		return toolResult(map[string]any{
+			"session_id": m.ID, "turns": fmt.Sprintf("%d-%d", m.FirstTurn, m.LastTurn), "title": m.Title,
+			"summary": m.Summary, "keywords": m.Keywords, "transcript": Transcript(msgs, 6000),
+		}), nil
+	}
+	return []*Tool{search, recall}
+}
+
+var playerWordsRE = regexp.MustCompile(`(?s)<player_words>\n(.*)\n</player_words>`)
+var turnHeadRE = regexp.MustCompile(`^Turn \d+\. ([^\n]*)`)
+
+// Transcript renders messages as short readable lines — who acted, what
+// they said, which tools ran, the narration — at most max bytes (cut at a
+// line). It reads the turn structure of this package's user messages and
+// output tools; the state blocks are left out.
+func Transcript(msgs []Message, max int) string {
+	var lines []string
+	for _, m := range msgs {
+		switch m.Role {
+		case "user":
+			if h := turnHeadRE.FindStringSubmatch(m.Content); h != nil {
+				line := h[1]
+				if w := playerWordsRE.FindStringSubmatch(m.Content); w != nil {
+					line += " \"" + strings.TrimSpace(w[1]) + "\""
+				}
+				lines = append(lines, line)
+			}
+		case "assistant":
+			if c := strings.TrimSpace(m.Content); c != "" {
+				lines = append(lines, "DM: "+c)
+			}
+			for _, c := range m.ToolCalls {
+				var a struct {
+					Narration string `json:"narration"`
+					Outcome   string `json:"outcome"`
+				}
+				_ = json.Unmarshal([]byte(c.Function.Arguments), &a)
+				switch {
+				case a.Narration != "":
+					line := "DM: " + a.Narration
+					if a.Outcome != "" {
+						line += " (" + a.Outcome + ")"
+					}
+					lines = append(lines, line)
+				default:
+					lines = append(lines, "["+c.Function.Name+" "+abbrev(c.Function.Arguments, 80)+"]")
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		if b.Len()+len(l)+1 > max {
+			b.WriteString("…")
+			break
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func abbrev(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+const summaryPrompt = `You keep the chronicle of a tabletop role-playing game.
+You receive the transcript of a block of play. Call save_memory once with:
+- title: a short title (at most 8 words);
+- summary: 2 to 4 sentences of what happened and what matters later
+  (names, places, items, promises, enemies, open threads);
+- keywords: 3 to 10 single words or names a player might search for.
+Use only what the transcript says.`
+
+var saveMemoryTool = ToolSpec{
+	Name:        "save_memory",
+	Description: "Save the memory of this block of play.",
+	Parameters: object([]string{"title", "summary", "keywords"}, map[string]any{
+		"title":    str("A short title."),
+		"summary":  str("2 to 4 sentences."),
+		"keywords": strList("3 to 10 search words."),
+	}),
+}
+
+// Summarize makes the memory of an archived block of history: with model
+// (the summary model) unless it is nil or the offline narrator, else — and
+// whenever the model fails — extractively from the transcript, so
+// archiving never depends on a model being up. The returned Memory has no
+// ID, table or creation time yet.
+func Summarize(ctx context.Context, model Model, agentName string, block []Message, log *slog.Logger) Memory {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := Memory{Agent: agentName, Messages: len(block)}
+	for _, msg := range block {
+		if msg.Turn != 0 && (m.FirstTurn == 0 || msg.Turn < m.FirstTurn) {
+			m.FirstTurn = msg.Turn
+		}
+		m.LastTurn = max(m.LastTurn, msg.Turn)
+	}
+	transcript := Transcript(block, 12000)
+	if model != nil && model.Name() != (Offline{}).Name() && transcript != "" {
+		if t, s, k, err := summarizeWith(ctx, model, agentName, transcript); err == nil {
+			m.Title, m.Summary, m.Keywords, m.Source = t, s, k, model.Name()
+			return m
+		} else {
+			log.Warn("summary model failed, summarising extractively", "model", model.Name(), "err", err)
+		}
+	}
+	m.Title, m.Summary, m.Keywords = extractive(transcript, m.FirstTurn, m.LastTurn)
+	m.Source = "extractive"
+	return m
+}
+
+func summarizeWith(ctx context.Context, model Model, agentName, transcript string) (string, string, []string, error) {
+	resp, err := model.Complete(ctx, Request{
+		Agent:    "summary",
+		System:   summaryPrompt,
+		Messages: []Message{{Role: "user", Content: "Transcript (" + agentName + "):\n" + transcript}},
+		Tools:    []ToolSpec{saveMemoryTool},
+	})
+	if err != nil {
+		return "", "", nil, err
+	}
+	for _, c := range resp.Message.ToolCalls {
+		if c.Function.Name != saveMemoryTool.Name {
+			continue
+		}
+		var a struct {
+			Title    string   `json:"title"`
+			Summary  string   `json:"summary"`
+			Keywords []string `json:"keywords"`
+		}
+		if err := json.Unmarshal([]byte(c.Function.Arguments), &a); err != nil {
+			return "", "", nil, fmt.Errorf("save_memory arguments: %w", err)
+		}
+		if strings.TrimSpace(a.Title) == "" || strings.TrimSpace(a.Summary) == "" {
+			return "", "", nil, fmt.Errorf("save_memory without title or summary")
+		}
+		return abbrev(strings.TrimSpace(a.Title), 120), abbrev(strings.TrimSpace(a.Summary), 2000), cleanKeywords(a.Keywords), nil
+	}
+	return "", "", nil, fmt.Errorf("the summary model did not call save_memory")
+}
+
+func cleanKeywords(ks []string) []string {
+	out := []string{}
+	for _, k := range ks {
+		k = strings.TrimSpace(k)
+		if k != "" && len(k) <= 40 && !slices.Contains(out, k) && len(out) < 10 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+var memoryStopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`the a an and or but of to in on at by for with from into onto over under
+	you your he she it they them his her their its we our i me my this that these those there here is are was
+	were be been being has have had do does did not no yes as so if then than too very can could would should
+	will shall may might must just now out up down off again more most some any all each every one two
+	turn dm acts seat player players round begins look what who how when where why which while also
+	only own same other such like well back still even much many`) {
+		memoryStopwords[w] = true
+	}
+}
+
+// extractive builds a title, summary and keywords without a model: the
+// title from the first action, the summary from the first sentence of
+// each narration, the keywords from the most frequent names and words.
+func extractive(transcript string, first, last int) (string, string, []string) {
+	lines := strings.Split(transcript, "\n")
+	title := fmt.Sprintf("Turns %d-%d", first, last)
+	var sentences []string
+	count := map[string]int{}
+	firstSeen := map[string]int{}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "DM: ") {
+			s := strings.TrimPrefix(l, "DM: ")
+			if i := strings.IndexAny(s, ".!?"); i > 0 {
+				s = s[:i+1]
+			}
+			sentences = append(sentences, s)
+		} else if !strings.HasPrefix(l, "[") && title == fmt.Sprintf("Turns %d-%d", first, last) && l != "" {
+			title = abbrev(l, 70)
+		}
+		if strings.HasPrefix(l, "[") {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' && r != '\'' }) {
+			lw := strings.ToLower(strings.Trim(w, "-'"))
+			if len([]rune(lw)) < 4 || memoryStopwords[lw] {
+				continue
+			}
+			if _, ok := firstSeen[lw]; !ok {
+				firstSeen[lw] = len(firstSeen)
+			}
+			count[lw]++
+			if unicode.IsUpper([]rune(w)[0]) {
+				count[lw]++ // names weigh more
+			}
+		}
+	}
+	summary := abbrev(strings.Join(sentences, " "), 600)
+	if summary == "" {
+		summary = "Nothing was narrated."
+	}
+	words := make([]string, 0, len(count))
+	for w := range count {
+		words = append(words, w)
+	}
+	sort.Slice(words, func(i, j int) bool {
+		if count[words[i]] != count[words[j]] {
+			return count[words[i]] > count[words[j]]
+		}
+		return firstSeen[words[i]] < firstSeen[words[j]]
+	})
+	return title, summary, words[:min(8, len(words))]
+}

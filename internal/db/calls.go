@@ -1,0 +1,52 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"tavern/internal/agent"
+)
+
+// LogCall implements agent.CallLog: it appends one model call to the log.
+func (d *DB) LogCall(ctx context.Context, c agent.Call) error {
+	if c.LatencyMS == 0 && c.Latency > 0 {
+		c.LatencyMS = c.Latency.Milliseconds()
+	}
+	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO llm_calls (table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.TableID, c.Agent, c.Model, formatTime(c.Started), c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.CostUSD, c.Error)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("log call: %w", err)
+	}
+	return nil
+}
+
+// Calls returns the last limit model calls of a table (all tables when
+// tableID is ""), newest first.
+func (d *DB) Calls(ctx context.Context, tableID string, limit int) ([]agent.Call, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	var out []agent.Call
+	err := each(ctx, d.reader, `SELECT id, table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error
+		FROM llm_calls WHERE ? = '' OR table_id = ? ORDER BY id DESC LIMIT ?`, []any{tableID, tableID, limit}, func(r *sql.Rows) error {
+		var c agent.Call
+		var started string
+		if err := r.Scan(&c.ID, &c.TableID, &c.Agent, &c.Model, &started, &c.LatencyMS, &c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.CostUSD, &c.Error); err != nil {
+			return err
+		}
+		t, err := parseTime(started)
+		c.Started, c.Latency = t, time.Duration(c.LatencyMS)*time.Millisecond
+		out = append(out, c)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("calls of table %q: %w", tableID, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,275 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"tavern/internal/agent"
+	"tavern/internal/engine"
+)
+
+// writeTxFunc runs fn in one IMMEDIATE transaction on the writer, for the
+// statements of this file (they are not in writeQueries: each runs rarely).
+func (d *DB) writeTxFunc(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := d.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // a no-op after Commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// ActiveHistory returns the messages of an agent's history at a table that
+// are not archived in a memory, oldest first: at most the last limit
+// (limit <= 0: all), never starting in the middle of a turn. Each
+// engine.AgentMessage carries its turn.
+func (d *DB) ActiveHistory(ctx context.Context, tableID, agentName string, limit int) ([]engine.AgentMessage, error) {
+	q := "SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? AND memory_id IS NULL ORDER BY id DESC"
+	args := []any{tableID, agentName}
+	if limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, limit+1)
+	}
+	out, err := scanMessages(ctx, d.reader, agentName, q, args)
+	if err != nil {
+		return nil, fmt.Errorf("active %s history of table %s: %w", agentName, tableID, err)
+	}
+	slices.Reverse(out)
+	if limit <= 0 || len(out) <= limit {
+		return out, nil
+	}
+	// The extra oldest message tells whether the window starts a turn.
+	before := out[0]
+	out = out[1:]
+	for len(out) > 0 && out[0].Turn == before.Turn {
+		out = out[1:]
+	}
+	return out, nil
+}
+
+// AllHistory returns every message of an agent's history at a table,
+// archived or not, oldest first (for the export).
+func (d *DB) AllHistory(ctx context.Context, tableID, agentName string) ([]engine.AgentMessage, error) {
+	out, err := scanMessages(ctx, d.reader, agentName,
+		"SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? ORDER BY id", []any{tableID, agentName})
+	if err != nil {
+		return nil, fmt.Errorf("%s history of table %s: %w", agentName, tableID, err)
+	}
+	return out, nil
+}
+
+func scanMessages(ctx context.Context, q querier, agentName, query string, args []any) ([]engine.AgentMessage, error) {
+	var out []engine.AgentMessage
+	err := each(ctx, q, query, args, func(r *sql.Rows) error {
+		m := engine.AgentMessage{Agent: agentName}
+		var body string
+		if err := r.Scan(&m.Turn, &body); err != nil {
+			return err
+		}
+		m.Body = json.RawMessage(body)
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
+
+// ArchiveHistory stores m as a new memory of m.TableID and moves the active
+// messages of m.Agent with turns up to m.LastTurn into it, in one
+// transaction. It returns m with its ID, CreatedAt, message count and
+// first turn as stored, an engine
+// ENOTFOUND error if the table does not exist, or an engine ECONFLICT error
+// if no active message is in that range (archived concurrently).
+func (d *DB) ArchiveHistory(ctx context.Context, m agent.Memory) (agent.Memory, error) {
+	m.CreatedAt = d.now().UTC()
+	if m.Keywords == nil {
+		m.Keywords = []string{}
+	}
+	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO memories (table_id, agent, first_turn, last_turn, messages, title, summary, keywords, source, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			m.TableID, m.Agent, m.FirstTurn, m.LastTurn, m.Messages, m.Title, m.Summary, plainJSON(m.Keywords), m.Source, formatTime(m.CreatedAt))
+		if isForeignKey(err) {
+			return tableNotFound(m.TableID)
+		}
+		if err != nil {
+			return err
+		}
+		if m.ID, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		// Any older active message goes too (one a failed archive left
+		// behind), so the active history always starts after the archive.
+		res, err = tx.ExecContext(ctx, `UPDATE agent_messages SET memory_id = ?
+			WHERE table_id = ? AND agent = ? AND memory_id IS NULL AND turn <= ?`,
+			m.ID, m.TableID, m.Agent, m.LastTurn)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return engine.Errorf(engine.ECONFLICT, "no active %s message in turns %d-%d", m.Agent, m.FirstTurn, m.LastTurn)
+		}
+		m.Messages = int(n)
+		if err := tx.QueryRowContext(ctx, "SELECT min(turn) FROM agent_messages WHERE memory_id = ?", m.ID).Scan(&m.FirstTurn); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, "UPDATE memories SET messages = ?, first_turn = ? WHERE id = ?", n, m.FirstTurn, m.ID)
+		return err
+	})
+	if err != nil {
+		return agent.Memory{}, fmt.Errorf("archive %s history of table %s: %w", m.Agent, m.TableID, err)
+	}
+	return m, nil
+}
+
+// UpdateMemory replaces the title, summary, keywords and source of a
+// memory (a new summary of the same block). ENOTFOUND if the table has no
+// such memory.
+func (d *DB) UpdateMemory(ctx context.Context, m agent.Memory) error {
+	if m.Keywords == nil {
+		m.Keywords = []string{}
+	}
+	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE memories SET title = ?, summary = ?, keywords = ?, source = ? WHERE id = ? AND table_id = ?",
+			m.Title, m.Summary, plainJSON(m.Keywords), m.Source, m.ID, m.TableID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return err
+			}
+			return engine.Errorf(engine.ENOTFOUND, "memory %d not found", m.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("update memory %d: %w", m.ID, err)
+	}
+	return nil
+}
+
+const memoryCols = "m.id, m.table_id, m.agent, m.first_turn, m.last_turn, m.messages, m.title, m.summary, m.keywords, m.source, m.created_at"
+
+func scanMemory(r interface{ Scan(...any) error }) (agent.Memory, error) {
+	var m agent.Memory
+	var kw, created string
+	if err := r.Scan(&m.ID, &m.TableID, &m.Agent, &m.FirstTurn, &m.LastTurn, &m.Messages, &m.Title, &m.Summary, &kw, &m.Source, &created); err != nil {
+		return m, err
+	}
+	if err := unjson(kw, &m.Keywords, "keywords"); err != nil {
+		return m, err
+	}
+	t, err := parseTime(created)
+	m.CreatedAt = t
+	return m, err
+}
+
+// Memories returns the last limit memories of a table (limit <= 0: all),
+// of one agent or of both when agentName is "", oldest first.
+func (d *DB) Memories(ctx context.Context, tableID, agentName string, limit int) ([]agent.Memory, error) {
+	q := "SELECT " + memoryCols + " FROM memories m WHERE m.table_id = ? AND (? = '' OR m.agent = ?) ORDER BY m.id DESC"
+	args := []any{tableID, agentName, agentName}
+	if limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, limit)
+	}
+	var out []agent.Memory
+	err := each(ctx, d.reader, q, args, func(r *sql.Rows) error {
+		m, err := scanMemory(r)
+		out = append(out, m)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("memories of table %s: %w", tableID, err)
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// ftsQuery turns free text into an FTS5 query: its words (letters and
+// digits only, so no FTS syntax gets through), each a prefix match, any of
+// them matching; "" if there is no word.
+func ftsQuery(text string) string {
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	var parts []string
+	for _, w := range words {
+		if len(parts) == 16 {
+			break
+		}
+		parts = append(parts, `"`+w+`"*`)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// SearchMemories implements agent.MemoryIndex: full-text search (FTS5,
+// bm25 ranking) over the titles, summaries and keywords of a table's
+// memories, best first. A query without any word matches nothing.
+func (d *DB) SearchMemories(ctx context.Context, tableID, query string, limit int) ([]agent.Memory, error) {
+	fq := ftsQuery(query)
+	if fq == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = 10
+	}
+	q := "SELECT " + memoryCols + ` FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+		WHERE memories_fts MATCH ? AND m.table_id = ? ORDER BY bm25(memories_fts, 5.0, 1.0, 3.0), m.id DESC LIMIT ?`
+	var out []agent.Memory
+	err := each(ctx, d.reader, q, []any{fq, tableID, limit}, func(r *sql.Rows) error {
+		m, err := scanMemory(r)
+		out = append(out, m)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search memories of table %s: %w", tableID, err)
+	}
+	return out, nil
+}
+
+// MemorySession implements agent.MemoryIndex: one memory of a table and
+// its archived messages (each with its Turn), or an engine ENOTFOUND error.
+func (d *DB) MemorySession(ctx context.Context, tableID string, id int64) (agent.Memory, []agent.Message, error) {
+	var m agent.Memory
+	var msgs []agent.Message
+	err := d.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		m, err = scanMemory(tx.QueryRowContext(ctx, "SELECT "+memoryCols+" FROM memories m WHERE m.id = ? AND m.table_id = ?", id, tableID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return engine.Errorf(engine.ENOTFOUND, "session %d not found", id)
+		}
+		if err != nil {
+			return err
+		}
+		return each(ctx, tx, "SELECT turn, body FROM agent_messages WHERE memory_id = ? ORDER BY id", []any{id}, func(r *sql.Rows) error {
+			var turn int
+			var body string
+			if err := r.Scan(&turn, &body); err != nil {
+				return err
+			}
+			var msg agent.Message
+			if err := unjson(body, &msg, "message"); err != nil {
+				return err
+			}
+			msg.Turn = turn
+			msgs = append(msgs, msg)
+			return nil
+		})
+	})
+	if err != nil {
+		return agent.Memory{}, nil, fmt.Errorf("memory %d of table %s: %w", id, tableID, err)
+	}
+	return m, msgs, nil
+}
