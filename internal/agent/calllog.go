@@ -7,24 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tavern/internal/engine"
 )
 
 // Call is one logged model call (DESIGN.md "Persistence": the LLM call
 // log the admin side reads).
-type Call struct {
-	ID               int64         `json:"id"`
-	TableID          string        `json:"table_id"`
-	Agent            string        `json:"agent"`
-	Model            string        `json:"model"`
-	Started          time.Time     `json:"started_at"`
-	Latency          time.Duration `json:"-"`
-	LatencyMS        int64         `json:"latency_ms"`
-	PromptTokens     int           `json:"prompt_tokens"`
-	CompletionTokens int           `json:"completion_tokens"`
-	CachedTokens     int           `json:"cached_tokens"`
-	CostUSD          float64       `json:"cost_usd"`
-	Error            string        `json:"error,omitempty"`
-}
+type Call = engine.LLMCall
 
 // CallLog stores calls. internal/db satisfies it. Implementations must be
 // safe for concurrent use.

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 	"unicode"
 
 	"tavern/internal/engine"
@@ -19,19 +18,7 @@ import (
 // (seed 001's archived sessions): searchable by title, summary and
 // keywords, and recallable in full. ID doubles as the session number the
 // tools and the API use.
-type Memory struct {
-	ID        int64     `json:"id"`
-	TableID   string    `json:"table_id"`
-	Agent     string    `json:"agent"`
-	FirstTurn int       `json:"first_turn"`
-	LastTurn  int       `json:"last_turn"`
-	Messages  int       `json:"messages"`
-	Title     string    `json:"title"`
-	Summary   string    `json:"summary"`
-	Keywords  []string  `json:"keywords"`
-	Source    string    `json:"source"` // the summary model, or "extractive"
-	CreatedAt time.Time `json:"created_at"`
-}
+type Memory = engine.Memory
 
 // MemoryIndex is what the memory tools read. internal/db satisfies it.
 // Implementations must be safe for concurrent use.
@@ -41,7 +28,7 @@ type MemoryIndex interface {
 	SearchMemories(ctx context.Context, tableID, query string, limit int) ([]Memory, error)
 	// MemorySession returns one memory of a table and its archived
 	// messages, or an engine ENOTFOUND error.
-	MemorySession(ctx context.Context, tableID string, id int64) (Memory, []Message, error)
+	MemorySession(ctx context.Context, tableID string, id int64) (Memory, []engine.AgentMessage, error)
 }
 
 type tableKey struct{}
@@ -110,7 +97,8 @@ func memoryTools(ctx context.Context, idx MemoryIndex) []*Tool {
 		if err := decode(recall, args, &a); err != nil {
 			return "", err
 		}
-		m, msgs, err := idx.MemorySession(ctx, tableID, a.Session)
+		m, rows, err := idx.MemorySession(ctx, tableID, a.Session)
+		msgs := DecodeMessages(rows)
 		if engine.ErrorCode(err) == engine.ENOTFOUND {
 			return "", errf("There is no session %d; use search_memories to find session ids.", a.Session)
 		}
@@ -343,4 +331,18 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 		return firstSeen[words[i]] < firstSeen[words[j]]
 	})
 	return title, summary, words[:min(8, len(words))]
+}
+
+// DecodeMessages turns stored history rows into messages (each with its
+// turn); rows that do not decode are skipped.
+func DecodeMessages(rows []engine.AgentMessage) []Message {
+	out := make([]Message, 0, len(rows))
+	for _, r := range rows {
+		var m Message
+		if json.Unmarshal(r.Body, &m) == nil {
+			m.Turn = r.Turn
+			out = append(out, m)
+		}
+	}
+	return out
 }

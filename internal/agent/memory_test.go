@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -103,11 +104,16 @@ func (fakeIndex) SearchMemories(ctx context.Context, tableID, query string, limi
 	return []agent.Memory{{ID: 7, FirstTurn: 4, LastTurn: 5, Title: "The Lantern's trail", Summary: "Snikket took it.", Keywords: []string{"Snikket"}}}, nil
 }
 
-func (fakeIndex) MemorySession(ctx context.Context, tableID string, id int64) (agent.Memory, []agent.Message, error) {
+func (fakeIndex) MemorySession(ctx context.Context, tableID string, id int64) (agent.Memory, []engine.AgentMessage, error) {
 	if tableID != "t1" || id != 7 {
 		return agent.Memory{}, nil, errNotFound
 	}
-	return agent.Memory{ID: 7, FirstTurn: 4, LastTurn: 5, Title: "The Lantern's trail"}, block(), nil
+	var rows []engine.AgentMessage
+	for _, m := range block() {
+		b, _ := json.Marshal(m)
+		rows = append(rows, engine.AgentMessage{Agent: engine.AgentNarrative, Turn: m.Turn, Body: b})
+	}
+	return agent.Memory{ID: 7, FirstTurn: 4, LastTurn: 5, Title: "The Lantern's trail"}, rows, nil
 }
 
 var errNotFound = engine.Errorf(engine.ENOTFOUND, "no such session")

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"time"
 
-	"tavern/internal/agent"
+	"tavern/internal/engine"
 )
 
-// LogCall implements agent.CallLog: it appends one model call to the log.
-func (d *DB) LogCall(ctx context.Context, c agent.Call) error {
+// LogCall implements the agent package's CallLog: it appends one model call to the log.
+func (d *DB) LogCall(ctx context.Context, c engine.LLMCall) error {
 	if c.LatencyMS == 0 && c.Latency > 0 {
 		c.LatencyMS = c.Latency.Milliseconds()
 	}
@@ -28,14 +28,14 @@ func (d *DB) LogCall(ctx context.Context, c agent.Call) error {
 
 // Calls returns the last limit model calls of a table (all tables when
 // tableID is ""), newest first.
-func (d *DB) Calls(ctx context.Context, tableID string, limit int) ([]agent.Call, error) {
+func (d *DB) Calls(ctx context.Context, tableID string, limit int) ([]engine.LLMCall, error) {
 	if limit <= 0 {
 		limit = 100
 	}
-	var out []agent.Call
+	var out []engine.LLMCall
 	err := each(ctx, d.reader, `SELECT id, table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error
 		FROM llm_calls WHERE ? = '' OR table_id = ? ORDER BY id DESC LIMIT ?`, []any{tableID, tableID, limit}, func(r *sql.Rows) error {
-		var c agent.Call
+		var c engine.LLMCall
 		var started string
 		if err := r.Scan(&c.ID, &c.TableID, &c.Agent, &c.Model, &started, &c.LatencyMS, &c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.CostUSD, &c.Error); err != nil {
 			return err

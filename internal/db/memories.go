@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode"
 
-	"tavern/internal/agent"
 	"tavern/internal/engine"
 )
 
@@ -88,7 +87,7 @@ func scanMessages(ctx context.Context, q querier, agentName, query string, args 
 // first turn as stored, an engine
 // ENOTFOUND error if the table does not exist, or an engine ECONFLICT error
 // if no active message is in that range (archived concurrently).
-func (d *DB) ArchiveHistory(ctx context.Context, m agent.Memory) (agent.Memory, error) {
+func (d *DB) ArchiveHistory(ctx context.Context, m engine.Memory) (engine.Memory, error) {
 	m.CreatedAt = d.now().UTC()
 	if m.Keywords == nil {
 		m.Keywords = []string{}
@@ -129,7 +128,7 @@ func (d *DB) ArchiveHistory(ctx context.Context, m agent.Memory) (agent.Memory, 
 		return err
 	})
 	if err != nil {
-		return agent.Memory{}, fmt.Errorf("archive %s history of table %s: %w", m.Agent, m.TableID, err)
+		return engine.Memory{}, fmt.Errorf("archive %s history of table %s: %w", m.Agent, m.TableID, err)
 	}
 	return m, nil
 }
@@ -137,7 +136,7 @@ func (d *DB) ArchiveHistory(ctx context.Context, m agent.Memory) (agent.Memory, 
 // UpdateMemory replaces the title, summary, keywords and source of a
 // memory (a new summary of the same block). ENOTFOUND if the table has no
 // such memory.
-func (d *DB) UpdateMemory(ctx context.Context, m agent.Memory) error {
+func (d *DB) UpdateMemory(ctx context.Context, m engine.Memory) error {
 	if m.Keywords == nil {
 		m.Keywords = []string{}
 	}
@@ -163,8 +162,8 @@ func (d *DB) UpdateMemory(ctx context.Context, m agent.Memory) error {
 
 const memoryCols = "m.id, m.table_id, m.agent, m.first_turn, m.last_turn, m.messages, m.title, m.summary, m.keywords, m.source, m.created_at"
 
-func scanMemory(r interface{ Scan(...any) error }) (agent.Memory, error) {
-	var m agent.Memory
+func scanMemory(r interface{ Scan(...any) error }) (engine.Memory, error) {
+	var m engine.Memory
 	var kw, created string
 	if err := r.Scan(&m.ID, &m.TableID, &m.Agent, &m.FirstTurn, &m.LastTurn, &m.Messages, &m.Title, &m.Summary, &kw, &m.Source, &created); err != nil {
 		return m, err
@@ -179,14 +178,14 @@ func scanMemory(r interface{ Scan(...any) error }) (agent.Memory, error) {
 
 // Memories returns the last limit memories of a table (limit <= 0: all),
 // of one agent or of both when agentName is "", oldest first.
-func (d *DB) Memories(ctx context.Context, tableID, agentName string, limit int) ([]agent.Memory, error) {
+func (d *DB) Memories(ctx context.Context, tableID, agentName string, limit int) ([]engine.Memory, error) {
 	q := "SELECT " + memoryCols + " FROM memories m WHERE m.table_id = ? AND (? = '' OR m.agent = ?) ORDER BY m.id DESC"
 	args := []any{tableID, agentName, agentName}
 	if limit > 0 {
 		q += " LIMIT ?"
 		args = append(args, limit)
 	}
-	var out []agent.Memory
+	var out []engine.Memory
 	err := each(ctx, d.reader, q, args, func(r *sql.Rows) error {
 		m, err := scanMemory(r)
 		out = append(out, m)
@@ -214,10 +213,10 @@ func ftsQuery(text string) string {
 	return strings.Join(parts, " OR ")
 }
 
-// SearchMemories implements agent.MemoryIndex: full-text search (FTS5,
+// SearchMemories implements the agent package's MemoryIndex: full-text search (FTS5,
 // bm25 ranking) over the titles, summaries and keywords of a table's
 // memories, best first. A query without any word matches nothing.
-func (d *DB) SearchMemories(ctx context.Context, tableID, query string, limit int) ([]agent.Memory, error) {
+func (d *DB) SearchMemories(ctx context.Context, tableID, query string, limit int) ([]engine.Memory, error) {
 	fq := ftsQuery(query)
 	if fq == "" {
 		return nil, nil
@@ -227,7 +226,7 @@ func (d *DB) SearchMemories(ctx context.Context, tableID, query string, limit in
 	}
 	q := "SELECT " + memoryCols + ` FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
 		WHERE memories_fts MATCH ? AND m.table_id = ? ORDER BY bm25(memories_fts, 5.0, 1.0, 3.0), m.id DESC LIMIT ?`
-	var out []agent.Memory
+	var out []engine.Memory
 	err := each(ctx, d.reader, q, []any{fq, tableID, limit}, func(r *sql.Rows) error {
 		m, err := scanMemory(r)
 		out = append(out, m)
@@ -239,11 +238,11 @@ func (d *DB) SearchMemories(ctx context.Context, tableID, query string, limit in
 	return out, nil
 }
 
-// MemorySession implements agent.MemoryIndex: one memory of a table and
+// MemorySession implements the agent package's MemoryIndex: one memory of a table and
 // its archived messages (each with its Turn), or an engine ENOTFOUND error.
-func (d *DB) MemorySession(ctx context.Context, tableID string, id int64) (agent.Memory, []agent.Message, error) {
-	var m agent.Memory
-	var msgs []agent.Message
+func (d *DB) MemorySession(ctx context.Context, tableID string, id int64) (engine.Memory, []engine.AgentMessage, error) {
+	var m engine.Memory
+	var msgs []engine.AgentMessage
 	err := d.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		m, err = scanMemory(tx.QueryRowContext(ctx, "SELECT "+memoryCols+" FROM memories m WHERE m.id = ? AND m.table_id = ?", id, tableID))
@@ -259,17 +258,15 @@ func (d *DB) MemorySession(ctx context.Context, tableID string, id int64) (agent
 			if err := r.Scan(&turn, &body); err != nil {
 				return err
 			}
-			var msg agent.Message
-			if err := unjson(body, &msg, "message"); err != nil {
-				return err
+			if !json.Valid([]byte(body)) {
+				return fmt.Errorf("message of turn %d is not JSON", turn)
 			}
-			msg.Turn = turn
-			msgs = append(msgs, msg)
+			msgs = append(msgs, engine.AgentMessage{Agent: m.Agent, Turn: turn, Body: json.RawMessage(body)})
 			return nil
 		})
 	})
 	if err != nil {
-		return agent.Memory{}, nil, fmt.Errorf("memory %d of table %s: %w", id, tableID, err)
+		return engine.Memory{}, nil, fmt.Errorf("memory %d of table %s: %w", id, tableID, err)
 	}
 	return m, msgs, nil
 }

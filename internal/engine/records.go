@@ -109,3 +109,36 @@ type TableData struct {
 	Seats   []Seat
 	Pending []PendingAction // unresolved, oldest first
 }
+
+// Memory is an archived, summarised block of one agent's history at a
+// table (seed 001's rolling sessions), searchable by title, summary and
+// keywords.
+type Memory struct {
+	ID        int64     `json:"id"`
+	TableID   string    `json:"table_id"`
+	Agent     string    `json:"agent"`
+	FirstTurn int       `json:"first_turn"`
+	LastTurn  int       `json:"last_turn"`
+	Messages  int       `json:"messages"`
+	Title     string    `json:"title"`
+	Summary   string    `json:"summary"`
+	Keywords  []string  `json:"keywords"`
+	Source    string    `json:"source"` // the summary model, or "extractive"
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// LLMCall is one model call in the call log.
+type LLMCall struct {
+	ID               int64         `json:"id"`
+	TableID          string        `json:"table_id"`
+	Agent            string        `json:"agent"`
+	Model            string        `json:"model"`
+	Started          time.Time     `json:"started_at"`
+	Latency          time.Duration `json:"-"`
+	LatencyMS        int64         `json:"latency_ms"`
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	CachedTokens     int           `json:"cached_tokens"`
+	CostUSD          float64       `json:"cost_usd"`
+	Error            string        `json:"error,omitempty"`
+}

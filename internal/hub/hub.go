@@ -38,7 +38,9 @@ type Config struct {
 	Log *slog.Logger
 	// Now is the clock (tests may fix it).
 	Now func() time.Time
-	// HistoryWindow is how many history messages a turn loads. Default 40.
+	// HistoryWindow bounds how many active (not yet archived) history
+	// messages a turn loads; at least 4× the window's MaxMessages are read
+	// so archiving can see a full block. Default 40.
 	HistoryWindow int
 	// ShutdownGrace bounds how long Close waits for running turns.
 	ShutdownGrace time.Duration

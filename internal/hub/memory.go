@@ -101,7 +101,8 @@ func (h *Hub) MemorySession(ctx context.Context, tableID, playerID string, id in
 	if err := h.ownerOnly(tableID, playerID); err != nil {
 		return agent.Memory{}, nil, err
 	}
-	return h.cfg.Store.MemorySession(ctx, tableID, id)
+	m, rows, err := h.cfg.Store.MemorySession(ctx, tableID, id)
+	return m, agent.DecodeMessages(rows), err
 }
 
 // SummarizeSession summarises one archived session again with the
@@ -112,13 +113,13 @@ func (h *Hub) SummarizeSession(ctx context.Context, tableID, playerID string, id
 	if err := h.ownerOnly(tableID, playerID); err != nil {
 		return agent.Memory{}, err
 	}
-	m, msgs, err := h.cfg.Store.MemorySession(ctx, tableID, id)
+	m, rows, err := h.cfg.Store.MemorySession(ctx, tableID, id)
 	if err != nil {
 		return agent.Memory{}, err
 	}
 	sctx, cancel := context.WithTimeout(agent.WithTable(ctx, tableID), summaryTimeout)
 	defer cancel()
-	s := h.cfg.Runner.Summarize(sctx, m.Agent, msgs)
+	s := h.cfg.Runner.Summarize(sctx, m.Agent, agent.DecodeMessages(rows))
 	m.Title, m.Summary, m.Keywords, m.Source = s.Title, s.Summary, s.Keywords, s.Source
 	if err := h.cfg.Store.UpdateMemory(ctx, m); err != nil {
 		return agent.Memory{}, err

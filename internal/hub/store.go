@@ -25,9 +25,6 @@ type Store interface {
 	Commit(ctx context.Context, c engine.Commit) error
 	// Events returns up to limit events with seq > since, in order.
 	Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error)
-	// History returns the last n messages of an agent's history at a table,
-	// oldest first, never starting in the middle of a turn.
-	History(ctx context.Context, tableID, agent string, n int) ([]engine.AgentMessage, error)
 	MemoryStore
 }
 
