@@ -323,9 +323,28 @@ func TestStream(t *testing.T) {
 	}
 	// A player sits while we listen: the stream shows the replayed intro
 	// (seq 1), then the live join (seq 2).
+	_, tok := e.newPlayer("Ann")
+	sat := make(chan int, 1)
 	go func() {
-		_, tok := e.newPlayer("Ann")
-		e.do("POST", "/api/tables/"+id+"/seats", map[string]any{"character": map[string]any{"name": "Brunhild"}}, tok)
+		// Not e.do: it may fail the test, which only the test goroutine may.
+		body := strings.NewReader(`{"character":{"name":"Brunhild"}}`)
+		req, _ := http.NewRequest("POST", e.srv.URL+"/api/tables/"+id+"/seats", body)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+tok)
+		res, err := e.srv.Client().Do(req)
+		if err != nil {
+			sat <- 0
+			return
+		}
+		res.Body.Close()
+		sat <- res.StatusCode
+	}()
+	// The join event is published before the seat's response is written:
+	// wait for the request before the test (and its server) ends.
+	defer func() {
+		if st := <-sat; st != http.StatusCreated {
+			t.Errorf("sit: status %d", st)
+		}
 	}()
 	sc := bufio.NewScanner(res.Body)
 	var ids []string
