@@ -26,8 +26,11 @@ generate:
 e2e:
 	bash e2e/run.sh
 
+# Benchmarks, then the load generator: 20 tables of 3 players and 2
+# spectators on loopback, in-process server with the offline narrator.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./cmd/loadgen -tables 20 -players 3 -spectators 2 -actions 15
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

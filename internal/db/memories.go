@@ -179,8 +179,14 @@ func scanMemory(r interface{ Scan(...any) error }) (engine.Memory, error) {
 // Memories returns the last limit memories of a table (limit <= 0: all),
 // of one agent or of both when agentName is "", oldest first.
 func (d *DB) Memories(ctx context.Context, tableID, agentName string, limit int) ([]engine.Memory, error) {
-	q := "SELECT " + memoryCols + " FROM memories m WHERE m.table_id = ? AND (? = '' OR m.agent = ?) ORDER BY m.id DESC"
-	args := []any{tableID, agentName, agentName}
+	// Two shapes rather than (? = '' OR agent = ?), which would keep
+	// SQLite from using the (table_id, agent, id) index on every turn.
+	q := "SELECT " + memoryCols + " FROM memories m WHERE m.table_id = ? ORDER BY m.id DESC"
+	args := []any{tableID}
+	if agentName != "" {
+		q = "SELECT " + memoryCols + " FROM memories m WHERE m.table_id = ? AND m.agent = ? ORDER BY m.id DESC"
+		args = append(args, agentName)
+	}
 	if limit > 0 {
 		q += " LIMIT ?"
 		args = append(args, limit)

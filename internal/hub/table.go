@@ -664,6 +664,15 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 			msgs = append(msgs, engine.AgentMessage{Agent: res.Agent, Turn: j.turnNo, Body: body})
 		}
 		t.stampDeadlines(res.Events)
+		if j.action != nil {
+			// Additive: which action this turn's narration resolves, so a
+			// client among several players can match its own.
+			for _, e := range res.Events {
+				if e.Kind == "narration" {
+					e.Data["action_id"] = j.action.ID
+				}
+			}
+		}
 		c := engine.Commit{State: st, Events: res.Events, Messages: msgs}
 		if j.action != nil {
 			c.Resolve = []string{j.action.ID}

@@ -1,0 +1,505 @@
+// Command loadgen plays many tables at once against a Tavern server on
+// loopback and reports latencies and throughput. By default it starts its
+// own server in-process (offline narrator, temporary SQLite file), so
+// `go run ./cmd/loadgen` measures the whole stack: HTTP, websockets, the
+// hub's table goroutines, turn jobs and one SQLite transaction per turn.
+//
+// Every bot is a real websocket client: players act in narrative mode and
+// on their own initiative turns in combat; spectators only watch. The run
+// is bounded by -actions per player and by -timeout.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"tavern/adventures"
+	"tavern/internal/agent"
+	"tavern/internal/db"
+	"tavern/internal/hub"
+	"tavern/web"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	url                         string
+	tables, players, spectators int
+	actions                     int
+	timeout                     time.Duration
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	var c config
+	fs.StringVar(&c.url, "url", "", "server to load (loopback only); empty: start one in-process")
+	fs.IntVar(&c.tables, "tables", 20, "tables played at once")
+	fs.IntVar(&c.players, "players", 3, "players per table")
+	fs.IntVar(&c.spectators, "spectators", 2, "spectators per table")
+	fs.IntVar(&c.actions, "actions", 15, "actions per player")
+	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "stop after this long")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if c.tables < 1 || c.players < 1 || c.spectators < 0 || c.actions < 1 {
+		return errors.New("-tables, -players and -actions must be positive")
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	if c.url == "" {
+		srv, err := startServer(ctx)
+		if err != nil {
+			return err
+		}
+		defer srv.close()
+		c.url = srv.url
+	} else if err := loopbackOnly(c.url); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "loadgen: %d tables × (%d players + %d spectators), %d actions each, against %s\n",
+		c.tables, c.players, c.spectators, c.actions, c.url)
+	st := &stats{}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range c.tables {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := playTable(ctx, c, i, st); err != nil {
+				st.fail(fmt.Errorf("table %d: %w", i, err))
+			}
+		}()
+	}
+	wg.Wait()
+	st.report(out, time.Since(start))
+	if n := st.failures.Load(); n > 0 {
+		return fmt.Errorf("%d failures (first: %v)", n, st.firstErr.Load())
+	}
+	return nil
+}
+
+// loopbackOnly refuses any target but this machine.
+func loopbackOnly(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	ip := net.ParseIP(u.Hostname())
+	if u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("refusing to load %s: loopback addresses only", u.Host)
+	}
+	return nil
+}
+
+type server struct {
+	url   string
+	close func()
+}
+
+func startServer(ctx context.Context) (*server, error) {
+	dir, err := os.MkdirTemp("", "tavern-loadgen-")
+	if err != nil {
+		return nil, err
+	}
+	lib, err := adventures.Load()
+	if err != nil {
+		return nil, err
+	}
+	store, err := db.Open(ctx, filepath.Join(dir, "load.db"))
+	if err != nil {
+		return nil, err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h := hub.New(hub.Config{Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
+		Runner: &agent.Runner{Narrative: agent.Offline{}, Combat: agent.Offline{}}, Log: log})
+	if err := h.Start(ctx); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	hs := &http.Server{Handler: web.New(web.Config{Hub: h, Players: store, Log: log}).Handler()}
+	go hs.Serve(ln)
+	return &server{url: "http://" + ln.Addr().String(), close: func() {
+		h.Close()
+		hs.Close()
+		store.Close()
+		os.RemoveAll(dir)
+	}}, nil
+}
+
+// stats gathers what the bots measured. Safe for concurrent use.
+type stats struct {
+	mu             sync.Mutex
+	ack, turn      []time.Duration
+	events, deltas atomic.Int64
+	acts, refusals atomic.Int64
+	fights         atomic.Int64
+	failures       atomic.Int64
+	firstErr       atomic.Value
+}
+
+func (s *stats) fail(err error) {
+	if s.failures.Add(1) == 1 {
+		s.firstErr.Store(err)
+	}
+}
+
+func (s *stats) record(ack, turn time.Duration) {
+	s.mu.Lock()
+	s.ack = append(s.ack, ack)
+	s.turn = append(s.turn, turn)
+	s.mu.Unlock()
+}
+
+func pct(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	return d[min(len(d)-1, int(float64(len(d))*p))]
+}
+
+func (s *stats) report(out io.Writer, elapsed time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slices.Sort(s.ack)
+	slices.Sort(s.turn)
+	fmt.Fprintf(out, "  %d actions in %s: %.0f actions/s, %d fights, %d refused (busy/not your turn)\n",
+		s.acts.Load(), elapsed.Round(time.Millisecond), float64(s.acts.Load())/elapsed.Seconds(), s.fights.Load(), s.refusals.Load())
+	fmt.Fprintf(out, "  ack latency   p50 %-9s p90 %-9s p99 %-9s max %s\n", pct(s.ack, .5), pct(s.ack, .9), pct(s.ack, .99), pct(s.ack, 1))
+	fmt.Fprintf(out, "  turn latency  p50 %-9s p90 %-9s p99 %-9s max %s  (act sent → its narration)\n", pct(s.turn, .5), pct(s.turn, .9), pct(s.turn, .99), pct(s.turn, 1))
+	fmt.Fprintf(out, "  events delivered to clients: %d (%.0f/s), narration deltas: %d\n", s.events.Load(), float64(s.events.Load())/elapsed.Seconds(), s.deltas.Load())
+	fmt.Fprintf(out, "  failures: %d\n", s.failures.Load())
+}
+
+func post(ctx context.Context, base, path, token string, body any, into any) error {
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, "POST", base+path, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode/100 != 2 {
+		msg, _ := io.ReadAll(res.Body)
+		return fmt.Errorf("POST %s: %d %s", path, res.StatusCode, bytes.TrimSpace(msg))
+	}
+	return json.NewDecoder(res.Body).Decode(into)
+}
+
+func newPlayer(ctx context.Context, base, name string) (token, id string, err error) {
+	var p struct {
+		Token string `json:"token"`
+		ID    string `json:"player_id"`
+	}
+	err = post(ctx, base, "/api/players", "", map[string]string{"name": name}, &p)
+	return p.Token, p.ID, err
+}
+
+func playTable(ctx context.Context, c config, n int, st *stats) error {
+	owner, _, err := newPlayer(ctx, c.url, fmt.Sprintf("Owner %d", n))
+	if err != nil {
+		return err
+	}
+	var tbl struct {
+		ID string `json:"id"`
+	}
+	if err := post(ctx, c.url, "/api/tables", owner, map[string]any{"name": fmt.Sprintf("Load %d", n), "seats": c.players}, &tbl); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for i := range c.spectators {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := spectate(ctx, c.url, tbl.ID, done, st); err != nil {
+				st.fail(fmt.Errorf("spectator %d: %w", i, err))
+			}
+		}()
+	}
+	var players sync.WaitGroup
+	var acting atomic.Int64
+	acting.Store(int64(c.players))
+	for i := range c.players {
+		players.Add(1)
+		go func() {
+			defer players.Done()
+			if err := playSeat(ctx, c, tbl.ID, i, &acting, st); err != nil {
+				st.fail(fmt.Errorf("player %d: %w", i, err))
+			}
+		}()
+	}
+	players.Wait()
+	close(done)
+	wg.Wait()
+	return nil
+}
+
+func dial(ctx context.Context, base, tableID, role, token string) (*websocket.Conn, error) {
+	u := strings.Replace(base, "http", "ws", 1) + "/ws/tables/" + tableID + "?role=" + role
+	if token != "" {
+		u += "&token=" + url.QueryEscape(token)
+	}
+	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{Subprotocols: []string{hub.Subprotocol}})
+	if err != nil {
+		return nil, err
+	}
+	c.SetReadLimit(1 << 20)
+	return c, nil
+}
+
+type frame struct {
+	Type string          `json:"type"`
+	ID   string          `json:"id"`
+	Code string          `json:"code"`
+	Seq  int64           `json:"seq"`
+	Kind string          `json:"kind"`
+	Data json.RawMessage `json:"data"`
+	You  struct {
+		Seat string `json:"seat"`
+	} `json:"you"`
+}
+
+// reader pumps a socket's frames into a channel until it closes.
+func reader(ctx context.Context, c *websocket.Conn, st *stats) <-chan frame {
+	ch := make(chan frame, 1024)
+	go func() {
+		defer close(ch)
+		for {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			var f frame
+			if json.Unmarshal(b, &f) != nil {
+				continue
+			}
+			switch f.Type {
+			case "event":
+				st.events.Add(1)
+			case "narration_delta":
+				st.deltas.Add(1)
+				continue
+			}
+			select {
+			case ch <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+func spectate(ctx context.Context, base, tableID string, done <-chan struct{}, st *stats) error {
+	c, err := dial(ctx, base, tableID, "spectator", "")
+	if err != nil {
+		return err
+	}
+	defer c.Close(websocket.StatusNormalClosure, "")
+	frames := reader(ctx, c, st)
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return nil
+		case _, ok := <-frames:
+			if !ok {
+				return errors.New("spectator socket closed")
+			}
+		}
+	}
+}
+
+// script is what a player says outside a fight; the fights happen at the
+// mill.
+var script = []string{"I look around", "we go to the old mill", "I attack Snikket", "I look around",
+	"back to the square", "I go to the Crooked Lantern inn", "I ask Maren about the goblins", "back to the square",
+	"we go to the old mill", "I search the bodies for loot", "back to the square", "I go to Market Lane",
+	"I ask Tobin about his wares", "back to the square"}
+
+// playSeat plays one seat: c.actions actions, then it keeps taking its
+// initiative turns (defending) until every player of the table is done, as
+// a real player stays until the fight is over.
+func playSeat(ctx context.Context, c config, tableID string, i int, acting *atomic.Int64, st *stats) error {
+	tok, playerID, err := newPlayer(ctx, c.url, fmt.Sprintf("Bot %d", i))
+	if err != nil {
+		return err
+	}
+	var seat struct {
+		Seat string `json:"seat"`
+	}
+	classes := []string{"warrior", "cleric", "rogue", "mage"}
+	if err := post(ctx, c.url, "/api/tables/"+tableID+"/seats", tok, map[string]any{"character": map[string]any{"name": fmt.Sprintf("Bot%d", i), "class": classes[i%4]}}, &seat); err != nil {
+		return err
+	}
+	conn, err := dial(ctx, c.url, tableID, "player", tok)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(websocket.StatusNormalClosure, "")
+	frames := reader(ctx, conn, st)
+	me := "pc:" + seat.Seat
+	send := func(id, text string) error {
+		b, _ := json.Marshal(map[string]string{"type": "act", "id": id, "text": text})
+		return conn.Write(ctx, websocket.MessageText, b)
+	}
+	inCombat, myTurn := false, false
+	acted, step := 0, i
+	for acted < c.actions {
+		// In a fight, wait for our turn; outside, act (one at a time).
+		for inCombat && !myTurn {
+			f, ok := <-frames
+			if !ok {
+				return fmt.Errorf("socket closed waiting for its turn (acted %d)", acted)
+			}
+			inCombat, myTurn = track(f, me, inCombat, myTurn)
+		}
+		text := script[step%len(script)]
+		if inCombat {
+			text = "I strike the nearest goblin"
+		} else {
+			step++
+		}
+		id := fmt.Sprintf("load-%d", acted)
+		sent := time.Now()
+		if err := send(id, text); err != nil {
+			return err
+		}
+		var ackAt time.Duration
+		actionID := ""
+		resolved := false
+		for !resolved {
+			var f frame
+			var ok bool
+			select {
+			case f, ok = <-frames:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if !ok {
+				return fmt.Errorf("socket closed waiting for action %q (%q, ack after %s, in combat %v)", actionID, text, ackAt, inCombat)
+			}
+			inCombat, myTurn = track(f, me, inCombat, myTurn)
+			var d struct {
+				PlayerID string `json:"player_id"`
+				ActionID string `json:"action_id"`
+			}
+			if f.Type == "event" {
+				_ = json.Unmarshal(f.Data, &d)
+			}
+			switch {
+			case f.ID == id && f.Type == "error":
+				// Refused (not our turn after all, or rate limited): the
+				// action was not taken; wait a moment and try again.
+				st.refusals.Add(1)
+				time.Sleep(100 * time.Millisecond)
+				resolved = true
+				acted--
+			case f.ID == id && f.Type == "ack":
+				ackAt = time.Since(sent)
+			case f.Type == "event" && f.Kind == "action" && d.PlayerID == playerID:
+				actionID = d.ActionID
+			case f.Type == "event" && f.Kind == "narration" && actionID != "" && d.ActionID == actionID:
+				st.record(ackAt, time.Since(sent))
+				st.acts.Add(1)
+				resolved = true
+			case f.Type == "event" && f.Kind == "combat_started":
+				st.fights.Add(1)
+			}
+		}
+		acted++
+	}
+	acting.Add(-1)
+	for n := 0; acting.Load() > 0; {
+		select {
+		case <-ctx.Done():
+			return nil
+		case f, ok := <-frames:
+			if !ok {
+				return errors.New("socket closed while the others played")
+			}
+			inCombat, myTurn = track(f, me, inCombat, myTurn)
+			if inCombat && myTurn {
+				n++
+				myTurn = false
+				if err := send(fmt.Sprintf("stay-%d", n), "I defend"); err != nil {
+					return err
+				}
+			}
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// track follows the fight: whether one is on and whether it is our turn.
+func track(f frame, me string, inCombat, myTurn bool) (bool, bool) {
+	if f.Type != "event" {
+		return inCombat, myTurn
+	}
+	switch f.Kind {
+	case "combat_started":
+		return true, false
+	case "combat_ended":
+		return false, false
+	case "turn":
+		var d struct {
+			Entry struct {
+				ID string `json:"id"`
+			} `json:"entry"`
+		}
+		_ = json.Unmarshal(f.Data, &d)
+		return true, d.Entry.ID == me
+	}
+	return inCombat, myTurn
+}
