@@ -49,7 +49,10 @@ func TestFullGame(t *testing.T) {
 	if f := a.act("a1", "I look around the square"); f.Type != "ack" || f.Status != "accepted" {
 		t.Fatalf("act: %+v", f)
 	}
-	a.event("narration")
+	mine := a.event("action")
+	if got := dataOf(a.event("narration"))["action_id"]; got == nil || got != dataOf(mine)["action_id"] {
+		t.Fatalf("the narration resolving an action names it: %v, want %v", got, dataOf(mine)["action_id"])
+	}
 	b.act("b1", "Let's go to the old mill")
 	n := b.event("narration")
 	if !strings.Contains(string(n.Data), "Old Mill") {
