@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tavern/internal/engine"
+	"tavern/internal/hub"
 )
 
 // cookieName is the player cookie of PROTOCOL.md "Identity".
@@ -75,7 +76,7 @@ func (s *Server) player(r *http.Request, query bool) (*engine.Player, error) {
 }
 
 // errUnauthorized is the answer to a request that needs a player.
-var errUnauthorized = &apiError{status: http.StatusUnauthorized, code: codeUnauthorized,
+var errUnauthorized = &apiError{status: http.StatusUnauthorized, code: hub.CodeUnauthorized,
 	message: "Pick a name first: this needs a player token (cookie tavern_player or Authorization: Bearer)."}
 
 // authed wraps a handler that needs a player.

@@ -7,18 +7,7 @@ import (
 	"net/http"
 
 	"tavern/internal/engine"
-)
-
-// Protocol error codes used by the HTTP layer (PROTOCOL.md "Error codes").
-const (
-	codeBadRequest   = "bad_request"
-	codeUnauthorized = "unauthorized"
-	codeForbidden    = "forbidden"
-	codeNotFound     = "not_found"
-	codeConflict     = "conflict"
-	codeTooLarge     = "too_large"
-	codeUnavailable  = "unavailable"
-	codeInternal     = "internal"
+	"tavern/internal/hub"
 )
 
 // apiError is an error the handlers produce themselves, already in protocol
@@ -32,7 +21,7 @@ type apiError struct {
 func (e *apiError) Error() string { return e.message }
 
 func badRequest(msg string) *apiError {
-	return &apiError{status: http.StatusBadRequest, code: codeBadRequest, message: msg}
+	return &apiError{status: http.StatusBadRequest, code: hub.CodeBadRequest, message: msg}
 }
 
 // errorBody is the protocol's error body: {"error": {"code", "message"}}.
@@ -55,21 +44,21 @@ func status(err error) (int, string, string) {
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return http.StatusRequestEntityTooLarge, codeTooLarge, "Request body too large."
+		return http.StatusRequestEntityTooLarge, hub.CodeTooLarge, "Request body too large."
 	}
 	switch engine.ErrorCode(err) {
 	case engine.EINVALID:
-		return http.StatusBadRequest, codeBadRequest, engine.ErrorMessage(err)
+		return http.StatusBadRequest, hub.CodeBadRequest, engine.ErrorMessage(err)
 	case engine.ENOTFOUND:
-		return http.StatusNotFound, codeNotFound, engine.ErrorMessage(err)
+		return http.StatusNotFound, hub.CodeNotFound, engine.ErrorMessage(err)
 	case engine.ECONFLICT:
-		return http.StatusConflict, codeConflict, engine.ErrorMessage(err)
+		return http.StatusConflict, hub.CodeConflict, engine.ErrorMessage(err)
 	case engine.EFORBIDDEN:
-		return http.StatusForbidden, codeForbidden, engine.ErrorMessage(err)
+		return http.StatusForbidden, hub.CodeForbidden, engine.ErrorMessage(err)
 	case engine.EUNAVAILABLE:
-		return http.StatusServiceUnavailable, codeUnavailable, engine.ErrorMessage(err)
+		return http.StatusServiceUnavailable, hub.CodeUnavailable, engine.ErrorMessage(err)
 	}
-	return http.StatusInternalServerError, codeInternal, "Internal error."
+	return http.StatusInternalServerError, hub.CodeInternal, "Internal error."
 }
 
 // error writes err as the protocol's error body, logging internal errors.

@@ -11,6 +11,7 @@ import (
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/hub"
 )
 
 // memoryHub is the part of *hub.Hub behind the DM's records: the
@@ -36,7 +37,7 @@ func (s *Server) memories(w http.ResponseWriter, r *http.Request) (memoryHub, st
 	}
 	mh, ok := s.hub.(memoryHub)
 	if !ok {
-		s.error(w, r, &apiError{status: http.StatusServiceUnavailable, code: codeUnavailable, message: "Memories are not available."})
+		s.error(w, r, &apiError{status: http.StatusServiceUnavailable, code: hub.CodeUnavailable, message: "Memories are not available."})
 		return nil, "", false
 	}
 	return mh, id, true
@@ -45,7 +46,7 @@ func (s *Server) memories(w http.ResponseWriter, r *http.Request) (memoryHub, st
 func sessionID(r *http.Request) (int64, error) {
 	n, err := strconv.ParseInt(r.PathValue("session"), 10, 64)
 	if err != nil || n <= 0 {
-		return 0, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "No such session."}
+		return 0, &apiError{status: http.StatusNotFound, code: hub.CodeNotFound, message: "No such session."}
 	}
 	return n, nil
 }
@@ -151,7 +152,7 @@ func (s *Server) exportHistory(w http.ResponseWriter, r *http.Request, p engine.
 	file := r.PathValue("file")
 	agentName, found := strings.CutPrefix(strings.TrimSuffix(file, ".jsonl"), "history_")
 	if !found || !strings.HasSuffix(file, ".jsonl") || (agentName != engine.AgentNarrative && agentName != engine.AgentCombat) {
-		s.error(w, r, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "Exports: history_narrative.jsonl, history_combat.jsonl."})
+		s.error(w, r, &apiError{status: http.StatusNotFound, code: hub.CodeNotFound, message: "Exports: history_narrative.jsonl, history_combat.jsonl."})
 		return
 	}
 	lines, err := mh.ExportHistory(r.Context(), id, p.ID, agentName)

@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+
+	"tavern/internal/hub"
 )
 
 // routes registers every route on a Go 1.22 ServeMux. Each route is
@@ -50,10 +52,10 @@ func (s *Server) routes() http.Handler {
 		}
 		if len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			s.error(w, r, &apiError{status: http.StatusMethodNotAllowed, code: codeBadRequest, message: "Method not allowed; use " + strings.Join(allow, ", ") + "."})
+			s.error(w, r, &apiError{status: http.StatusMethodNotAllowed, code: hub.CodeBadRequest, message: "Method not allowed; use " + strings.Join(allow, ", ") + "."})
 			return
 		}
-		s.error(w, r, &apiError{status: http.StatusNotFound, code: codeNotFound, message: "No such endpoint."})
+		s.error(w, r, &apiError{status: http.StatusNotFound, code: hub.CodeNotFound, message: "No such endpoint."})
 	})
 
 	// Pages.
@@ -82,7 +84,7 @@ func (s *Server) routes() http.Handler {
 	// from other origins of the same site (Sec-Fetch-Site / Origin).
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.error(w, r, &apiError{status: http.StatusForbidden, code: codeForbidden, message: "Cross-origin request refused."})
+		s.error(w, r, &apiError{status: http.StatusForbidden, code: hub.CodeForbidden, message: "Cross-origin request refused."})
 	}))
 	return securityHeaders(cop.Handler(mux))
 }

@@ -71,6 +71,16 @@ func (t *offlineTurn) stepNamed(name string) (step, bool) {
 	return step{}, false
 }
 
+// stepWith returns the step calling name whose argument key is value.
+func (t *offlineTurn) stepWith(name, key, value string) (step, bool) {
+	for _, s := range t.Steps {
+		if s.Name == name && s.Args[key] == value {
+			return s, true
+		}
+	}
+	return step{}, false
+}
+
 func (t *offlineTurn) failed() (string, bool) {
 	for _, s := range t.Steps {
 		if s.Err {
@@ -296,14 +306,7 @@ func (t *offlineTurn) loot() ToolCall {
 			}
 		}
 		for _, n := range dead {
-			inv, ok := t.stepNamed("get_npc_inventory:" + n.ID)
-			if !ok {
-				for _, s := range t.Steps {
-					if s.Name == "get_npc_inventory" && s.Args["npc"] == n.ID {
-						inv, ok = s, true
-					}
-				}
-			}
+			inv, ok := t.stepWith("get_npc_inventory", "npc", n.ID)
 			if !ok {
 				return call("get_npc_inventory", map[string]any{"npc": n.ID})
 			}
@@ -383,11 +386,7 @@ func (t *offlineTurn) reactions(moved step) (ToolCall, bool) {
 	}](npcs)
 	for _, n := range list {
 		if n.Alive && !n.Hostile && n.Relationship <= -30 && n.Behavior != "cold" {
-			done := false
-			for _, s := range t.Steps {
-				done = done || (s.Name == "update_npc_behavior" && s.Args["npc"] == n.ID)
-			}
-			if !done {
+			if _, done := t.stepWith("update_npc_behavior", "npc", n.ID); !done {
 				return call("update_npc_behavior", map[string]any{"npc": n.ID, "behavior": "cold"}), true
 			}
 		}
@@ -487,11 +486,7 @@ func (t *offlineTurn) startSession() ToolCall {
 		}
 	}
 	for _, h := range items {
-		done := false
-		for _, s := range t.Steps {
-			done = done || (s.Name == "create_item_for_player" && s.Args["name"] == h.name)
-		}
-		if done {
+		if _, done := t.stepWith("create_item_for_player", "name", h.name); done {
 			made = append(made, h.name)
 			continue
 		}
@@ -524,13 +519,8 @@ func (t *offlineTurn) startSession() ToolCall {
 	}
 	var met []string
 	for _, p := range people {
-		var created *step
-		for i, s := range t.Steps {
-			if s.Name == "create_npc" && s.Args["name"] == p.name {
-				created = &t.Steps[i]
-			}
-		}
-		if created == nil {
+		created, ok := t.stepWith("create_npc", "name", p.name)
+		if !ok {
 			return call("create_npc", map[string]any{"name": p.name, "kind": p.kind, "location": t.Ctx.Start,
 				"personality": "loving, worried for " + t.actorName(), "behavior": "friendly"})
 		}
@@ -539,12 +529,8 @@ func (t *offlineTurn) startSession() ToolCall {
 		}
 		id := decodeStep[struct {
 			ID string `json:"id"`
-		}](*created).ID
-		related := false
-		for _, s := range t.Steps {
-			related = related || (s.Name == "update_relationship" && s.Args["b"] == id)
-		}
-		if !related {
+		}](created).ID
+		if _, related := t.stepWith("update_relationship", "b", id); !related {
 			return call("update_relationship", map[string]any{"b": id, "delta": 30})
 		}
 		met = append(met, fmt.Sprintf("your %s %s", p.kind, p.name))

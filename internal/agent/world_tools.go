@@ -180,30 +180,24 @@ var (
 	dropTool = defineTool("drop_item", "The acting character drops one of its items here (by instance id).", []string{"item"},
 		map[string]any{"item": str("Instance id of an item the acting character carries.")},
 		func(tc *ToolContext, a struct{ Item string }) (any, error) {
-			c, err := actor(tc)
-			if err != nil {
-				return nil, err
-			}
-			it, evs, err := tc.State.DropItem(c.ID, a.Item)
-			if err != nil {
-				return nil, err
-			}
-			tc.emit(evs...)
-			return map[string]any{"dropped": it.Name, "by": c.Name}, nil
+			return asActor(tc, func(c *engine.Character) (any, []engine.Event, error) {
+				it, evs, err := tc.State.DropItem(c.ID, a.Item)
+				if err != nil {
+					return nil, nil, err
+				}
+				return map[string]any{"dropped": it.Name, "by": c.Name}, evs, nil
+			})
 		})
 	giveTool = defineTool("give_item", "The acting character gives one of its items (by instance id) to a party member or an NPC here.", []string{"item", "to"},
 		map[string]any{"item": str("Instance id of an item the acting character carries."), "to": str("Party member or NPC (id or name).")},
 		func(tc *ToolContext, a struct{ Item, To string }) (any, error) {
-			c, err := actor(tc)
-			if err != nil {
-				return nil, err
-			}
-			it, evs, err := tc.State.GiveItem(c.ID, a.Item, a.To)
-			if err != nil {
-				return nil, err
-			}
-			tc.emit(evs...)
-			return map[string]any{"given": it.Name, "by": c.Name, "to": tc.State.ResolveName(it)}, nil
+			return asActor(tc, func(c *engine.Character) (any, []engine.Event, error) {
+				it, evs, err := tc.State.GiveItem(c.ID, a.Item, a.To)
+				if err != nil {
+					return nil, nil, err
+				}
+				return map[string]any{"given": it.Name, "by": c.Name, "to": tc.State.ResolveName(it)}, evs, nil
+			})
 		})
 	transferTool = defineTool("transfer_item", "Move an item (by instance id) to a new owner as the story demands: an NPC hands something over, loot from a body, an NPC picks something up. Never takes an item from another player's character.", []string{"item", "new_owner_type", "new_owner"},
 		map[string]any{"item": str("Item instance id."), "new_owner_type": strEnum("Kind of new owner.", engine.OwnerCharacter, engine.OwnerNPC, engine.OwnerLocation), "new_owner": str("Id or name of the new owner.")},
@@ -212,30 +206,24 @@ var (
 			NewOwnerType string `json:"new_owner_type"`
 			NewOwner     string `json:"new_owner"`
 		}) (any, error) {
-			c, err := actor(tc)
-			if err != nil {
-				return nil, err
-			}
-			it, evs, err := tc.State.TransferItem(c.ID, a.Item, a.NewOwnerType, a.NewOwner)
-			if err != nil {
-				return nil, err
-			}
-			tc.emit(evs...)
-			return map[string]any{"item": it.Name, "instance_id": it.ID, "now_with": tc.State.ResolveName(it)}, nil
+			return asActor(tc, func(c *engine.Character) (any, []engine.Event, error) {
+				it, evs, err := tc.State.TransferItem(c.ID, a.Item, a.NewOwnerType, a.NewOwner)
+				if err != nil {
+					return nil, nil, err
+				}
+				return map[string]any{"item": it.Name, "instance_id": it.ID, "now_with": tc.State.ResolveName(it)}, evs, nil
+			})
 		})
 	buyTool = defineTool("buy_item", "The acting character buys an item (instance id) from an NPC here at its catalogue price; the engine moves the gold and the item.", []string{"item", "from"},
 		map[string]any{"item": str("Instance id from get_npc_inventory."), "from": str("The seller (NPC id or name).")},
 		func(tc *ToolContext, a struct{ Item, From string }) (any, error) {
-			c, err := actor(tc)
-			if err != nil {
-				return nil, err
-			}
-			it, price, evs, err := tc.State.BuyItem(c.ID, a.Item, a.From)
-			if err != nil {
-				return nil, err
-			}
-			tc.emit(evs...)
-			return map[string]any{"bought": it.Name, "instance_id": it.ID, "price": price, "gold_left": c.Gold}, nil
+			return asActor(tc, func(c *engine.Character) (any, []engine.Event, error) {
+				it, price, evs, err := tc.State.BuyItem(c.ID, a.Item, a.From)
+				if err != nil {
+					return nil, nil, err
+				}
+				return map[string]any{"bought": it.Name, "instance_id": it.ID, "price": price, "gold_left": c.Gold}, evs, nil
+			})
 		})
 )
 
@@ -306,16 +294,13 @@ var (
 	playerHealthTool = defineTool("update_player_health", "Damage or heal the acting character outside a fight (a fall, a rest, a poultice). You name the dice (at most 4d12+10); the engine rolls.", []string{"dice", "kind", "reason"},
 		map[string]any{"dice": str("Dice notation, e.g. 1d6."), "kind": strEnum("damage or heal.", "damage", "heal"), "reason": str("What causes it.")},
 		func(tc *ToolContext, a struct{ Dice, Kind, Reason string }) (any, error) {
-			c, err := actor(tc)
-			if err != nil {
-				return nil, err
-			}
-			hp, maxHP, evs, err := tc.State.HealthChange(tc.Dice, c.ID, a.Dice, a.Kind, a.Reason)
-			if err != nil {
-				return nil, err
-			}
-			tc.emit(evs...)
-			return map[string]any{"character": c.Name, "hp": hp, "max_hp": maxHP}, nil
+			return asActor(tc, func(c *engine.Character) (any, []engine.Event, error) {
+				hp, maxHP, evs, err := tc.State.HealthChange(tc.Dice, c.ID, a.Dice, a.Kind, a.Reason)
+				if err != nil {
+					return nil, nil, err
+				}
+				return map[string]any{"character": c.Name, "hp": hp, "max_hp": maxHP}, evs, nil
+			})
 		})
 	playerGoldTool = defineTool("update_player_gold", "Add or remove gold from the acting character for what the story earns or costs (a bribe, a found purse): at most ±50 a turn. Trade with buy_item; quests pay their own rewards.", []string{"amount", "reason"},
 		map[string]any{"amount": map[string]any{"type": "integer", "description": "Gold to add (negative to remove)."}, "reason": str("Why.")},
@@ -520,6 +505,20 @@ var (
 			return map[string]any{"success": ok, "roll": r.Total, "difficulty": a.Difficulty}, nil
 		})
 )
+
+// asActor runs an operation of the acting character and emits its events.
+func asActor(tc *ToolContext, do func(c *engine.Character) (any, []engine.Event, error)) (any, error) {
+	c, err := actor(tc)
+	if err != nil {
+		return nil, err
+	}
+	out, evs, err := do(c)
+	if err != nil {
+		return nil, err
+	}
+	tc.emit(evs...)
+	return out, nil
+}
 
 func beingOrActor(tc *ToolContext, ref string) (string, string, error) {
 	if ref == "" {

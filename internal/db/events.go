@@ -86,18 +86,8 @@ func (d *DB) History(ctx context.Context, tableID, agent string, n int) ([]engin
 	}
 	// One more than asked: the message before the window tells whether the
 	// window starts a turn.
-	var out []engine.AgentMessage
 	q := "SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? ORDER BY id DESC LIMIT ?"
-	err := each(ctx, d.reader, q, []any{tableID, agent, n + 1}, func(r *sql.Rows) error {
-		m := engine.AgentMessage{Agent: agent}
-		var body string
-		if err := r.Scan(&m.Turn, &body); err != nil {
-			return err
-		}
-		m.Body = json.RawMessage(body)
-		out = append(out, m)
-		return nil
-	})
+	out, err := scanMessages(ctx, d.reader, agent, q, []any{tableID, agent, n + 1})
 	if err != nil {
 		return nil, fmt.Errorf("%s history of table %s: %w", agent, tableID, err)
 	}

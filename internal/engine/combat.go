@@ -427,6 +427,25 @@ func (s *State) beginTurn(e Combatant) []Event {
 	return []Event{{Kind: "status", Data: map[string]any{"target": e.Name, "removed": []string{StatusDefending}}}}
 }
 
+// inFight resolves a combatant of the running fight, or explains who is in
+// it.
+func (s *State) inFight(ref string) (Combatant, error) {
+	e, ok := s.resolveCombatant(ref)
+	if !ok {
+		return e, Errorf(ENOTFOUND, "%q is not in this fight; combatants: %s.", ref, s.combatantNames(func(Combatant) bool { return true }))
+	}
+	return e, nil
+}
+
+// standing resolves a combatant of the running fight who can still act.
+func (s *State) standing(ref string) (Combatant, error) {
+	e, err := s.inFight(ref)
+	if err == nil && !s.CanAct(e) {
+		err = Errorf(EINVALID, "%s is already down; standing: %s.", e.Name, s.combatantNames(s.CanAct))
+	}
+	return e, err
+}
+
 // resolveCombatant finds a combatant of the running fight by entry id,
 // NPC/character id or name.
 func (s *State) resolveCombatant(ref string) (Combatant, bool) {
@@ -482,9 +501,9 @@ func (s *State) Attack(d *Dice, actor, target string) (AttackOutcome, []Event, e
 	if s.Game.Combat == nil {
 		return AttackOutcome{}, nil, Errorf(EINVALID, "There is no fight under way; start one with start_combat.")
 	}
-	a, ok := s.resolveCombatant(actor)
-	if !ok {
-		return AttackOutcome{}, nil, Errorf(ENOTFOUND, "%q is not in this fight; combatants: %s.", actor, s.combatantNames(func(Combatant) bool { return true }))
+	a, err := s.inFight(actor)
+	if err != nil {
+		return AttackOutcome{}, nil, err
 	}
 	if !s.CanAct(a) {
 		return AttackOutcome{}, nil, Errorf(EINVALID, "%s cannot act (down or gone).", a.Name)

@@ -50,9 +50,9 @@ func (s *State) heal(t Combatant, amount int) (hp, maxHP int, evs []Event) {
 
 // healable resolves a heal target: in the fight, not dead, not fled.
 func (s *State) healable(target string) (Combatant, error) {
-	t, ok := s.resolveCombatant(target)
-	if !ok {
-		return t, Errorf(ENOTFOUND, "%q is not in this fight; combatants: %s.", target, s.combatantNames(func(Combatant) bool { return true }))
+	t, err := s.inFight(target)
+	if err != nil {
+		return t, err
 	}
 	st := s.statusesOf(t)
 	if HasStatus(st, StatusDead) || HasStatus(st, StatusFled) {
@@ -115,12 +115,9 @@ func (s *State) ApplyDamage(d *Dice, target, dice, reason string) (AttackOutcome
 	if err := damageCap.check(dice, "Damage"); err != nil {
 		return AttackOutcome{}, nil, err
 	}
-	t, ok := s.resolveCombatant(target)
-	if !ok {
-		return AttackOutcome{}, nil, Errorf(ENOTFOUND, "%q is not in this fight; combatants: %s.", target, s.combatantNames(func(Combatant) bool { return true }))
-	}
-	if !s.CanAct(t) {
-		return AttackOutcome{}, nil, Errorf(EINVALID, "%s is already down; standing: %s.", t.Name, s.combatantNames(s.CanAct))
+	t, err := s.standing(target)
+	if err != nil {
+		return AttackOutcome{}, nil, err
 	}
 	if reason == "" {
 		reason = "damage"

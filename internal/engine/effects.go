@@ -72,12 +72,9 @@ func (s *State) ApplyEffect(target, name string, rounds int, source string) ([]E
 	if rounds < 1 || rounds > maxEffectRounds {
 		return nil, Errorf(EINVALID, "An effect lasts 1 to %d rounds.", maxEffectRounds)
 	}
-	t, ok := s.resolveCombatant(target)
-	if !ok {
-		return nil, Errorf(ENOTFOUND, "%q is not in this fight; combatants: %s.", target, s.combatantNames(func(Combatant) bool { return true }))
-	}
-	if !s.CanAct(t) {
-		return nil, Errorf(EINVALID, "%s is already down; standing: %s.", t.Name, s.combatantNames(s.CanAct))
+	t, err := s.standing(target)
+	if err != nil {
+		return nil, err
 	}
 	dice := rule.d100
 	if s.Config.Ruleset == RulesetD20 {

@@ -9,17 +9,22 @@ func equalFoldTrim(a, b string) bool {
 	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
 }
 
-// FindLocation resolves a location by id or name.
-func (s *State) FindLocation(ref string) *Location {
-	if l, ok := s.World.Locations[ref]; ok {
-		return l
+// byIDOrName looks ref up as a key of m, then as a case-insensitive name.
+func byIDOrName[T any](m map[string]*T, ref string, name func(*T) string) *T {
+	if v, ok := m[ref]; ok {
+		return v
 	}
-	for _, l := range s.World.Locations {
-		if equalFoldTrim(l.Name, ref) {
-			return l
+	for _, v := range m {
+		if equalFoldTrim(name(v), ref) {
+			return v
 		}
 	}
 	return nil
+}
+
+// FindLocation resolves a location by id or name.
+func (s *State) FindLocation(ref string) *Location {
+	return byIDOrName(s.World.Locations, ref, func(l *Location) string { return l.Name })
 }
 
 // ExitTo finds the exit of the party's location that leads to ref (an exit

@@ -539,15 +539,7 @@ type QuestResult struct {
 
 // FindQuest resolves a quest by id or name.
 func (s *State) FindQuest(ref string) *Quest {
-	if q, ok := s.World.Quests[ref]; ok {
-		return q
-	}
-	for _, q := range s.World.Quests {
-		if equalFoldTrim(q.Name, ref) {
-			return q
-		}
-	}
-	return nil
+	return byIDOrName(s.World.Quests, ref, func(q *Quest) string { return q.Name })
 }
 
 // SetQuestStatus moves a quest along: offered → active (accepted),

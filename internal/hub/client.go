@@ -16,20 +16,22 @@ import (
 	"tavern/internal/engine"
 )
 
-// Protocol error codes (PROTOCOL.md "Error codes").
+// Protocol error codes (PROTOCOL.md "Error codes"), for the websocket here
+// and the HTTP API in package web.
 const (
-	codeBadRequest   = "bad_request"
-	codeUnauthorized = "unauthorized"
-	codeForbidden    = "forbidden"
-	codeNotFound     = "not_found"
-	codeNotSeated    = "not_seated"
-	codeNotYourTurn  = "not_your_turn"
-	codeDead         = "dead"
-	codeBusy         = "busy"
-	codeRateLimited  = "rate_limited"
-	codeConflict     = "conflict"
-	codeUnavailable  = "unavailable"
-	codeInternal     = "internal"
+	CodeTooLarge     = "too_large"
+	CodeBadRequest   = "bad_request"
+	CodeUnauthorized = "unauthorized"
+	CodeForbidden    = "forbidden"
+	CodeNotFound     = "not_found"
+	CodeNotSeated    = "not_seated"
+	CodeNotYourTurn  = "not_your_turn"
+	CodeDead         = "dead"
+	CodeBusy         = "busy"
+	CodeRateLimited  = "rate_limited"
+	CodeConflict     = "conflict"
+	CodeUnavailable  = "unavailable"
+	CodeInternal     = "internal"
 )
 
 const (
@@ -74,17 +76,17 @@ func codeOf(err error) (string, string) {
 	}
 	switch engine.ErrorCode(err) {
 	case engine.EINVALID:
-		return codeBadRequest, engine.ErrorMessage(err)
+		return CodeBadRequest, engine.ErrorMessage(err)
 	case engine.ENOTFOUND:
-		return codeNotFound, engine.ErrorMessage(err)
+		return CodeNotFound, engine.ErrorMessage(err)
 	case engine.ECONFLICT:
-		return codeConflict, engine.ErrorMessage(err)
+		return CodeConflict, engine.ErrorMessage(err)
 	case engine.EFORBIDDEN:
-		return codeForbidden, engine.ErrorMessage(err)
+		return CodeForbidden, engine.ErrorMessage(err)
 	case engine.EUNAVAILABLE:
-		return codeUnavailable, engine.ErrorMessage(err)
+		return CodeUnavailable, engine.ErrorMessage(err)
 	}
-	return codeInternal, "Internal error."
+	return CodeInternal, "Internal error."
 }
 
 // client is one websocket connection. out is written only by the writer
@@ -162,7 +164,7 @@ func writeHTTPError(w http.ResponseWriter, status int, code, msg string) {
 func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p *engine.Player) {
 	t, err := h.table(tableID)
 	if err != nil {
-		writeHTTPError(w, http.StatusNotFound, codeNotFound, engine.ErrorMessage(err))
+		writeHTTPError(w, http.StatusNotFound, CodeNotFound, engine.ErrorMessage(err))
 		return
 	}
 	q := r.URL.Query()
@@ -172,25 +174,25 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	case "player":
 		rl = rolePlayer
 		if p == nil {
-			writeHTTPError(w, http.StatusUnauthorized, codeUnauthorized, "Players must authenticate (cookie, bearer token or ?token=).")
+			writeHTTPError(w, http.StatusUnauthorized, CodeUnauthorized, "Players must authenticate (cookie, bearer token or ?token=).")
 			return
 		}
 	default:
-		writeHTTPError(w, http.StatusBadRequest, codeBadRequest, "role must be player or spectator.")
+		writeHTTPError(w, http.StatusBadRequest, CodeBadRequest, "role must be player or spectator.")
 		return
 	}
 	since := int64(-1)
 	if s := q.Get("since"); s != "" {
 		since, err = strconv.ParseInt(s, 10, 64)
 		if err != nil || since < 0 {
-			writeHTTPError(w, http.StatusBadRequest, codeBadRequest, "since must be a non-negative event seq.")
+			writeHTTPError(w, http.StatusBadRequest, CodeBadRequest, "since must be a non-negative event seq.")
 			return
 		}
 	}
 	if rl == rolePlayer {
 		seated := make(chan bool, 1)
 		if t.call(r.Context(), func() error { _, ok := t.seatOf(p.ID); seated <- ok; return nil }) != nil || !<-seated {
-			writeHTTPError(w, http.StatusForbidden, codeNotSeated, "You have no seat at this table; join as a spectator or take a seat.")
+			writeHTTPError(w, http.StatusForbidden, CodeNotSeated, "You have no seat at this table; join as a spectator or take a seat.")
 			return
 		}
 	}
@@ -285,16 +287,16 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 				continue
 			}
 			// Echo the id (when there is one) so the client can match it.
-			c.send(errorFrame(idOf(f, parsed), codeRateLimited, "Too many frames; slow down."))
+			c.send(errorFrame(idOf(f, parsed), CodeRateLimited, "Too many frames; slow down."))
 			continue
 		}
 		refusals = 0
 		if !parsed {
-			c.send(errorFrame("", codeBadRequest, "Frames are JSON text messages."))
+			c.send(errorFrame("", CodeBadRequest, "Frames are JSON text messages."))
 			continue
 		}
 		if len(f.ID) > 64 {
-			c.send(errorFrame("", codeBadRequest, "id has at most 64 characters."))
+			c.send(errorFrame("", CodeBadRequest, "id has at most 64 characters."))
 			continue
 		}
 		switch f.Type {
@@ -303,7 +305,7 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		case "act", "say":
 			c.handle(ctx, t, f)
 		default:
-			c.send(errorFrame(f.ID, codeBadRequest, "Unknown frame type; use act, say or ping."))
+			c.send(errorFrame(f.ID, CodeBadRequest, "Unknown frame type; use act, say or ping."))
 		}
 	}
 }
@@ -322,13 +324,13 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 	}
 	switch n := utf8.RuneCountInString(f.Text); {
 	case f.ID == "":
-		c.send(errorFrame("", codeBadRequest, f.Type+" needs an id."))
+		c.send(errorFrame("", CodeBadRequest, f.Type+" needs an id."))
 		return
 	case c.role != rolePlayer:
-		c.send(errorFrame(f.ID, codeForbidden, "Spectators cannot "+f.Type+"; take a seat to play."))
+		c.send(errorFrame(f.ID, CodeForbidden, "Spectators cannot "+f.Type+"; take a seat to play."))
 		return
 	case n == 0 || n > maxLen || !utf8.ValidString(f.Text):
-		c.send(errorFrame(f.ID, codeBadRequest, "text has 1 to "+strconv.Itoa(maxLen)+" characters."))
+		c.send(errorFrame(f.ID, CodeBadRequest, "text has 1 to "+strconv.Itoa(maxLen)+" characters."))
 		return
 	}
 	err := t.call(ctx, func() error {
@@ -348,7 +350,7 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 	})
 	if err != nil {
 		code, msg := codeOf(err)
-		if code == codeInternal {
+		if code == CodeInternal {
 			t.log.Error("frame failed", "type", f.Type, "err", err)
 		}
 		c.send(errorFrame(f.ID, code, msg))

@@ -46,19 +46,12 @@ func (h *Hub) historyContext(ctx context.Context, tableID, agentName string, log
 	return cfg.Context(mems, keep, log), nil
 }
 
-// decodeTurns decodes stored messages with their turn numbers; a body
-// that does not decode is dropped with a warning.
+// decodeTurns decodes stored messages with their turn numbers; bodies that
+// do not decode are dropped with a warning.
 func decodeTurns(rows []engine.AgentMessage, log *slog.Logger) []agent.Message {
-	out := make([]agent.Message, 0, len(rows))
-	for _, r := range rows {
-		// Row by row, so each message keeps its turn.
-		ms := decodeHistory([]engine.AgentMessage{r})
-		if len(ms) == 0 {
-			log.Warn("history: dropped undecodable message", "turn", r.Turn)
-			continue
-		}
-		ms[0].Turn = r.Turn
-		out = append(out, ms[0])
+	out := agent.DecodeMessages(rows)
+	if n := len(rows) - len(out); n > 0 {
+		log.Warn("history: dropped undecodable messages", "count", n)
 	}
 	return out
 }

@@ -428,7 +428,7 @@ outer:
 func (t *table) act(ctx context.Context, c *client, clientID, text string) (string, error) {
 	s, ok := t.seatOf(c.player.ID)
 	if !ok {
-		return "", protoErr(codeNotSeated, "You have no seat at this table.")
+		return "", protoErr(CodeNotSeated, "You have no seat at this table.")
 	}
 	for _, a := range t.pending {
 		if a.PlayerID == c.player.ID && a.ClientID == clientID {
@@ -437,10 +437,10 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string) (stri
 	}
 	ch := t.st.CharacterBySeat(s.Seat)
 	if ch == nil {
-		return "", protoErr(codeNotSeated, "Your character has left the table.")
+		return "", protoErr(CodeNotSeated, "Your character has left the table.")
 	}
 	if !ch.Conscious() {
-		return "", protoErr(codeDead, ch.Name+" is unconscious and cannot act.")
+		return "", protoErr(CodeDead, ch.Name+" is unconscious and cannot act.")
 	}
 	for _, a := range t.pending {
 		if a.PlayerID == c.player.ID {
@@ -450,13 +450,13 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string) (stri
 				t.maybeStart()
 				return "queued", nil
 			}
-			return "", protoErr(codeBusy, "Your previous action is still waiting to be resolved.")
+			return "", protoErr(CodeBusy, "Your previous action is still waiting to be resolved.")
 		}
 	}
 	if cb := t.st.Game.Combat; cb != nil && t.meta.Config.CombatMode == engine.CombatTactical {
 		cur := cb.Current()
 		if cur.Entry != engine.PCEntry(s.Seat) || cb.Ending != "" {
-			return "", protoErr(codeNotYourTurn, fmt.Sprintf("It is %s's turn.", cur.Name))
+			return "", protoErr(CodeNotYourTurn, fmt.Sprintf("It is %s's turn.", cur.Name))
 		}
 	}
 	a := engine.PendingAction{ID: newID("a"), PlayerID: c.player.ID, CharacterID: ch.ID, Seat: s.Seat, ClientID: clientID,
@@ -712,7 +712,7 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 	if n >= maxAttempts {
 		msg = "The DM is unavailable. Your action is kept: act again to retry."
 	}
-	if cerr := t.commit(ctx, engine.Commit{Events: []engine.Event{{Kind: "system", Data: map[string]any{"code": codeUnavailable, "message": msg}}}}, fmt.Sprintf("t%d", j.turnNo)); cerr != nil {
+	if cerr := t.commit(ctx, engine.Commit{Events: []engine.Event{{Kind: "system", Data: map[string]any{"code": CodeUnavailable, "message": msg}}}}, fmt.Sprintf("t%d", j.turnNo)); cerr != nil {
 		t.log.Error("commit system event", "err", cerr)
 	}
 	var delay time.Duration
@@ -741,15 +741,4 @@ func turnEvent(st *engine.State) engine.Event {
 		d["resolution"] = cb.Ending
 	}
 	return engine.Event{Kind: "turn", Data: d}
-}
-
-func decodeHistory(hist []engine.AgentMessage) []agent.Message {
-	out := make([]agent.Message, 0, len(hist))
-	for _, h := range hist {
-		var m agent.Message
-		if err := json.Unmarshal(h.Body, &m); err == nil {
-			out = append(out, m)
-		}
-	}
-	return out
 }
