@@ -12,6 +12,7 @@ import (
 	"tavern/internal/agent"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/store"
 )
 
 // memoryHub is the part of *hub.Hub behind the DM's records: the
@@ -19,12 +20,12 @@ import (
 // log. Every method is for the table's owner only (EFORBIDDEN otherwise):
 // these records hold what players must not see, such as NPC secrets.
 type memoryHub interface {
-	Memories(ctx context.Context, tableID, playerID string) ([]agent.Memory, error)
-	SearchMemories(ctx context.Context, tableID, playerID, query string, limit int) ([]agent.Memory, error)
-	MemorySession(ctx context.Context, tableID, playerID string, id int64) (agent.Memory, []agent.Message, error)
-	SummarizeSession(ctx context.Context, tableID, playerID string, id int64) (agent.Memory, error)
+	Memories(ctx context.Context, tableID, playerID string) ([]store.Memory, error)
+	SearchMemories(ctx context.Context, tableID, playerID, query string, limit int) ([]store.Memory, error)
+	MemorySession(ctx context.Context, tableID, playerID string, id int64) (store.Memory, []agent.Message, error)
+	SummarizeSession(ctx context.Context, tableID, playerID string, id int64) (store.Memory, error)
 	ExportHistory(ctx context.Context, tableID, playerID, agentName string) ([]json.RawMessage, error)
-	Calls(ctx context.Context, tableID, playerID string, limit int) ([]agent.Call, error)
+	Calls(ctx context.Context, tableID, playerID string, limit int) ([]store.LLMCall, error)
 }
 
 // memories returns the hub's memory side, or writes 503 if it has none
@@ -52,7 +53,7 @@ func sessionID(r *http.Request) (int64, error) {
 }
 
 type memoriesResponse struct {
-	Memories []agent.Memory `json:"memories"`
+	Memories []store.Memory `json:"memories"`
 }
 
 // listMemories: GET /api/tables/{id}/memories → {"memories": [Memory]},
@@ -96,7 +97,7 @@ func (s *Server) searchMemories(w http.ResponseWriter, r *http.Request, p engine
 }
 
 type sessionResponse struct {
-	Memory     agent.Memory    `json:"memory"`
+	Memory     store.Memory    `json:"memory"`
 	Messages   []agent.Message `json:"messages"`
 	Transcript string          `json:"transcript"`
 }
@@ -177,7 +178,7 @@ func (s *Server) exportHistory(w http.ResponseWriter, r *http.Request, p engine.
 }
 
 type callsResponse struct {
-	Calls []agent.Call `json:"calls"`
+	Calls []store.LLMCall `json:"calls"`
 }
 
 // listCalls: GET /api/tables/{id}/calls?limit=… → {"calls": [Call]},

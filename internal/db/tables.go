@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // Columns of the world and party tables after (table_id, id), in the order
@@ -245,8 +246,8 @@ func (d *DB) Tables(ctx context.Context) ([]engine.Table, error) {
 // actions, oldest first. It returns an ENOTFOUND *engine.Error if there is
 // no such table. The caller owns the returned values. Safe for concurrent
 // use.
-func (d *DB) LoadTable(ctx context.Context, id string) (engine.TableData, error) {
-	var td engine.TableData
+func (d *DB) LoadTable(ctx context.Context, id string) (store.TableData, error) {
+	var td store.TableData
 	err := d.read(ctx, func(tx *sql.Tx) error {
 		t, err := scanTable(tx.QueryRowContext(ctx, "SELECT "+tableCols+" FROM tables WHERE id = ?", id))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -269,7 +270,7 @@ func (d *DB) LoadTable(ctx context.Context, id string) (engine.TableData, error)
 		return err
 	})
 	if err != nil {
-		return engine.TableData{}, fmt.Errorf("load table %s: %w", id, err)
+		return store.TableData{}, fmt.Errorf("load table %s: %w", id, err)
 	}
 	return td, nil
 }
