@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"tavern/internal/agent"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
 	"tavern/internal/store"
@@ -22,7 +21,7 @@ import (
 type memoryHub interface {
 	Memories(ctx context.Context, tableID, playerID string) ([]store.Memory, error)
 	SearchMemories(ctx context.Context, tableID, playerID, query string, limit int) ([]store.Memory, error)
-	MemorySession(ctx context.Context, tableID, playerID string, id int64) (store.Memory, []agent.Message, error)
+	MemorySession(ctx context.Context, tableID, playerID string, id int64) (hub.Session, error)
 	SummarizeSession(ctx context.Context, tableID, playerID string, id int64) (store.Memory, error)
 	ExportHistory(ctx context.Context, tableID, playerID, agentName string) ([]json.RawMessage, error)
 	Calls(ctx context.Context, tableID, playerID string, limit int) ([]store.LLMCall, error)
@@ -96,12 +95,6 @@ func (s *Server) searchMemories(w http.ResponseWriter, r *http.Request, p engine
 	writeJSON(w, http.StatusOK, memoriesResponse{Memories: nonNil(ms)})
 }
 
-type sessionResponse struct {
-	Memory     store.Memory    `json:"memory"`
-	Messages   []agent.Message `json:"messages"`
-	Transcript string          `json:"transcript"`
-}
-
 // getSession: GET /api/tables/{id}/memories/{session} → {"memory",
 // "messages" (OpenAI format), "transcript"}.
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request, p engine.Player) {
@@ -114,12 +107,13 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, p engine.Pla
 		s.error(w, r, err)
 		return
 	}
-	m, msgs, err := mh.MemorySession(r.Context(), id, p.ID, sid)
+	sess, err := mh.MemorySession(r.Context(), id, p.ID, sid)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, sessionResponse{Memory: m, Messages: nonNil(msgs), Transcript: agent.Transcript(msgs, 1<<20)})
+	sess.Messages = nonNil(sess.Messages)
+	writeJSON(w, http.StatusOK, sess)
 }
 
 // summarizeSession: POST /api/tables/{id}/memories/{session}/summarize →

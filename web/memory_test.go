@@ -11,6 +11,7 @@ import (
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/hub"
 	"tavern/internal/store"
 )
 
@@ -84,7 +85,7 @@ func TestMemoryAndExportEndpoints(t *testing.T) {
 	})
 	t.Run("session", func(t *testing.T) {
 		r := e.do("GET", fmt.Sprintf("%s/memories/%d", base, mem.ID), nil, owner)
-		var got sessionResponse
+		var got hub.Session
 		if r.status != http.StatusOK || json.Unmarshal(r.body, &got) != nil {
 			t.Fatalf("%d %s", r.status, r.body)
 		}

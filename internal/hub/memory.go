@@ -89,14 +89,32 @@ func (h *Hub) SearchMemories(ctx context.Context, tableID, playerID, query strin
 	return h.cfg.Store.SearchMemories(ctx, tableID, query, limit)
 }
 
-// MemorySession returns one memory of a table with its archived messages,
-// for its owner. ENOTFOUND if there is no such memory.
-func (h *Hub) MemorySession(ctx context.Context, tableID, playerID string, id int64) (store.Memory, []agent.Message, error) {
+// sessionTranscriptMax bounds the transcript of one session read through
+// the API: far above any archived block, it only guards the response size.
+const sessionTranscriptMax = 1 << 20
+
+// Session is one archived session as the table's owner reads it: the
+// memory, its messages (OpenAI format, oldest first) and a readable
+// transcript of them. Its JSON is what the API answers for one session.
+type Session struct {
+	Memory     store.Memory    `json:"memory"`
+	Messages   []agent.Message `json:"messages"`
+	Transcript string          `json:"transcript"`
+}
+
+// MemorySession returns one memory of a table with its archived messages
+// and their transcript, for its owner. ENOTFOUND if there is no such
+// memory.
+func (h *Hub) MemorySession(ctx context.Context, tableID, playerID string, id int64) (Session, error) {
 	if err := h.ownerOnly(tableID, playerID); err != nil {
-		return store.Memory{}, nil, err
+		return Session{}, err
 	}
 	m, rows, err := h.cfg.Store.MemorySession(ctx, tableID, id)
-	return m, agent.DecodeMessages(rows), err
+	if err != nil {
+		return Session{}, err
+	}
+	msgs := agent.DecodeMessages(rows)
+	return Session{Memory: m, Messages: msgs, Transcript: agent.Transcript(msgs, sessionTranscriptMax)}, nil
 }
 
 // SummarizeSession summarises one archived session again with the
