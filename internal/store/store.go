@@ -5,14 +5,16 @@
 // [LLMCall] log. They are persistence and LLM bookkeeping, not rules, so
 // they live here rather than in the domain package engine.
 //
-// The package holds types only, no behaviour and no I/O. The interfaces
+// The package holds types only, no behaviour and no I/O; start with
+// [Commit], the one write path of a running table. The interfaces
 // over these records stay with the packages that use them (hub.Store,
 // agent.MemoryIndex, agent.CallLog) and internal/db satisfies them.
 //
-// Imports point one way, toward the domain: web → hub → agent, db → engine.
-// store sits beside engine (it imports only engine and the standard
-// library), so every layer above may import it without a cycle, and web
-// reads the DM's records through hub with these types instead of
+// Imports point one way, toward the domain (DESIGN.md): web imports hub,
+// hub imports agent, and agent, db and hub import engine; hub and db never
+// import each other. store sits beside engine — it imports only engine and
+// the standard library — so any of them may import it without a cycle,
+// and web reads the DM's records through the hub in these types instead of
 // importing agent.
 package store
 
