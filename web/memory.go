@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"tavern/internal/agent"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/store"
 )
 
 // memoryHub is the part of *hub.Hub behind the DM's records: the
@@ -19,12 +19,12 @@ import (
 // log. Every method is for the table's owner only (EFORBIDDEN otherwise):
 // these records hold what players must not see, such as NPC secrets.
 type memoryHub interface {
-	Memories(ctx context.Context, tableID, playerID string) ([]agent.Memory, error)
-	SearchMemories(ctx context.Context, tableID, playerID, query string, limit int) ([]agent.Memory, error)
-	MemorySession(ctx context.Context, tableID, playerID string, id int64) (agent.Memory, []agent.Message, error)
-	SummarizeSession(ctx context.Context, tableID, playerID string, id int64) (agent.Memory, error)
+	Memories(ctx context.Context, tableID, playerID string) ([]store.Memory, error)
+	SearchMemories(ctx context.Context, tableID, playerID, query string, limit int) ([]store.Memory, error)
+	MemorySession(ctx context.Context, tableID, playerID string, id int64) (hub.Session, error)
+	SummarizeSession(ctx context.Context, tableID, playerID string, id int64) (store.Memory, error)
 	ExportHistory(ctx context.Context, tableID, playerID, agentName string) ([]json.RawMessage, error)
-	Calls(ctx context.Context, tableID, playerID string, limit int) ([]agent.Call, error)
+	Calls(ctx context.Context, tableID, playerID string, limit int) ([]store.LLMCall, error)
 }
 
 // memories returns the hub's memory side, or writes 503 if it has none
@@ -52,7 +52,7 @@ func sessionID(r *http.Request) (int64, error) {
 }
 
 type memoriesResponse struct {
-	Memories []agent.Memory `json:"memories"`
+	Memories []store.Memory `json:"memories"`
 }
 
 // listMemories: GET /api/tables/{id}/memories → {"memories": [Memory]},
@@ -95,12 +95,6 @@ func (s *Server) searchMemories(w http.ResponseWriter, r *http.Request, p engine
 	writeJSON(w, http.StatusOK, memoriesResponse{Memories: nonNil(ms)})
 }
 
-type sessionResponse struct {
-	Memory     agent.Memory    `json:"memory"`
-	Messages   []agent.Message `json:"messages"`
-	Transcript string          `json:"transcript"`
-}
-
 // getSession: GET /api/tables/{id}/memories/{session} → {"memory",
 // "messages" (OpenAI format), "transcript"}.
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request, p engine.Player) {
@@ -113,12 +107,13 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, p engine.Pla
 		s.error(w, r, err)
 		return
 	}
-	m, msgs, err := mh.MemorySession(r.Context(), id, p.ID, sid)
+	sess, err := mh.MemorySession(r.Context(), id, p.ID, sid)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, sessionResponse{Memory: m, Messages: nonNil(msgs), Transcript: agent.Transcript(msgs, 1<<20)})
+	sess.Messages = nonNil(sess.Messages)
+	writeJSON(w, http.StatusOK, sess)
 }
 
 // summarizeSession: POST /api/tables/{id}/memories/{session}/summarize →
@@ -177,7 +172,7 @@ func (s *Server) exportHistory(w http.ResponseWriter, r *http.Request, p engine.
 }
 
 type callsResponse struct {
-	Calls []agent.Call `json:"calls"`
+	Calls []store.LLMCall `json:"calls"`
 }
 
 // listCalls: GET /api/tables/{id}/calls?limit=… → {"calls": [Call]},

@@ -11,6 +11,8 @@ import (
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/hub"
+	"tavern/internal/store"
 )
 
 func TestMemoryAndExportEndpoints(t *testing.T) {
@@ -30,7 +32,7 @@ func TestMemoryAndExportEndpoints(t *testing.T) {
 		call, _ := json.Marshal(agent.Message{Role: "assistant", ToolCalls: []agent.ToolCall{{ID: fmt.Sprintf("c%d", turn), Type: "function",
 			Function: agent.FunctionCall{Name: "respond", Arguments: `{"narration":"Maren polishes a mug. \"The Lantern? Snikket took it.\""}`}}}})
 		res, _ := json.Marshal(agent.Message{Role: "tool", ToolCallID: fmt.Sprintf("c%d", turn), Content: "ok"})
-		if err := e.store.Commit(ctx, engine.Commit{TableID: tid, Messages: []engine.AgentMessage{
+		if err := e.store.Commit(ctx, store.Commit{TableID: tid, Messages: []store.AgentMessage{
 			{Agent: engine.AgentNarrative, Turn: turn, Body: user}, {Agent: engine.AgentNarrative, Turn: turn, Body: call}, {Agent: engine.AgentNarrative, Turn: turn, Body: res}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +55,7 @@ func TestMemoryAndExportEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.LogCall(ctx, agent.Call{TableID: tid, Agent: "narrative", Model: "gpt-4o-mini", Started: time.Now(), LatencyMS: 900, PromptTokens: 2000, CachedTokens: 1024, CompletionTokens: 50, CostUSD: 0.0003}); err != nil {
+	if err := e.store.LogCall(ctx, store.LLMCall{TableID: tid, Agent: "narrative", Model: "gpt-4o-mini", Started: time.Now(), LatencyMS: 900, PromptTokens: 2000, CachedTokens: 1024, CompletionTokens: 50, CostUSD: 0.0003}); err != nil {
 		t.Fatal(err)
 	}
 	base := "/api/tables/" + tid
@@ -83,7 +85,7 @@ func TestMemoryAndExportEndpoints(t *testing.T) {
 	})
 	t.Run("session", func(t *testing.T) {
 		r := e.do("GET", fmt.Sprintf("%s/memories/%d", base, mem.ID), nil, owner)
-		var got sessionResponse
+		var got hub.Session
 		if r.status != http.StatusOK || json.Unmarshal(r.body, &got) != nil {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
@@ -95,7 +97,7 @@ func TestMemoryAndExportEndpoints(t *testing.T) {
 	})
 	t.Run("summarize", func(t *testing.T) {
 		r := e.do("POST", fmt.Sprintf("%s/memories/%d/summarize", base, mem.ID), nil, owner)
-		var got agent.Memory
+		var got store.Memory
 		if r.status != http.StatusOK || json.Unmarshal(r.body, &got) != nil || got.ID != mem.ID || got.Summary == "" || got.Source != "extractive" {
 			t.Fatalf("%d %s", r.status, r.body)
 		}

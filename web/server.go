@@ -5,9 +5,12 @@
 //
 // Start with [New] and [Server.Handler]; routes.go lists every route. The
 // package holds no game state of its own: tables live in the hub
-// ([hub.Hub]), player identities in a [Players] store (internal/db). Every
-// error reaches the client as {"error": {"code", "message"}} with a
-// matching HTTP status (errors.go); internal errors are logged, never shown.
+// ([hub.Hub]), player identities in a [Players] store (internal/db). It
+// imports hub, store and engine but never agent or db (DESIGN.md's import
+// rule): the DM's records reach it through the hub, as store records and
+// hub views. Every error reaches the client as {"error": {"code",
+// "message"}} with a matching HTTP status (errors.go); internal errors are
+// logged, never shown.
 //
 // Player and model text is always escaped: templ escapes what the pages
 // render, and static/table.js only ever sets textContent.

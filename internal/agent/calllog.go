@@ -8,17 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"tavern/internal/engine"
+	"tavern/internal/store"
 )
-
-// Call is one logged model call (DESIGN.md "Persistence": the LLM call
-// log the admin side reads).
-type Call = engine.LLMCall
 
 // CallLog stores calls. internal/db satisfies it. Implementations must be
 // safe for concurrent use.
 type CallLog interface {
-	LogCall(ctx context.Context, c Call) error
+	LogCall(ctx context.Context, c store.LLMCall) error
 }
 
 // Price is what a model costs, in US dollars per million tokens. Cached
@@ -105,7 +101,7 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 	}
 	start := now()
 	resp, err := l.Model.Complete(ctx, req)
-	c := Call{TableID: TableFrom(ctx), Agent: req.Agent, Model: l.Model.Name(), Started: start.UTC(), Latency: now().Sub(start),
+	c := store.LLMCall{TableID: TableFrom(ctx), Agent: req.Agent, Model: l.Model.Name(), Started: start.UTC(), Latency: now().Sub(start),
 		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CachedTokens: resp.Usage.CachedTokens}
 	c.LatencyMS = c.Latency.Milliseconds()
 	c.CostUSD = l.Prices.Cost(c.Model, resp.Usage)

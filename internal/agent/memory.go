@@ -12,23 +12,18 @@ import (
 	"unicode"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
-
-// Memory is an archived block of an agent's history with its summary
-// (seed 001's archived sessions): searchable by title, summary and
-// keywords, and recallable in full. ID doubles as the session number the
-// tools and the API use.
-type Memory = engine.Memory
 
 // MemoryIndex is what the memory tools read. internal/db satisfies it.
 // Implementations must be safe for concurrent use.
 type MemoryIndex interface {
 	// SearchMemories returns up to limit memories of a table matching the
 	// words of query (full-text), best first.
-	SearchMemories(ctx context.Context, tableID, query string, limit int) ([]Memory, error)
+	SearchMemories(ctx context.Context, tableID, query string, limit int) ([]store.Memory, error)
 	// MemorySession returns one memory of a table and its archived
 	// messages, or an engine ENOTFOUND error.
-	MemorySession(ctx context.Context, tableID string, id int64) (Memory, []engine.AgentMessage, error)
+	MemorySession(ctx context.Context, tableID string, id int64) (store.Memory, []store.AgentMessage, error)
 }
 
 type tableKey struct{}
@@ -201,11 +196,11 @@ var saveMemoryTool = ToolSpec{
 // whenever the model fails — extractively from the transcript, so
 // archiving never depends on a model being up. The returned Memory has no
 // ID, table or creation time yet.
-func Summarize(ctx context.Context, model Model, agentName string, block []Message, log *slog.Logger) Memory {
+func Summarize(ctx context.Context, model Model, agentName string, block []Message, log *slog.Logger) store.Memory {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := Memory{Agent: agentName, Messages: len(block)}
+	m := store.Memory{Agent: agentName, Messages: len(block)}
 	for _, msg := range block {
 		if msg.Turn != 0 && (m.FirstTurn == 0 || msg.Turn < m.FirstTurn) {
 			m.FirstTurn = msg.Turn
@@ -335,7 +330,7 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 
 // DecodeMessages turns stored history rows into messages (each with its
 // turn); rows that do not decode are skipped.
-func DecodeMessages(rows []engine.AgentMessage) []Message {
+func DecodeMessages(rows []store.AgentMessage) []Message {
 	out := make([]Message, 0, len(rows))
 	for _, r := range rows {
 		var m Message

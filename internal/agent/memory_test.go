@@ -10,6 +10,7 @@ import (
 	"tavern/internal/agent"
 	"tavern/internal/agent/llmtest"
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 func block() []agent.Message {
@@ -97,23 +98,23 @@ func TestPrices(t *testing.T) {
 // fakeIndex is a hand-written MemoryIndex.
 type fakeIndex struct{}
 
-func (fakeIndex) SearchMemories(ctx context.Context, tableID, query string, limit int) ([]agent.Memory, error) {
+func (fakeIndex) SearchMemories(ctx context.Context, tableID, query string, limit int) ([]store.Memory, error) {
 	if tableID != "t1" || !strings.Contains(strings.ToLower(query), "snikket") {
 		return nil, nil
 	}
-	return []agent.Memory{{ID: 7, FirstTurn: 4, LastTurn: 5, Title: "The Lantern's trail", Summary: "Snikket took it.", Keywords: []string{"Snikket"}}}, nil
+	return []store.Memory{{ID: 7, FirstTurn: 4, LastTurn: 5, Title: "The Lantern's trail", Summary: "Snikket took it.", Keywords: []string{"Snikket"}}}, nil
 }
 
-func (fakeIndex) MemorySession(ctx context.Context, tableID string, id int64) (agent.Memory, []engine.AgentMessage, error) {
+func (fakeIndex) MemorySession(ctx context.Context, tableID string, id int64) (store.Memory, []store.AgentMessage, error) {
 	if tableID != "t1" || id != 7 {
-		return agent.Memory{}, nil, errNotFound
+		return store.Memory{}, nil, errNotFound
 	}
-	var rows []engine.AgentMessage
+	var rows []store.AgentMessage
 	for _, m := range block() {
 		b, _ := json.Marshal(m)
-		rows = append(rows, engine.AgentMessage{Agent: engine.AgentNarrative, Turn: m.Turn, Body: b})
+		rows = append(rows, store.AgentMessage{Agent: engine.AgentNarrative, Turn: m.Turn, Body: b})
 	}
-	return agent.Memory{ID: 7, FirstTurn: 4, LastTurn: 5, Title: "The Lantern's trail"}, rows, nil
+	return store.Memory{ID: 7, FirstTurn: 4, LastTurn: 5, Title: "The Lantern's trail"}, rows, nil
 }
 
 var errNotFound = engine.Errorf(engine.ENOTFOUND, "no such session")

@@ -11,7 +11,7 @@
 // streaming, retries; [ModelsFromEnv] configures it); [WindowConfig] and
 // [Sanitize] decide which history a turn sees (cut only at turn
 // boundaries, then sanitised, seed 004); [Summarize] turns archived history
-// into a [Memory], which the tools search_memories and
+// into a [store.Memory], which the tools search_memories and
 // recall_session_details read through a [MemoryIndex] (seed 001);
 // [Logged] writes every call to a [CallLog] with its estimated cost. The
 // fake Chat Completions server for tests is package llmtest.

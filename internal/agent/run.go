@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // Runner plays turns. Its fields are read-only after construction; it is
@@ -52,7 +53,7 @@ func (r *Runner) registry(ctx context.Context, agentName string) *Registry {
 
 // Summarize makes the memory of an archived block of agentName's history
 // with the runner's summary model (see the package function Summarize).
-func (r *Runner) Summarize(ctx context.Context, agentName string, block []Message) Memory {
+func (r *Runner) Summarize(ctx context.Context, agentName string, block []Message) store.Memory {
 	return Summarize(ctx, r.Summary, agentName, block, r.Log)
 }
 

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+
+	"tavern/internal/store"
 )
 
 // WindowConfig shapes what an agent sees of its history (DESIGN.md
@@ -109,7 +111,7 @@ var staleContext = regexp.MustCompile(`(?s)<context>\n.*?\n</context>\n?`)
 // message with the memory summaries (oldest first), if any, then the
 // window, sanitised (a second line of defence: see [Sanitize]) and with
 // the state blocks of past turns removed. window is not modified.
-func (c WindowConfig) Context(memories []Memory, window []Message, log *slog.Logger) []Message {
+func (c WindowConfig) Context(memories []store.Memory, window []Message, log *slog.Logger) []Message {
 	c = c.WithDefaults()
 	var out []Message
 	if len(memories) > c.Summaries {

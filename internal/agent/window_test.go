@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"tavern/internal/agent"
+	"tavern/internal/store"
 )
 
 func call(id, name string) agent.ToolCall {
@@ -241,7 +242,7 @@ func TestWindowSplit(t *testing.T) {
 
 func TestContextStripsStaleState(t *testing.T) {
 	window := []agent.Message{{Role: "user", Content: "Turn 3. Ann acts.\n<context>\n{\"hp\":3}\n</context>\n<player_words>\nhi\n</player_words>"}, {Role: "assistant", Content: "Hello."}}
-	mems := []agent.Memory{{ID: 1, FirstTurn: 1, LastTurn: 2, Title: "A", Summary: "a."}, {ID: 2, Title: "B"}, {ID: 3, Title: "C"}, {ID: 4, FirstTurn: 7, LastTurn: 8, Title: "D", Summary: "d.", Keywords: []string{"x", "y"}}}
+	mems := []store.Memory{{ID: 1, FirstTurn: 1, LastTurn: 2, Title: "A", Summary: "a."}, {ID: 2, Title: "B"}, {ID: 3, Title: "C"}, {ID: 4, FirstTurn: 7, LastTurn: 8, Title: "D", Summary: "d.", Keywords: []string{"x", "y"}}}
 	got := agent.WindowConfig{}.Context(mems, window, nil)
 	if len(got) != 3 || got[0].Role != "system" || strings.Contains(got[0].Content, "Session 1 ") || !strings.Contains(got[0].Content, "- Session 4 (turns 7-8) D: d. [keywords: x, y]") {
 		t.Fatalf("context %+v", got)

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"time"
 
-	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // LogCall implements the agent package's CallLog: it appends one model call to the log.
-func (d *DB) LogCall(ctx context.Context, c engine.LLMCall) error {
+func (d *DB) LogCall(ctx context.Context, c store.LLMCall) error {
 	if c.LatencyMS == 0 && c.Latency > 0 {
 		c.LatencyMS = c.Latency.Milliseconds()
 	}
@@ -28,14 +28,14 @@ func (d *DB) LogCall(ctx context.Context, c engine.LLMCall) error {
 
 // Calls returns the last limit model calls of a table (all tables when
 // tableID is ""), newest first.
-func (d *DB) Calls(ctx context.Context, tableID string, limit int) ([]engine.LLMCall, error) {
+func (d *DB) Calls(ctx context.Context, tableID string, limit int) ([]store.LLMCall, error) {
 	if limit <= 0 {
 		limit = 100
 	}
-	var out []engine.LLMCall
+	var out []store.LLMCall
 	err := each(ctx, d.reader, `SELECT id, table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error
 		FROM llm_calls WHERE ? = '' OR table_id = ? ORDER BY id DESC LIMIT ?`, []any{tableID, tableID, limit}, func(r *sql.Rows) error {
-		var c engine.LLMCall
+		var c store.LLMCall
 		var started string
 		if err := r.Scan(&c.ID, &c.TableID, &c.Agent, &c.Model, &started, &c.LatencyMS, &c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.CostUSD, &c.Error); err != nil {
 			return err

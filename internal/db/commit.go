@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 const (
@@ -28,7 +29,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 // message body that is not JSON or a relationship key without "|". An
 // event seq that exists is an internal error. Safe for concurrent use;
 // commits are serialised.
-func (d *DB) Commit(ctx context.Context, c engine.Commit) error {
+func (d *DB) Commit(ctx context.Context, c store.Commit) error {
 	now := formatTime(d.now())
 	err := d.write(ctx, func(w *writeTx) error {
 		if p := c.AddPending; p != nil {

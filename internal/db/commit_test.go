@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 func TestCommitTurnThenReload(t *testing.T) {
@@ -26,7 +27,7 @@ func TestCommitTurnThenReload(t *testing.T) {
 	// Turn 1: a seat taken, a pending action.
 	seat := engine.Seat{Seat: "1", PlayerID: "p1", CharacterID: "c1", JoinedAt: t0}
 	pending := engine.PendingAction{ID: "a1", PlayerID: "p1", CharacterID: "c1", Seat: "1", ClientID: "k1", Text: "I attack", Status: engine.ActionPending, CreatedAt: t0}
-	if err := d.Commit(ctx, engine.Commit{TableID: "t1", AddSeat: &seat, AddPending: &pending,
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", AddSeat: &seat, AddPending: &pending,
 		Events: []engine.Event{{Seq: 2, TS: t0, Kind: "join"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestCommitTurnThenReload(t *testing.T) {
 	st.World.Quests["extra"] = &engine.Quest{ID: "extra", Name: "Extra", Giver: "tobin", Status: engine.QuestActive, RewardXP: 5}
 	st.World.Locations["mill"].Exits = append(st.World.Locations["mill"].Exits, engine.Exit{To: "road", Name: "a ford"})
 	st.Config.TurnTimeoutS = 30
-	msgs := []engine.AgentMessage{
+	msgs := []store.AgentMessage{
 		{Agent: engine.AgentCombat, Turn: 2, Body: json.RawMessage(`{"role":"user","content":"I attack"}`)},
 		{Agent: engine.AgentCombat, Turn: 2, Body: json.RawMessage(`{"role":"assistant","content":"Steel rings."}`)},
 	}
@@ -58,7 +59,7 @@ func TestCommitTurnThenReload(t *testing.T) {
 	}
 	resolvedAt := t0.Add(time.Minute)
 	d.now = func() time.Time { return resolvedAt }
-	if err := d.Commit(ctx, engine.Commit{TableID: "t1", State: st, Events: evs, Messages: msgs, Resolve: []string{"a1", "unknown"}}); err != nil {
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st, Events: evs, Messages: msgs, Resolve: []string{"a1", "unknown"}}); err != nil {
 		t.Fatal(err)
 	}
 	td = mustLoad(t, d, "t1")
@@ -104,7 +105,7 @@ func TestCommitTurnThenReload(t *testing.T) {
 
 	// Turn 3: the seat is left; the party shrinks.
 	st.RemoveCharacter("1")
-	if err := d.Commit(ctx, engine.Commit{TableID: "t1", State: st, RemoveSeat: "1"}); err != nil {
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st, RemoveSeat: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	td = mustLoad(t, d, "t1")
@@ -121,7 +122,7 @@ func TestCommitSeats(t *testing.T) {
 	var seq int64
 	take := func(seat, player string) error {
 		seq++
-		return d.Commit(ctx, engine.Commit{TableID: "t1", AddSeat: &engine.Seat{Seat: seat, PlayerID: player, CharacterID: "c" + seat, JoinedAt: t0},
+		return d.Commit(ctx, store.Commit{TableID: "t1", AddSeat: &engine.Seat{Seat: seat, PlayerID: player, CharacterID: "c" + seat, JoinedAt: t0},
 			Events: []engine.Event{{Seq: seq, TS: t0, Kind: "join"}}})
 	}
 	for _, s := range []string{"10", "2", "1"} {
@@ -153,7 +154,7 @@ func TestCommitDuplicatePendingWritesNothing(t *testing.T) {
 	st := fightingState(t)
 	mustCreateTable(t, d, "t1", st, engine.Event{Seq: 1, TS: t0, Kind: "table"})
 	first := engine.PendingAction{ID: "a1", PlayerID: "p1", ClientID: "k1", Text: "first", CreatedAt: t0}
-	if err := d.Commit(ctx, engine.Commit{TableID: "t1", AddPending: &first}); err != nil {
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", AddPending: &first}); err != nil {
 		t.Fatal(err)
 	}
 	before := mustLoad(t, d, "t1")
@@ -170,12 +171,12 @@ func TestCommitDuplicatePendingWritesNothing(t *testing.T) {
 			changed.Game.Turn++
 			changed.Party[0].HP = 1
 			delete(changed.World.Items, "rope-1")
-			err := d.Commit(ctx, engine.Commit{
+			err := d.Commit(ctx, store.Commit{
 				TableID:    "t1",
 				State:      changed,
 				AddPending: &c.p,
 				Events:     []engine.Event{{Seq: 2, TS: t0, Kind: "action"}},
-				Messages:   []engine.AgentMessage{{Agent: engine.AgentNarrative, Turn: 1, Body: json.RawMessage(`{}`)}},
+				Messages:   []store.AgentMessage{{Agent: engine.AgentNarrative, Turn: 1, Body: json.RawMessage(`{}`)}},
 				AddSeat:    &engine.Seat{Seat: "5", PlayerID: "p5", JoinedAt: t0},
 				Resolve:    []string{"a1"},
 			})
@@ -203,7 +204,7 @@ func TestCommitPendingOrder(t *testing.T) {
 		{ID: "early", PlayerID: "p2", ClientID: "k1", CreatedAt: t0},
 		{ID: "last", PlayerID: "p1", ClientID: "k2", CreatedAt: t0.Add(time.Second)},
 	} {
-		if err := d.Commit(ctx, engine.Commit{TableID: "t1", AddPending: &p}); err != nil {
+		if err := d.Commit(ctx, store.Commit{TableID: "t1", AddPending: &p}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -231,15 +232,15 @@ func TestCommitErrors(t *testing.T) {
 
 	for _, c := range []struct {
 		name string
-		c    engine.Commit
+		c    store.Commit
 		code string
 	}{
-		{"unknown table with state", engine.Commit{TableID: "nope", State: st.Clone()}, engine.ENOTFOUND},
-		{"unknown table with events", engine.Commit{TableID: "nope", Events: []engine.Event{{Seq: 1, Kind: "x"}}}, engine.ENOTFOUND},
-		{"unknown table with pending", engine.Commit{TableID: "nope", AddPending: &engine.PendingAction{ID: "a", PlayerID: "p", ClientID: "k"}}, engine.ENOTFOUND},
-		{"relationship key without bar", engine.Commit{TableID: "t1", State: bad}, engine.EINVALID},
-		{"message not JSON", engine.Commit{TableID: "t1", Messages: []engine.AgentMessage{{Agent: "narrative", Body: json.RawMessage(`{`)}}}, engine.EINVALID},
-		{"event seq taken", engine.Commit{TableID: "t1", State: changed, Events: []engine.Event{{Seq: 1, Kind: "again"}}}, engine.EINTERNAL},
+		{"unknown table with state", store.Commit{TableID: "nope", State: st.Clone()}, engine.ENOTFOUND},
+		{"unknown table with events", store.Commit{TableID: "nope", Events: []engine.Event{{Seq: 1, Kind: "x"}}}, engine.ENOTFOUND},
+		{"unknown table with pending", store.Commit{TableID: "nope", AddPending: &engine.PendingAction{ID: "a", PlayerID: "p", ClientID: "k"}}, engine.ENOTFOUND},
+		{"relationship key without bar", store.Commit{TableID: "t1", State: bad}, engine.EINVALID},
+		{"message not JSON", store.Commit{TableID: "t1", Messages: []store.AgentMessage{{Agent: "narrative", Body: json.RawMessage(`{`)}}}, engine.EINVALID},
+		{"event seq taken", store.Commit{TableID: "t1", State: changed, Events: []engine.Event{{Seq: 1, Kind: "again"}}}, engine.EINTERNAL},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wantCode(t, d.Commit(ctx, c.c), c.code)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // TestReadersWhileWriterCommits runs readers against a table while turns
@@ -59,7 +60,7 @@ func TestReadersWhileWriterCommits(t *testing.T) {
 	for i := 1; i <= turns; i++ {
 		st.Game.Turn = i
 		st.Party[0].XP = i
-		c := engine.Commit{TableID: "t1", State: st,
+		c := store.Commit{TableID: "t1", State: st,
 			Events: []engine.Event{{Seq: int64(i), TS: t0.Add(time.Duration(i)), Kind: "narration"}}}
 		if err := d.Commit(ctx, c); err != nil {
 			t.Fatal(err)
@@ -97,7 +98,7 @@ func BenchmarkCommitTurn(b *testing.B) {
 			seq++
 			evs = append(evs, engine.Event{Seq: seq, TS: t0, Kind: "dice", Data: map[string]any{"total": 12}})
 		}
-		if err := d.Commit(ctx, engine.Commit{TableID: "t1", State: st, Events: evs, Messages: []engine.AgentMessage{
+		if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st, Events: evs, Messages: []store.AgentMessage{
 			{Agent: engine.AgentCombat, Turn: i, Body: []byte(`{"role":"user","content":"I attack"}`)},
 			{Agent: engine.AgentCombat, Turn: i, Body: []byte(`{"role":"assistant","content":"Steel rings."}`)},
 		}}); err != nil {

@@ -1,7 +1,12 @@
 // Package db is Tavern's SQLite store (modernc.org/sqlite, pure Go). One
 // database file holds players, tables, seats, each table's party and world
 // as normalised rows (so the admin can query them), its game state, event
-// log, agent histories and pending actions. [DB] satisfies hub.Store.
+// log, agent histories, memories, model calls and pending actions. [DB]
+// satisfies hub.Store, agent.MemoryIndex and agent.CallLog without
+// importing hub or agent (DESIGN.md's import rule): those packages declare
+// the interfaces, cmd/server wires them, and the records they exchange are
+// package store's. Of Tavern's packages, db imports only engine, store and
+// migrations.
 //
 // Start with [Open], which creates the file, applies the embedded migrations
 // of package tavern/migrations and returns a [DB]; then [DB.Commit], the one
@@ -253,4 +258,33 @@ func isForeignKey(err error) bool {
 
 func tableNotFound(id string) error {
 	return engine.Errorf(engine.ENOTFOUND, "table %s not found", id)
+}
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// each runs q and calls fn for every row.
+func each(ctx context.Context, db querier, q string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// unjson decodes the JSON column s (named what in the error) into v.
+func unjson(s string, v any, what string) error {
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return fmt.Errorf("decode %s: %w", what, err)
+	}
+	return nil
 }

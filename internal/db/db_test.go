@@ -11,6 +11,7 @@ import (
 
 	"tavern/adventures"
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // MustOpenDB opens a fresh database file in a temporary directory (in a
@@ -134,7 +135,7 @@ func mustCreateTable(tb testing.TB, d *DB, id string, st *engine.State, evs ...e
 	return t
 }
 
-func mustLoad(tb testing.TB, d *DB, id string) engine.TableData {
+func mustLoad(tb testing.TB, d *DB, id string) store.TableData {
 	tb.Helper()
 	td, err := d.LoadTable(context.Background(), id)
 	if err != nil {
@@ -259,9 +260,9 @@ func TestForeignKeysCascade(t *testing.T) {
 	ctx := context.Background()
 	st := fightingState(t)
 	mustCreateTable(t, d, "t1", st, engine.Event{Seq: 1, TS: t0, Kind: "join"})
-	if err := d.Commit(ctx, engine.Commit{
+	if err := d.Commit(ctx, store.Commit{
 		TableID:    "t1",
-		Messages:   []engine.AgentMessage{{Agent: engine.AgentNarrative, Turn: 1, Body: json.RawMessage(`{"role":"user"}`)}},
+		Messages:   []store.AgentMessage{{Agent: engine.AgentNarrative, Turn: 1, Body: json.RawMessage(`{"role":"user"}`)}},
 		AddSeat:    &engine.Seat{Seat: "1", PlayerID: "p1", CharacterID: "c1", JoinedAt: t0},
 		AddPending: &engine.PendingAction{ID: "a1", PlayerID: "p1", ClientID: "k1", CreatedAt: t0},
 	}); err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 const (
@@ -30,7 +31,7 @@ func insertEvents(w *writeTx, tableID string, evs []engine.Event) error {
 	return nil
 }
 
-func insertMessages(w *writeTx, tableID string, msgs []engine.AgentMessage, now string) error {
+func insertMessages(w *writeTx, tableID string, msgs []store.AgentMessage, now string) error {
 	for i, m := range msgs {
 		if !json.Valid(m.Body) {
 			return engine.Errorf(engine.EINVALID, "message %d of the %s history is not JSON", i, m.Agent)
@@ -80,7 +81,7 @@ func (d *DB) Events(ctx context.Context, tableID string, since int64, limit int)
 // dropped (so a single turn longer than n yields none). It returns none if
 // n <= 0 or there is no such history. The caller owns the result. Safe for
 // concurrent use.
-func (d *DB) History(ctx context.Context, tableID, agent string, n int) ([]engine.AgentMessage, error) {
+func (d *DB) History(ctx context.Context, tableID, agent string, n int) ([]store.AgentMessage, error) {
 	if n <= 0 {
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 func TestEvents(t *testing.T) {
@@ -20,7 +21,7 @@ func TestEvents(t *testing.T) {
 			Turn: fmt.Sprintf("t%d", i/3), Data: map[string]any{"text": fmt.Sprint("line ", i), "n": i}})
 	}
 	mustCreateTable(t, d, "t1", newState(t, ""), evs[:4]...)
-	if err := d.Commit(ctx, engine.Commit{TableID: "t1", Events: evs[4:]}); err != nil {
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", Events: evs[4:]}); err != nil {
 		t.Fatal(err)
 	}
 	// Another table's events must not leak in.
@@ -75,7 +76,7 @@ func TestHistoryNeverStartsMidTurn(t *testing.T) {
 	// messages (and another table's) that must not count.
 	turns := []int{1, 1, 2, 2, 2, 3}
 	for i, turn := range turns {
-		c := engine.Commit{TableID: "t1", Messages: []engine.AgentMessage{
+		c := store.Commit{TableID: "t1", Messages: []store.AgentMessage{
 			{Agent: engine.AgentNarrative, Turn: turn, Body: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))},
 			{Agent: engine.AgentCombat, Turn: turn, Body: json.RawMessage(`{"combat":true}`)},
 		}}
@@ -89,7 +90,7 @@ func TestHistoryNeverStartsMidTurn(t *testing.T) {
 	}
 	// A turn longer than any window below.
 	for range 3 {
-		if err := d.Commit(ctx, engine.Commit{TableID: "t1", Messages: []engine.AgentMessage{
+		if err := d.Commit(ctx, store.Commit{TableID: "t1", Messages: []store.AgentMessage{
 			{Agent: "long", Turn: 9, Body: json.RawMessage(`{}`)}}}); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // writeTxFunc runs fn in one IMMEDIATE transaction on the writer, for the
@@ -30,8 +31,8 @@ func (d *DB) writeTxFunc(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // ActiveHistory returns the messages of an agent's history at a table that
 // are not archived in a memory, oldest first: at most the last limit
 // (limit <= 0: all), never starting in the middle of a turn. Each
-// engine.AgentMessage carries its turn.
-func (d *DB) ActiveHistory(ctx context.Context, tableID, agentName string, limit int) ([]engine.AgentMessage, error) {
+// store.AgentMessage carries its turn.
+func (d *DB) ActiveHistory(ctx context.Context, tableID, agentName string, limit int) ([]store.AgentMessage, error) {
 	q := "SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? AND memory_id IS NULL ORDER BY id DESC"
 	args := []any{tableID, agentName}
 	if limit > 0 {
@@ -57,7 +58,7 @@ func (d *DB) ActiveHistory(ctx context.Context, tableID, agentName string, limit
 
 // AllHistory returns every message of an agent's history at a table,
 // archived or not, oldest first (for the export).
-func (d *DB) AllHistory(ctx context.Context, tableID, agentName string) ([]engine.AgentMessage, error) {
+func (d *DB) AllHistory(ctx context.Context, tableID, agentName string) ([]store.AgentMessage, error) {
 	out, err := scanMessages(ctx, d.reader, agentName,
 		"SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? ORDER BY id", []any{tableID, agentName})
 	if err != nil {
@@ -66,10 +67,10 @@ func (d *DB) AllHistory(ctx context.Context, tableID, agentName string) ([]engin
 	return out, nil
 }
 
-func scanMessages(ctx context.Context, q querier, agentName, query string, args []any) ([]engine.AgentMessage, error) {
-	var out []engine.AgentMessage
+func scanMessages(ctx context.Context, q querier, agentName, query string, args []any) ([]store.AgentMessage, error) {
+	var out []store.AgentMessage
 	err := each(ctx, q, query, args, func(r *sql.Rows) error {
-		m := engine.AgentMessage{Agent: agentName}
+		m := store.AgentMessage{Agent: agentName}
 		var body string
 		if err := r.Scan(&m.Turn, &body); err != nil {
 			return err
@@ -87,7 +88,7 @@ func scanMessages(ctx context.Context, q querier, agentName, query string, args 
 // first turn as stored, an engine
 // ENOTFOUND error if the table does not exist, or an engine ECONFLICT error
 // if no active message is in that range (archived concurrently).
-func (d *DB) ArchiveHistory(ctx context.Context, m engine.Memory) (engine.Memory, error) {
+func (d *DB) ArchiveHistory(ctx context.Context, m store.Memory) (store.Memory, error) {
 	m.CreatedAt = d.now().UTC()
 	if m.Keywords == nil {
 		m.Keywords = []string{}
@@ -128,7 +129,7 @@ func (d *DB) ArchiveHistory(ctx context.Context, m engine.Memory) (engine.Memory
 		return err
 	})
 	if err != nil {
-		return engine.Memory{}, fmt.Errorf("archive %s history of table %s: %w", m.Agent, m.TableID, err)
+		return store.Memory{}, fmt.Errorf("archive %s history of table %s: %w", m.Agent, m.TableID, err)
 	}
 	return m, nil
 }
@@ -136,7 +137,7 @@ func (d *DB) ArchiveHistory(ctx context.Context, m engine.Memory) (engine.Memory
 // UpdateMemory replaces the title, summary, keywords and source of a
 // memory (a new summary of the same block). ENOTFOUND if the table has no
 // such memory.
-func (d *DB) UpdateMemory(ctx context.Context, m engine.Memory) error {
+func (d *DB) UpdateMemory(ctx context.Context, m store.Memory) error {
 	if m.Keywords == nil {
 		m.Keywords = []string{}
 	}
@@ -162,8 +163,8 @@ func (d *DB) UpdateMemory(ctx context.Context, m engine.Memory) error {
 
 const memoryCols = "m.id, m.table_id, m.agent, m.first_turn, m.last_turn, m.messages, m.title, m.summary, m.keywords, m.source, m.created_at"
 
-func scanMemory(r interface{ Scan(...any) error }) (engine.Memory, error) {
-	var m engine.Memory
+func scanMemory(r interface{ Scan(...any) error }) (store.Memory, error) {
+	var m store.Memory
 	var kw, created string
 	if err := r.Scan(&m.ID, &m.TableID, &m.Agent, &m.FirstTurn, &m.LastTurn, &m.Messages, &m.Title, &m.Summary, &kw, &m.Source, &created); err != nil {
 		return m, err
@@ -178,7 +179,7 @@ func scanMemory(r interface{ Scan(...any) error }) (engine.Memory, error) {
 
 // Memories returns the last limit memories of a table (limit <= 0: all),
 // of one agent or of both when agentName is "", oldest first.
-func (d *DB) Memories(ctx context.Context, tableID, agentName string, limit int) ([]engine.Memory, error) {
+func (d *DB) Memories(ctx context.Context, tableID, agentName string, limit int) ([]store.Memory, error) {
 	// Two shapes rather than (? = '' OR agent = ?), which would keep
 	// SQLite from using the (table_id, agent, id) index on every turn.
 	q := "SELECT " + memoryCols + " FROM memories m WHERE m.table_id = ? ORDER BY m.id DESC"
@@ -191,7 +192,7 @@ func (d *DB) Memories(ctx context.Context, tableID, agentName string, limit int)
 		q += " LIMIT ?"
 		args = append(args, limit)
 	}
-	var out []engine.Memory
+	var out []store.Memory
 	err := each(ctx, d.reader, q, args, func(r *sql.Rows) error {
 		m, err := scanMemory(r)
 		out = append(out, m)
@@ -222,7 +223,7 @@ func ftsQuery(text string) string {
 // SearchMemories implements the agent package's MemoryIndex: full-text search (FTS5,
 // bm25 ranking) over the titles, summaries and keywords of a table's
 // memories, best first. A query without any word matches nothing.
-func (d *DB) SearchMemories(ctx context.Context, tableID, query string, limit int) ([]engine.Memory, error) {
+func (d *DB) SearchMemories(ctx context.Context, tableID, query string, limit int) ([]store.Memory, error) {
 	fq := ftsQuery(query)
 	if fq == "" {
 		return nil, nil
@@ -232,7 +233,7 @@ func (d *DB) SearchMemories(ctx context.Context, tableID, query string, limit in
 	}
 	q := "SELECT " + memoryCols + ` FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
 		WHERE memories_fts MATCH ? AND m.table_id = ? ORDER BY bm25(memories_fts, 5.0, 1.0, 3.0), m.id DESC LIMIT ?`
-	var out []engine.Memory
+	var out []store.Memory
 	err := each(ctx, d.reader, q, []any{fq, tableID, limit}, func(r *sql.Rows) error {
 		m, err := scanMemory(r)
 		out = append(out, m)
@@ -246,9 +247,9 @@ func (d *DB) SearchMemories(ctx context.Context, tableID, query string, limit in
 
 // MemorySession implements the agent package's MemoryIndex: one memory of a table and
 // its archived messages (each with its Turn), or an engine ENOTFOUND error.
-func (d *DB) MemorySession(ctx context.Context, tableID string, id int64) (engine.Memory, []engine.AgentMessage, error) {
-	var m engine.Memory
-	var msgs []engine.AgentMessage
+func (d *DB) MemorySession(ctx context.Context, tableID string, id int64) (store.Memory, []store.AgentMessage, error) {
+	var m store.Memory
+	var msgs []store.AgentMessage
 	err := d.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		m, err = scanMemory(tx.QueryRowContext(ctx, "SELECT "+memoryCols+" FROM memories m WHERE m.id = ? AND m.table_id = ?", id, tableID))
@@ -267,12 +268,12 @@ func (d *DB) MemorySession(ctx context.Context, tableID string, id int64) (engin
 			if !json.Valid([]byte(body)) {
 				return fmt.Errorf("message of turn %d is not JSON", turn)
 			}
-			msgs = append(msgs, engine.AgentMessage{Agent: m.Agent, Turn: turn, Body: json.RawMessage(body)})
+			msgs = append(msgs, store.AgentMessage{Agent: m.Agent, Turn: turn, Body: json.RawMessage(body)})
 			return nil
 		})
 	})
 	if err != nil {
-		return engine.Memory{}, nil, fmt.Errorf("memory %d of table %s: %w", id, tableID, err)
+		return store.Memory{}, nil, fmt.Errorf("memory %d of table %s: %w", id, tableID, err)
 	}
 	return m, msgs, nil
 }

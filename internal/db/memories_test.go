@@ -8,17 +8,18 @@ import (
 	"testing"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // commitTurns stores n turns of two messages for agentName, turns from..from+n-1.
 func commitTurns(t *testing.T, d *DB, tableID, agentName string, from, n int) {
 	t.Helper()
 	for turn := from; turn < from+n; turn++ {
-		msgs := []engine.AgentMessage{
+		msgs := []store.AgentMessage{
 			{Agent: agentName, Turn: turn, Body: json.RawMessage(fmt.Sprintf(`{"role":"user","content":"Turn %d. Aldric acts."}`, turn))},
 			{Agent: agentName, Turn: turn, Body: json.RawMessage(fmt.Sprintf(`{"role":"assistant","content":"Narration %d"}`, turn))},
 		}
-		if err := d.Commit(context.Background(), engine.Commit{TableID: tableID, Messages: msgs}); err != nil {
+		if err := d.Commit(context.Background(), store.Commit{TableID: tableID, Messages: msgs}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -56,7 +57,7 @@ func TestArchiveSearchRecall(t *testing.T) {
 		t.Fatalf("active window = %d messages from turn %d, want 4 from turn 11", len(act), act[0].Turn)
 	}
 
-	m, err := d.ArchiveHistory(ctx, engine.Memory{TableID: "t1", Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 5,
+	m, err := d.ArchiveHistory(ctx, store.Memory{TableID: "t1", Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 5,
 		Title: "The goblin at the mill", Summary: "Aldric met Snikket the goblin by the old mill and lost the Lantern.",
 		Keywords: []string{"Snikket", "lantern", "mill"}, Source: "extractive"})
 	if err != nil {
@@ -73,10 +74,10 @@ func TestArchiveSearchRecall(t *testing.T) {
 		t.Fatalf("all history %d", len(full))
 	}
 	// Archiving the same turns again finds nothing to move.
-	if _, err := d.ArchiveHistory(ctx, engine.Memory{TableID: "t1", Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 5, Title: "x", Summary: "y"}); engine.ErrorCode(err) != engine.ECONFLICT {
+	if _, err := d.ArchiveHistory(ctx, store.Memory{TableID: "t1", Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 5, Title: "x", Summary: "y"}); engine.ErrorCode(err) != engine.ECONFLICT {
 		t.Fatalf("re-archive: %v", err)
 	}
-	m2, err := d.ArchiveHistory(ctx, engine.Memory{TableID: "t1", Agent: engine.AgentNarrative, FirstTurn: 6, LastTurn: 8,
+	m2, err := d.ArchiveHistory(ctx, store.Memory{TableID: "t1", Agent: engine.AgentNarrative, FirstTurn: 6, LastTurn: 8,
 		Title: "Wolves on the north road", Summary: "The party fled the wolves.", Keywords: []string{"wolves"}, Source: "gpt-test"})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func TestArchiveSearchRecall(t *testing.T) {
 func TestCallLog(t *testing.T) {
 	d := MustOpenDB(t)
 	ctx := context.Background()
-	calls := []engine.LLMCall{
+	calls := []store.LLMCall{
 		{TableID: "t1", Agent: "narrative", Model: "gpt-4o-mini", Started: t0, LatencyMS: 820, PromptTokens: 3000, CompletionTokens: 120, CachedTokens: 2048, CostUSD: 0.0004},
 		{TableID: "t1", Agent: "combat", Model: "gpt-4o-mini", Started: t0, LatencyMS: 60000, Error: "openai gpt-4o-mini: 3 attempt(s): 500"},
 		{TableID: "t2", Agent: "summary", Model: "m", Started: t0},

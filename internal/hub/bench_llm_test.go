@@ -22,6 +22,7 @@ import (
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/store"
 )
 
 var turnNoRE = regexp.MustCompile(`^Turn (\d+)\.`)
@@ -46,7 +47,7 @@ func turnOf(r llmtest.Request) int {
 // server, where the offline narrator answers over the wire — and returns
 // the fake's requests and the store. It is the benchmark's harness, usable
 // from tests too. It returns the requests and the memories archived.
-func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []agent.Memory) {
+func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []store.Memory) {
 	tb.Helper()
 	ctx := context.Background()
 	fake := llmtest.New(tb, llmtest.FromModel(agent.Offline{}))

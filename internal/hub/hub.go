@@ -17,6 +17,7 @@ import (
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // Adventures gives the hub the built-in adventures.
@@ -241,7 +242,7 @@ func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSp
 	if err := h.cfg.Store.CreateTable(ctx, meta, st, []engine.Event{intro}); err != nil {
 		return TableSummary{}, fmt.Errorf("create table: %w", err)
 	}
-	t := h.newTable(engine.TableData{Table: meta, State: st, Seq: 1})
+	t := h.newTable(store.TableData{Table: meta, State: st, Seq: 1})
 	h.mu.Lock()
 	h.tables[t.id] = t
 	h.mu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/store"
 )
 
 // newLLMEnv is newEnv with the real openai-go adapter talking to a fake
@@ -376,7 +377,7 @@ func TestLLMHistoryWithOrphansLoadsCleanly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var msgs []engine.AgentMessage
+	var msgs []store.AgentMessage
 	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
 		var l struct {
 			Turn    int             `json:"turn"`
@@ -385,9 +386,9 @@ func TestLLMHistoryWithOrphansLoadsCleanly(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
 			t.Fatal(err)
 		}
-		msgs = append(msgs, engine.AgentMessage{Agent: engine.AgentNarrative, Turn: l.Turn, Body: l.Message})
+		msgs = append(msgs, store.AgentMessage{Agent: engine.AgentNarrative, Turn: l.Turn, Body: l.Message})
 	}
-	if err := e.store.Commit(context.Background(), engine.Commit{TableID: tid, Messages: msgs}); err != nil {
+	if err := e.store.Commit(context.Background(), store.Commit{TableID: tid, Messages: msgs}); err != nil {
 		t.Fatal(err)
 	}
 	fake.Push(respond("The square is quiet."))

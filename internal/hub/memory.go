@@ -8,6 +8,7 @@ import (
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // summaryTimeout bounds the summary of an archived block; past it the
@@ -48,7 +49,7 @@ func (h *Hub) historyContext(ctx context.Context, tableID, agentName string, log
 
 // decodeTurns decodes stored messages with their turn numbers; bodies that
 // do not decode are dropped with a warning.
-func decodeTurns(rows []engine.AgentMessage, log *slog.Logger) []agent.Message {
+func decodeTurns(rows []store.AgentMessage, log *slog.Logger) []agent.Message {
 	out := agent.DecodeMessages(rows)
 	if n := len(rows) - len(out); n > 0 {
 		log.Warn("history: dropped undecodable messages", "count", n)
@@ -72,7 +73,7 @@ func (h *Hub) ownerOnly(tableID, playerID string) error {
 }
 
 // Memories returns the memories of a table, oldest first, for its owner.
-func (h *Hub) Memories(ctx context.Context, tableID, playerID string) ([]agent.Memory, error) {
+func (h *Hub) Memories(ctx context.Context, tableID, playerID string) ([]store.Memory, error) {
 	if err := h.ownerOnly(tableID, playerID); err != nil {
 		return nil, err
 	}
@@ -81,41 +82,59 @@ func (h *Hub) Memories(ctx context.Context, tableID, playerID string) ([]agent.M
 
 // SearchMemories searches the memories of a table (full text), best
 // first, for its owner.
-func (h *Hub) SearchMemories(ctx context.Context, tableID, playerID, query string, limit int) ([]agent.Memory, error) {
+func (h *Hub) SearchMemories(ctx context.Context, tableID, playerID, query string, limit int) ([]store.Memory, error) {
 	if err := h.ownerOnly(tableID, playerID); err != nil {
 		return nil, err
 	}
 	return h.cfg.Store.SearchMemories(ctx, tableID, query, limit)
 }
 
-// MemorySession returns one memory of a table with its archived messages,
-// for its owner. ENOTFOUND if there is no such memory.
-func (h *Hub) MemorySession(ctx context.Context, tableID, playerID string, id int64) (agent.Memory, []agent.Message, error) {
+// sessionTranscriptMax bounds the transcript of one session read through
+// the API: far above any archived block, it only guards the response size.
+const sessionTranscriptMax = 1 << 20
+
+// Session is one archived session as the table's owner reads it: the
+// memory, its messages (OpenAI format, oldest first) and a readable
+// transcript of them. Its JSON is what the API answers for one session.
+type Session struct {
+	Memory     store.Memory    `json:"memory"`
+	Messages   []agent.Message `json:"messages"`
+	Transcript string          `json:"transcript"`
+}
+
+// MemorySession returns one memory of a table with its archived messages
+// and their transcript, for its owner. ENOTFOUND if there is no such
+// memory.
+func (h *Hub) MemorySession(ctx context.Context, tableID, playerID string, id int64) (Session, error) {
 	if err := h.ownerOnly(tableID, playerID); err != nil {
-		return agent.Memory{}, nil, err
+		return Session{}, err
 	}
 	m, rows, err := h.cfg.Store.MemorySession(ctx, tableID, id)
-	return m, agent.DecodeMessages(rows), err
+	if err != nil {
+		return Session{}, err
+	}
+	msgs := agent.DecodeMessages(rows)
+	return Session{Memory: m, Messages: msgs, Transcript: agent.Transcript(msgs, sessionTranscriptMax)}, nil
 }
 
 // SummarizeSession summarises one archived session again with the
 // summary model (extractively if there is none or it fails), stores the
 // new title, summary and keywords and returns the memory. For the table's
 // owner.
-func (h *Hub) SummarizeSession(ctx context.Context, tableID, playerID string, id int64) (agent.Memory, error) {
+func (h *Hub) SummarizeSession(ctx context.Context, tableID, playerID string, id int64) (store.Memory, error) {
 	if err := h.ownerOnly(tableID, playerID); err != nil {
-		return agent.Memory{}, err
+		return store.Memory{}, err
 	}
 	m, rows, err := h.cfg.Store.MemorySession(ctx, tableID, id)
 	if err != nil {
-		return agent.Memory{}, err
+		return store.Memory{}, err
 	}
 	sctx, cancel := context.WithTimeout(agent.WithTable(ctx, tableID), summaryTimeout)
 	defer cancel()
 	s := h.cfg.Runner.Summarize(sctx, m.Agent, agent.DecodeMessages(rows))
 	m.Title, m.Summary, m.Keywords, m.Source = s.Title, s.Summary, s.Keywords, s.Source
 	if err := h.cfg.Store.UpdateMemory(ctx, m); err != nil {
-		return agent.Memory{}, err
+		return store.Memory{}, err
 	}
 	return m, nil
 }
@@ -143,7 +162,7 @@ func (h *Hub) ExportHistory(ctx context.Context, tableID, playerID, agentName st
 
 // Calls returns the last model calls of a table, newest first, for its
 // owner.
-func (h *Hub) Calls(ctx context.Context, tableID, playerID string, limit int) ([]agent.Call, error) {
+func (h *Hub) Calls(ctx context.Context, tableID, playerID string, limit int) ([]store.LLMCall, error) {
 	if err := h.ownerOnly(tableID, playerID); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // characterOf returns p's character at the table.
@@ -51,7 +52,7 @@ func (h *Hub) StartSession(ctx context.Context, tableID string, p engine.Player)
 			}
 		}
 		a := t.startAction(p, c)
-		if err := t.commit(ctx, engine.Commit{AddPending: a}, ""); err != nil {
+		if err := t.commit(ctx, store.Commit{AddPending: a}, ""); err != nil {
 			return err
 		}
 		t.pending = append(t.pending, *a)

@@ -5,6 +5,7 @@ import (
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // Store is the persistence the hub needs. internal/db satisfies it;
@@ -18,11 +19,11 @@ type Store interface {
 	// LoadTable returns everything needed to bring a table back: settings,
 	// state (catalogue not set), last event seq, seats, unresolved pending
 	// actions. ENOTFOUND if there is no such table.
-	LoadTable(ctx context.Context, id string) (engine.TableData, error)
+	LoadTable(ctx context.Context, id string) (store.TableData, error)
 	// Commit applies c in ONE transaction. If c.AddPending duplicates an
 	// existing (table, player, client id) it returns an engine ECONFLICT
 	// error and writes nothing.
-	Commit(ctx context.Context, c engine.Commit) error
+	Commit(ctx context.Context, c store.Commit) error
 	// Events returns up to limit events with seq > since, in order.
 	Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error)
 	MemoryStore
@@ -35,21 +36,21 @@ type MemoryStore interface {
 	// ActiveHistory returns the messages of an agent's history that are
 	// not archived, oldest first: at most the last limit (<= 0: all),
 	// never starting in the middle of a turn.
-	ActiveHistory(ctx context.Context, tableID, agentName string, limit int) ([]engine.AgentMessage, error)
+	ActiveHistory(ctx context.Context, tableID, agentName string, limit int) ([]store.AgentMessage, error)
 	// AllHistory returns every message of an agent's history, archived or
 	// not, oldest first.
-	AllHistory(ctx context.Context, tableID, agentName string) ([]engine.AgentMessage, error)
+	AllHistory(ctx context.Context, tableID, agentName string) ([]store.AgentMessage, error)
 	// ArchiveHistory stores m as a new memory and moves the active
 	// messages of m.Agent with turns up to m.LastTurn into it, in one
 	// transaction; it returns m with its ID. ECONFLICT if there was no
 	// such active message.
-	ArchiveHistory(ctx context.Context, m agent.Memory) (agent.Memory, error)
+	ArchiveHistory(ctx context.Context, m store.Memory) (store.Memory, error)
 	// UpdateMemory replaces a memory's title, summary, keywords and
 	// source. ENOTFOUND if the table has no such memory.
-	UpdateMemory(ctx context.Context, m agent.Memory) error
+	UpdateMemory(ctx context.Context, m store.Memory) error
 	// Memories returns the last limit memories of a table (<= 0: all), of
 	// one agent or of both when agentName is "", oldest first.
-	Memories(ctx context.Context, tableID, agentName string, limit int) ([]agent.Memory, error)
+	Memories(ctx context.Context, tableID, agentName string, limit int) ([]store.Memory, error)
 	// Calls returns the last limit model calls of a table, newest first.
-	Calls(ctx context.Context, tableID string, limit int) ([]agent.Call, error)
+	Calls(ctx context.Context, tableID string, limit int) ([]store.LLMCall, error)
 }

@@ -12,6 +12,7 @@ import (
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 const (
@@ -55,7 +56,7 @@ type table struct {
 
 type sub struct{ ch chan engine.Event }
 
-func (h *Hub) newTable(d engine.TableData) *table {
+func (h *Hub) newTable(d store.TableData) *table {
 	t := &table{
 		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), inbox: make(chan func(), inboxSize),
 		meta: d.Table, st: d.State, seq: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
@@ -252,7 +253,7 @@ func (t *table) publish(evs []engine.Event) {
 }
 
 // commit writes c (events numbered here) and publishes its events.
-func (t *table) commit(ctx context.Context, c engine.Commit, turn string) error {
+func (t *table) commit(ctx context.Context, c store.Commit, turn string) error {
 	c.TableID = t.id
 	t.number(c.Events, turn)
 	if err := t.h.cfg.Store.Commit(ctx, c); err != nil {
@@ -327,7 +328,7 @@ func (t *table) sit(ctx context.Context, p engine.Player, spec engine.NewCharact
 	}
 	s := engine.Seat{Seat: seat, PlayerID: p.ID, PlayerName: p.Name, CharacterID: c.ID, JoinedAt: t.h.cfg.Now().UTC()}
 	evs := append([]engine.Event{{Kind: "player_joined", Data: map[string]any{"player_id": p.ID, "name": p.Name, "seat": seat, "role": roleLabel(rolePlayer), "character_id": c.ID, "character": c.Name}}}, dice...)
-	commit := engine.Commit{State: next, AddSeat: &s, Events: evs}
+	commit := store.Commit{State: next, AddSeat: &s, Events: evs}
 	if strings.TrimSpace(spec.Backstory) != "" {
 		// The backstory comes to life in a session-start turn, queued in
 		// the same transaction as the seat.
@@ -378,7 +379,7 @@ func (t *table) leave(ctx context.Context, p engine.Player) error {
 			evs = append(evs, turnEvent(next))
 		}
 	}
-	if err := t.commit(ctx, engine.Commit{State: next, RemoveSeat: s.Seat, Events: evs, Resolve: drop}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+	if err := t.commit(ctx, store.Commit{State: next, RemoveSeat: s.Seat, Events: evs, Resolve: drop}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
 		return fmt.Errorf("leave %s: %w", t.id, err)
 	}
 	t.st = next
@@ -462,7 +463,7 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string) (stri
 	a := engine.PendingAction{ID: newID("a"), PlayerID: c.player.ID, CharacterID: ch.ID, Seat: s.Seat, ClientID: clientID,
 		Text: text, Status: engine.ActionPending, CreatedAt: t.h.cfg.Now().UTC()}
 	ev := engine.Event{Kind: "action", Data: map[string]any{"player_id": c.player.ID, "character_id": ch.ID, "text": text, "action_id": a.ID, "name": ch.Name}}
-	err := t.commit(ctx, engine.Commit{AddPending: &a, Events: []engine.Event{ev}}, fmt.Sprintf("t%d", t.st.Game.Turn+1))
+	err := t.commit(ctx, store.Commit{AddPending: &a, Events: []engine.Event{ev}}, fmt.Sprintf("t%d", t.st.Game.Turn+1))
 	if engine.ErrorCode(err) == engine.ECONFLICT {
 		return "accepted", nil // already stored and played before a restart
 	}
@@ -487,7 +488,7 @@ func (t *table) ackStatus(a engine.PendingAction) string {
 
 func (t *table) say(ctx context.Context, c *client, text string) error {
 	ev := engine.Event{Kind: "chat", Data: map[string]any{"player_id": c.player.ID, "name": c.player.Name, "text": text}}
-	return t.commit(ctx, engine.Commit{Events: []engine.Event{ev}}, "")
+	return t.commit(ctx, store.Commit{Events: []engine.Event{ev}}, "")
 }
 
 // ---- turns ----
@@ -658,10 +659,10 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		for _, f := range t.sinceJob {
 			f(st)
 		}
-		msgs := make([]engine.AgentMessage, 0, len(res.Messages))
+		msgs := make([]store.AgentMessage, 0, len(res.Messages))
 		for _, m := range res.Messages {
 			body, _ := json.Marshal(m)
-			msgs = append(msgs, engine.AgentMessage{Agent: res.Agent, Turn: j.turnNo, Body: body})
+			msgs = append(msgs, store.AgentMessage{Agent: res.Agent, Turn: j.turnNo, Body: body})
 		}
 		t.stampDeadlines(res.Events)
 		if j.action != nil {
@@ -673,7 +674,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 				}
 			}
 		}
-		c := engine.Commit{State: st, Events: res.Events, Messages: msgs}
+		c := store.Commit{State: st, Events: res.Events, Messages: msgs}
 		if j.action != nil {
 			c.Resolve = []string{j.action.ID}
 		}
@@ -712,7 +713,7 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 	if n >= maxAttempts {
 		msg = "The DM is unavailable. Your action is kept: act again to retry."
 	}
-	if cerr := t.commit(ctx, engine.Commit{Events: []engine.Event{{Kind: "system", Data: map[string]any{"code": CodeUnavailable, "message": msg}}}}, fmt.Sprintf("t%d", j.turnNo)); cerr != nil {
+	if cerr := t.commit(ctx, store.Commit{Events: []engine.Event{{Kind: "system", Data: map[string]any{"code": CodeUnavailable, "message": msg}}}}, fmt.Sprintf("t%d", j.turnNo)); cerr != nil {
 		t.log.Error("commit system event", "err", cerr)
 	}
 	var delay time.Duration

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 // The turn timer (table setting turn_timeout_s; 0 turns it off) keeps a
@@ -106,7 +107,7 @@ func (t *table) timeout(key string) {
 	next.RNG = d.State()
 	next.Game.Turn++
 	t.stampDeadlines(evs)
-	if err := t.commit(context.Background(), engine.Commit{State: next, Events: evs}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+	if err := t.commit(context.Background(), store.Commit{State: next, Events: evs}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
 		t.log.Error("turn timeout: commit", "err", err)
 		return
 	}

@@ -1,0 +1,95 @@
+// Package store holds the records Tavern's store keeps and its users
+// exchange: a table's [Commit] (everything one step of a table writes, in
+// one transaction), the [TableData] that brings a table back, the agents'
+// history rows ([AgentMessage]), the archived [Memory] blocks and the
+// [LLMCall] log. They are persistence and LLM bookkeeping, not rules, so
+// they live here rather than in the domain package engine.
+//
+// The package holds types only, no behaviour and no I/O; start with
+// [Commit], the one write path of a running table. The interfaces
+// over these records stay with the packages that use them (hub.Store,
+// agent.MemoryIndex, agent.CallLog) and internal/db satisfies them.
+//
+// Imports point one way, toward the domain (DESIGN.md): web imports hub,
+// hub imports agent, and agent, db and hub import engine; hub and db never
+// import each other. store sits beside engine — it imports only engine and
+// the standard library — so any of them may import it without a cycle,
+// and web reads the DM's records through the hub in these types instead of
+// importing agent.
+package store
+
+import (
+	"encoding/json"
+	"time"
+
+	"tavern/internal/engine"
+)
+
+// AgentMessage is one message of an agent's history (an OpenAI-format
+// chat message, kept opaque here). Turn groups the messages of one turn so
+// histories can be cut only at turn boundaries.
+type AgentMessage struct {
+	Agent string          `json:"agent"`
+	Turn  int             `json:"turn"`
+	Body  json.RawMessage `json:"body"`
+}
+
+// Commit is everything one step of a table writes, applied in ONE
+// transaction: a turn's new state, events, history messages and resolved
+// actions; or a seat taken or left; or a new pending action; or chat events.
+type Commit struct {
+	TableID string
+	// State, when not nil, replaces the table's stored state: world rows,
+	// characters, game state and RNG.
+	State      *engine.State
+	Events     []engine.Event
+	Messages   []AgentMessage
+	AddSeat    *engine.Seat
+	RemoveSeat string
+	AddPending *engine.PendingAction
+	Resolve    []string
+}
+
+// TableData is what the store returns to bring a table back to life.
+type TableData struct {
+	Table   engine.Table
+	State   *engine.State // Catalogue not set
+	Seq     int64         // last event seq, 0 if none
+	Seats   []engine.Seat
+	Pending []engine.PendingAction // unresolved, oldest first
+}
+
+// Memory is an archived, summarised block of one agent's history at a
+// table (seed 001's rolling sessions), searchable by title, summary and
+// keywords. ID doubles as the session number the memory tools and the API
+// use.
+type Memory struct {
+	ID        int64     `json:"id"`
+	TableID   string    `json:"table_id"`
+	Agent     string    `json:"agent"`
+	FirstTurn int       `json:"first_turn"`
+	LastTurn  int       `json:"last_turn"`
+	Messages  int       `json:"messages"`
+	Title     string    `json:"title"`
+	Summary   string    `json:"summary"`
+	Keywords  []string  `json:"keywords"`
+	Source    string    `json:"source"` // the summary model, or "extractive"
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// LLMCall is one model call in the call log (DESIGN.md "Persistence": the
+// log the admin side reads).
+type LLMCall struct {
+	ID               int64         `json:"id"`
+	TableID          string        `json:"table_id"`
+	Agent            string        `json:"agent"`
+	Model            string        `json:"model"`
+	Started          time.Time     `json:"started_at"`
+	Latency          time.Duration `json:"-"`
+	LatencyMS        int64         `json:"latency_ms"`
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	CachedTokens     int           `json:"cached_tokens"`
+	CostUSD          float64       `json:"cost_usd"`
+	Error            string        `json:"error,omitempty"`
+}
