@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -400,5 +401,58 @@ func compareGolden(t *testing.T, name string, out []byte) {
 	}
 	if !bytes.Equal(out, want) {
 		t.Errorf("%s differs from the golden file; look at the chart and run go test -update if the change is right", path)
+	}
+}
+
+func TestThin(t *testing.T) {
+	days := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("2024-05-%02d", i%31+1)
+		}
+		return out
+	}
+	tests := []struct {
+		name        string
+		labels      []string
+		centred     bool
+		wantAll     bool // every label printed
+		wantFirst   bool // the first label printed
+		wantLast    bool // the last label printed
+		wantLibrary bool // thinning left to the library
+	}{
+		{"a week of bars", days(7), true, true, true, true, false},
+		{"a month of bars", days(30), true, false, true, false, false},
+		{"a month of area", days(30), false, false, false, true, false},
+		{"many points", days(500), false, false, true, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, count := thin(tc.labels, DefaultWidth, tc.centred)
+			if tc.wantLibrary {
+				if count >= len(tc.labels) || count < 2 || !slices.Equal(got, tc.labels) {
+					t.Errorf("thin gave count %d and changed labels; want the labels kept and a count under %d", count, len(tc.labels))
+				}
+				return
+			}
+			if count != len(tc.labels) {
+				t.Errorf("count = %d, want %d (every position, some blank)", count, len(tc.labels))
+			}
+			printed := slices.IndexFunc(got, func(s string) bool { return s == "" }) == -1
+			if printed != tc.wantAll || (got[0] != "") != tc.wantFirst || (got[len(got)-1] != "") != tc.wantLast {
+				t.Errorf("printed %q; want all %v, first %v, last %v", got, tc.wantAll, tc.wantFirst, tc.wantLast)
+			}
+			step := minStep(tc.labels, DefaultWidth, tc.centred)
+			last := -step
+			for i, l := range got {
+				if l == "" {
+					continue
+				}
+				if i-last < step {
+					t.Errorf("labels %d and %d are printed %d positions apart, want at least %d", last, i, i-last, step)
+				}
+				last = i
+			}
+		})
 	}
 }

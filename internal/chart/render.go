@@ -75,8 +75,7 @@ func horizontal(labels []string, width int) bool {
 	if len(labels) > 15 || ordered(labels) {
 		return false
 	}
-	all, _ := labelFit(labels, width)
-	return !all
+	return minStep(labels, width, true) > 1
 }
 
 // ordered reports whether every label starts with a digit, as dates, times
@@ -106,18 +105,29 @@ func barOption(spec Spec, d dataset) charts.BarChartOption {
 	opt.Theme = theme()
 	opt.Title = titleOption(spec.Title, note(d), DefaultWidth)
 	opt.Legend = legend(d.names)
-	opt.CategoryAxis = xAxis(spec.X, d.x, DefaultWidth)
+	opt.CategoryAxis = xAxis(spec.X, d.x, DefaultWidth, true)
 	opt.ValueAxis = []charts.ValueAxisOption{yAxis(yName(spec))}
 	if !negative(d.values) { // a bar is read by its length, so it starts at zero
 		opt.ValueAxis[0].Min = charts.Ptr(0.0)
 	}
 	opt.ValueFormatter = formatValue
-	if lying {
+	if lying { // the category axis stands up: no thinning along the width
 		opt.Horizontal = true
 		opt.CategoryAxis.Title = ""
-		opt.CategoryAxis.LabelCount = 0
+		opt.CategoryAxis.Labels, opt.CategoryAxis.LabelCount = d.x, 0
+		// Names are set flush against the axis by their measured width; a
+		// wider fallback font would run them into it.
+		opt.CategoryAxis.LabelOffset = charts.OffsetInt{Left: -6}
+		opt.ValueAxis[0].LabelOffset = charts.OffsetInt{}
 	}
 	return opt
+}
+
+// centred reports whether a line or scatter keeps a half slot of margin at
+// each end with its labels centred under the points, as reads well for a
+// few points; many points and areas run edge to edge.
+func centred(spec Spec, x []string) bool {
+	return spec.Type != Area && len(x) <= denseLabels
 }
 
 func reversed[T any](s []T) []T {
@@ -135,7 +145,7 @@ func lineOption(spec Spec, d dataset) charts.LineChartOption {
 	opt.Theme = theme()
 	opt.Title = titleOption(spec.Title, note(d), DefaultWidth)
 	opt.Legend = legend(d.names)
-	opt.XAxis = xAxis(spec.X, d.x, DefaultWidth)
+	opt.XAxis = xAxis(spec.X, d.x, DefaultWidth, centred(spec, d.x))
 	opt.YAxis = []charts.YAxisOption{yAxis(yName(spec))}
 	opt.ValueFormatter = formatValue
 	if spec.Type == Area {
@@ -189,7 +199,7 @@ func scatterOption(spec Spec, d dataset) charts.ScatterChartOption {
 	opt.Theme = theme()
 	opt.Title = titleOption(spec.Title, note(d), DefaultWidth)
 	opt.Legend = legend(d.names)
-	opt.XAxis = xAxis(spec.X, order, DefaultWidth)
+	opt.XAxis = xAxis(spec.X, order, DefaultWidth, centred(spec, order))
 	opt.YAxis = []charts.YAxisOption{yAxis(yName(spec))}
 	opt.ValueFormatter = formatValue
 	opt.Symbol = charts.Symbol{Shape: charts.SymbolCircle, Size: 3}

@@ -80,48 +80,101 @@ func legend(names []string) charts.LegendOption {
 	}
 }
 
-func xAxis(name string, labels []string, width int) charts.XAxisOption {
-	return charts.XAxisOption{
+// xAxis labels the category axis. centred says whether labels sit under
+// the middle of their slot (bars, and lines with a boundary gap) or hang
+// from their tick (lines running edge to edge).
+func xAxis(name string, labels []string, width int, centred bool) charts.XAxisOption {
+	opt := charts.XAxisOption{
 		Title:          name,
 		TitleFontStyle: font(labelSize),
 		Labels:         labels,
 		LabelFontStyle: font(labelSize),
-		LabelCount:     labelCount(labels, width),
+		BoundaryGap:    charts.Ptr(centred),
 	}
+	opt.Labels, opt.LabelCount = thin(labels, width, centred)
+	return opt
 }
 
-// labelCount chooses how many x labels to print, or 0 to print them all.
-// The library prints the last label flush right and the others from their
-// tick, so two neighbours need two label widths between ticks, more than its
-// own estimate leaves; and it measures Roboto, which a browser may not have.
-func labelCount(labels []string, width int) int {
-	if all, fit := labelFit(labels, width); !all {
-		return fit
+// denseLabels is the number of x positions past which thinning is left to
+// the library: below it every position gets a tick, and the labels that
+// are not printed are blanked.
+const denseLabels = 40
+
+// thin decides which x labels are printed. The library prints the last
+// label flush right and, left to itself, may print the one before it a
+// single position away, over it; it also measures Roboto, which a browser
+// may not have. So labels are kept every k-th position, k the smallest step
+// that leaves room for a label, and the rest blanked: counting back from the
+// last for labels hung from their tick (the last is set flush right),
+// counting on from the first for centred ones, dropping any whose centre is
+// too near the right edge to hold half a label. Past denseLabels positions
+// the rounding that causes the overlap is small, and the library is given a
+// count instead.
+func thin(labels []string, width int, centred bool) ([]string, int) {
+	n := len(labels)
+	if n == 0 {
+		return labels, 0
 	}
-	return 0
+	step := minStep(labels, width, centred)
+	if n > denseLabels {
+		return labels, max((n+step-1)/step, 2)
+	}
+	plot, half := width-80, widest(labels)/2
+	out := make([]string, n)
+	for i := range labels {
+		switch {
+		case !centred && (n-1-i)%step == 0:
+			out[i] = labels[i]
+		case centred && i%step == 0 && (2*i+1)*plot/(2*n)+half <= plot+15: // 15 of the 20 of padding
+			out[i] = labels[i]
+		}
+	}
+	return out, n
 }
 
-// labelFit reports whether every label fits side by side along the x axis
-// of a chart width wide, and if not how many can be printed at most.
-func labelFit(labels []string, width int) (all bool, fit int) {
-	m := painter(DefaultWidth, DefaultHeight)
-	widest := 0
-	for _, l := range labels {
-		widest = max(widest, m.MeasureText(l, 0, font(labelSize)).Width()*slack/100)
+// minStep is the fewest x positions from one printed label to the next
+// that leaves room between them: one label width for centred labels, two
+// for labels hung from their tick, since the last one is set flush right.
+func minStep(labels []string, width int, centred bool) int {
+	n := len(labels)
+	w := widest(labels)
+	need := 2*w + 12
+	if centred {
+		need = w + 12
 	}
 	plot := width - 80 // the y axis and padding
-	return len(labels)*(widest+12) <= plot, max(plot/(2*widest+12)+1, 2)
+	step := 1
+	for step < n && step*plot < need*n {
+		step++
+	}
+	return step
+}
+
+// widest is the width of the widest label, with slack for a wider font.
+func widest(labels []string) int {
+	m := painter(DefaultWidth, DefaultHeight)
+	w := 0
+	for _, l := range labels {
+		w = max(w, m.MeasureText(l, 0, font(labelSize)).Width()*slack/100)
+	}
+	return w
 }
 
 func yAxis(name string) charts.YAxisOption {
-	return charts.YAxisOption{
+	opt := charts.YAxisOption{
 		Title:          name,
 		TitleFontStyle: font(labelSize),
 		LabelFontStyle: font(labelSize),
 		ValueFormatter: formatValue,
-		// The library aims at ten labels; five or six read better at our height.
-		LabelCountAdjustment: -4,
+		// The library aims at ten labels; fewer read better at our height.
+		LabelCountAdjustment: -3,
 	}
+	if name != "" {
+		// The library sets the axis title's baseline where the labels
+		// begin, so descenders (the _ of cost_usd) touch them.
+		opt.LabelOffset = charts.OffsetInt{Left: 4}
+	}
+	return opt
 }
 
 // formatValue keeps small values (costs in dollars) readable, where the

@@ -47,10 +47,9 @@ func TimeSeries(title string, times []time.Time, series []Series, width, height 
 	opt.Title = titleOption(title, "", width)
 	opt.Legend = legend(names)
 	labels := clock(times)
-	opt.XAxis = xAxis("", labels, width)
-	opt.XAxis.BoundaryGap = charts.Ptr(false)
+	opt.XAxis = xAxis("", labels, width, false)
 	if n := roundLabels(times, labels, width); n > 0 {
-		opt.XAxis.LabelCount = n
+		opt.XAxis.Labels, opt.XAxis.LabelCount = labels, n
 	}
 	opt.YAxis = []charts.YAxisOption{yAxis("")}
 	opt.YAxis[0].Min = charts.Ptr(0.0) // counts and rates: a line floating over a cut-off axis reads as a spike
@@ -124,21 +123,16 @@ var roundSteps = []time.Duration{
 // times. The library spaces labels evenly by index from the first point to
 // the last, so a count whose step divides the points evenly, at a round
 // interval from a round start, puts every label on the clock's marks. It
-// returns 0, the library's own choice, when no such count fits the width.
+// returns 0, leaving the labels to thin, when no such count fits the width.
 func roundLabels(times []time.Time, labels []string, width int) int {
 	n := len(times)
-	all, fit := labelFit(labels, width)
-	if all {
-		fit = n
-	}
-	for step := 1; step < n; step++ {
-		count := (n-1)/step + 1
-		if (n-1)%step != 0 || count > fit {
+	for step := minStep(labels, width, false); step < n; step++ {
+		if (n-1)%step != 0 {
 			continue
 		}
 		d := times[step].Sub(times[0])
 		if slices.Contains(roundSteps, d) && times[0].Truncate(d).Equal(times[0]) && evenly(times, step, d) {
-			return count
+			return (n-1)/step + 1
 		}
 	}
 	return 0
