@@ -338,8 +338,9 @@ func TestSparkline(t *testing.T) {
 		t.Errorf("a sparkline should be a 120x28 line: %s", out)
 	}
 	compareGolden(t, "sparkline", out)
-	if _, err := Sparkline(nil, 60, 20); err != nil {
-		t.Errorf("an empty sparkline: %v", err)
+	out, err = Sparkline([]float64{math.NaN()}, 60, 20)
+	if err != nil || strings.Count(string(out), "<path") != 1 || !strings.Contains(string(out), `viewBox="0 0 60 20"`) {
+		t.Errorf("a sparkline without values should be a blank 60x20 background (err %v): %s", err, out)
 	}
 }
 

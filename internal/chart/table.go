@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/go-analyze/charts"
@@ -52,7 +53,7 @@ func renderTable(spec Spec, columns []string, rows [][]any, width int) ([]byte, 
 	if err != nil {
 		return nil, fmt.Errorf("chart: measure table: %w", err)
 	}
-	head := heading(spec.Title, why)
+	head := heading(spec.Title, why, width)
 	p := painter(width, head.height+measured.Height()+tableMargin)
 	p.FilledRect(0, 0, width, p.Height(), theme().GetBackgroundColor(), charts.ColorTransparent, 0)
 	head.draw(p)
@@ -63,23 +64,36 @@ func renderTable(spec Spec, columns []string, rows [][]any, width int) ([]byte, 
 	return p.Bytes()
 }
 
-// header is a title and a note set as text, for the one renderer (tables)
-// that draws none.
+// header is a title and a note set as lines of text, for the one renderer
+// (tables) that draws none.
 type header struct {
-	title, note string
-	height      int
+	lines  []line
+	height int
 }
 
-func heading(text, note string) header {
-	h := header{title: clip(text, maxTitle), note: note, height: tableMargin}
+type line struct {
+	text string
+	font charts.FontStyle
+	h    int
+}
+
+func heading(title, note string, width int) header {
+	var h header
+	if title != "" {
+		for _, l := range strings.Split(wrap(clip(title, maxTitle), width-2*tableMargin), "\n") {
+			h.lines = append(h.lines, line{text: l, font: font(titleSize)})
+		}
+	}
+	if note != "" {
+		h.lines = append(h.lines, line{text: note, font: font(noteSize)})
+	}
 	m := painter(DefaultWidth, DefaultHeight)
-	if h.title != "" {
-		h.height += m.MeasureText(h.title, 0, font(titleSize)).Height() + 6
+	h.height = tableMargin
+	for i, l := range h.lines {
+		h.lines[i].h = m.MeasureText(l.text, 0, l.font).Height() + 6
+		h.height += h.lines[i].h
 	}
-	if h.note != "" {
-		h.height += m.MeasureText(h.note, 0, font(noteSize)).Height() + 6
-	}
-	if h.height > tableMargin {
+	if len(h.lines) > 0 {
 		h.height += 4
 	}
 	return h
@@ -87,14 +101,9 @@ func heading(text, note string) header {
 
 func (h header) draw(p *charts.Painter) {
 	y := tableMargin
-	if h.title != "" {
-		y += p.MeasureText(h.title, 0, font(titleSize)).Height()
-		p.Text(h.title, tableMargin, y, 0, font(titleSize))
-		y += 6
-	}
-	if h.note != "" {
-		y += p.MeasureText(h.note, 0, font(noteSize)).Height()
-		p.Text(h.note, tableMargin, y, 0, font(noteSize))
+	for _, l := range h.lines {
+		y += l.h
+		p.Text(l.text, tableMargin, y-6, 0, l.font)
 	}
 }
 

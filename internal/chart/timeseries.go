@@ -2,6 +2,7 @@ package chart
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -52,7 +53,9 @@ func TimeSeries(title string, times []time.Time, series []Series, width, height 
 		opt.XAxis.Labels, opt.XAxis.LabelCount = labels, n
 	}
 	opt.YAxis = []charts.YAxisOption{yAxis("")}
-	opt.YAxis[0].Min = charts.Ptr(0.0) // counts and rates: a line floating over a cut-off axis reads as a spike
+	if !negative(values) { // counts and rates: a line over a cut-off axis reads as a spike
+		opt.YAxis[0].Min = charts.Ptr(0.0)
+	}
 	opt.ValueFormatter = formatValue
 	opt.Symbol = charts.Symbol{Shape: charts.SymbolNone}
 	opt.LineStrokeWidth = 1.5
@@ -92,7 +95,7 @@ func Sparkline(values []float64, width, height int) ([]byte, error) {
 func anyValue(series []Series) bool {
 	for _, s := range series {
 		for _, v := range s.Values {
-			if v == v { // not NaN
+			if !math.IsNaN(v) {
 				return true
 			}
 		}
