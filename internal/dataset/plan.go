@@ -36,6 +36,16 @@ type schema struct {
 	// secret maps a table's root page to the column numbers no query
 	// may read.
 	secret map[int64]map[int64]string
+	// secretIndex holds the root pages of indexes whose key has a secret
+	// column: seeking in them would test guesses of the secret.
+	secretIndex map[int64]bool
+}
+
+// seekOps compare a search key with an index cursor's key.
+var seekOps = map[string]bool{
+	"SeekGE": true, "SeekGT": true, "SeekLE": true, "SeekLT": true, "SeekScan": true,
+	"IdxGE": true, "IdxGT": true, "IdxLE": true, "IdxLT": true,
+	"Found": true, "NotFound": true, "NoConflict": true, "IfNoHope": true,
 }
 
 // secretColumns are never readable, even through a table a view reads.
@@ -80,7 +90,7 @@ type queryer interface {
 // checkPlan refuses a compiled statement that could write, leave the main
 // database, open anything the views are not built on, or read a secret.
 func (s *schema) checkPlan(ops []op) error {
-	cursors := map[int64]int64{} // cursor → root page
+	cursors := map[int64]int64{} // cursor → root page; 0 for other cursors
 	for _, o := range ops {
 		switch {
 		case writeOps[o.name]:
@@ -109,6 +119,8 @@ func (s *schema) checkPlan(ops []op) error {
 					return refusef("the statement reads a secret column. Query only the views' columns.")
 				}
 			}
+		case seekOps[o.name] && s.secretIndex[cursors[o.p1]]:
+			return refusef("the statement searches a secret column. Query only the views' columns.")
 		case o.name == "RowData" || o.name == "RowCell":
 			if _, ok := s.secret[cursors[o.p1]]; ok {
 				return refusef("the statement copies whole rows of a table with secrets. Query only the views' columns.")
@@ -159,7 +171,7 @@ func loadSchema(ctx context.Context, q queryer, views []string) (*schema, error)
 			}
 		}
 	}
-	s := &schema{allowed: map[int64]string{}, secret: map[int64]map[int64]string{}}
+	s := &schema{allowed: map[int64]string{}, secret: map[int64]map[int64]string{}, secretIndex: map[int64]bool{}}
 	for root, o := range objects {
 		if !tables[o.table] {
 			continue
@@ -176,12 +188,16 @@ func loadSchema(ctx context.Context, q queryer, views []string) (*schema, error)
 			}
 			continue
 		}
+		// An index over a secret column may serve count(*) or a scan, but
+		// its secret key is neither read (Column) nor searched (seeks).
 		cols, err := columnNumbers(ctx, q, "index_info", o.name, secrets)
 		if err != nil {
 			return nil, err
 		}
-		if len(cols) == 0 { // An index over a secret would let a query read it.
-			s.allowed[root] = o.name
+		s.allowed[root] = o.name
+		if len(cols) > 0 {
+			s.secret[root] = cols
+			s.secretIndex[root] = true
 		}
 	}
 	return s, nil

@@ -66,7 +66,6 @@ type seeder struct {
 	tb  testing.TB
 	db  *sql.DB
 	seq map[string]int
-	msg int
 }
 
 func (s *seeder) exec(q string, args ...any) {
@@ -210,12 +209,12 @@ func (s *seeder) seed() {
 
 	// Model calls: (day, model, agent, latency, prompt, cached, completion, cost, error).
 	calls := []struct {
-		day                       int
-		model, agent              string
-		latency, prompt, cached   int
-		completion                int
-		cost                      float64
-		err                       string
+		day                     int
+		model, agent            string
+		latency, prompt, cached int
+		completion              int
+		cost                    float64
+		err                     string
 	}{
 		{3, "gpt-4o-mini", "narrative", 800, 1000, 0, 200, 0.01, ""},
 		{3, "gpt-4o", "combat", 1500, 2000, 500, 300, 0.05, ""},
