@@ -1,0 +1,411 @@
+// Package dataset is the operator's read-only window on Tavern's database
+// for the data agent (seed 003, issue 10): curated views
+// (migrations/0005_data_views.sql), described for a model's prompt, and a
+// query runner that is safe by construction, plus [Analyst], which answers
+// common questions without a model.
+//
+// Start with [Open], then [Dataset.Describe] for the prompt and
+// [Dataset.Query] for the query_data tool. Query runs one read statement
+// over the curated views only, on a separate connection that SQLite itself
+// keeps read-only, under a deadline that interrupts it and a row cap.
+// Every refusal is an EINVALID *engine.Error (its message is a sentence a
+// model can act on) that also matches [ErrRefused] with errors.Is.
+//
+// The layers, each enough on its own for writes and together for reads:
+//   - the connection: mode=ro (every write fails with SQLITE_READONLY,
+//     and no statement can undo it), query_only, defensive mode, no double-
+//     quoted strings, ATTACH disabled by sqlite3_limit, bounded text length;
+//   - the guard (guard.go): a tokenizer that accepts one SELECT/WITH/VALUES
+//     statement and refuses write keywords, parameters, file and extension
+//     functions and every name of a schema object other than the views,
+//     whatever comments, quotes or strings surround it;
+//   - the plan (plan.go): SQLite compiles the statement (EXPLAIN, nothing
+//     runs) and the bytecode must open only the tables and indexes under
+//     the views, in the main database, read no secret column, write
+//     nothing and start no write transaction;
+//   - the run: the statement becomes the body of a CTE folded into one
+//     JSON value by an aggregate, so all its work happens in the first
+//     sqlite3_step. That matters: modernc.org/sqlite interrupts a query
+//     (sqlite3_interrupt) when its context ends only while that first step
+//     runs; later Rows.Next steps are not interrupted.
+package dataset
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"tavern/internal/engine"
+)
+
+// Defaults of a Dataset's limits.
+const (
+	DefaultTimeout = 2 * time.Second
+	DefaultMaxRows = 500
+)
+
+// maxLength bounds any string or blob a query makes (and so the JSON its
+// rows are folded into): randomblob(1e9) fails instead of eating memory.
+const maxLength = 16 << 20
+
+// Sentinel errors callers branch on with errors.Is. Both come with an
+// EINVALID *engine.Error whose message is meant for the model.
+var (
+	// ErrRefused: the statement was not run because it is not one read
+	// statement over the curated views. Nothing changed.
+	ErrRefused = errors.New("dataset: query refused")
+	// ErrTimeout: the statement ran past the deadline and was interrupted.
+	ErrTimeout = errors.New("dataset: query interrupted at the deadline")
+	// ErrInvalid: SQLite rejected the statement (syntax, unknown column…).
+	ErrInvalid = errors.New("dataset: query rejected by SQLite")
+)
+
+// queryError carries the model-facing *engine.Error and the sentinel.
+type queryError struct {
+	app  *engine.Error
+	kind error
+}
+
+func (e *queryError) Error() string   { return e.app.Message }
+func (e *queryError) Unwrap() []error { return []error{e.app, e.kind} }
+
+// Dataset is a read-only connection pool to a Tavern database file. It is
+// safe for concurrent use; set Timeout and MaxRows before sharing it.
+type Dataset struct {
+	// Timeout is each statement's deadline (default DefaultTimeout).
+	Timeout time.Duration
+	// MaxRows caps the rows a Result holds (default DefaultMaxRows).
+	MaxRows int
+
+	db     *sql.DB
+	guard  *guard
+	schema *schema
+}
+
+// readParams make SQLite itself refuse writes on the connection: mode=ro
+// opens the file read-only (a PRAGMA cannot undo that, unlike query_only,
+// which is set too); defensive mode blocks writable_schema and the like;
+// _dqs=0 makes "x" always an identifier, as the guard reads it; with
+// trusted_schema off, functions in the schema cannot run with side
+// effects.
+const readParams = "mode=ro&_defensive=1&_dqs=0&_pragma=busy_timeout(5000)&_pragma=query_only(1)&_pragma=trusted_schema(0)"
+
+// poolSize is the number of connections queries share.
+const poolSize = 2
+
+// Open opens the Tavern database file at path read-only on connections of
+// its own (never the game's), and checks that it holds every curated view
+// with the catalogue's columns (the file must be migrated by
+// internal/db.Open first). ctx bounds the checks. The caller must Close
+// the Dataset.
+func Open(ctx context.Context, path string) (*Dataset, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open dataset %s: %w", path, err)
+	}
+	u := url.URL{Scheme: "file", Path: abs, RawQuery: readParams}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, fmt.Errorf("open dataset %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(poolSize)
+	db.SetMaxIdleConns(poolSize)
+	d := &Dataset{Timeout: DefaultTimeout, MaxRows: DefaultMaxRows, db: db}
+	if err := d.load(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open dataset %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Close closes the connections; queries running finish first.
+func (d *Dataset) Close() error { return d.db.Close() }
+
+// load checks the views against the catalogue and reads the schema the
+// guard and the plan check need.
+func (d *Dataset) load(ctx context.Context) error {
+	names := make([]string, len(catalogue))
+	for i, v := range catalogue {
+		names[i] = v.Name
+		got, err := viewColumns(ctx, d.db, v.Name)
+		if err != nil {
+			return err
+		}
+		want := make([]string, len(v.Columns))
+		for j, c := range v.Columns {
+			want[j] = c.Name
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			return fmt.Errorf("view %s has columns %v, the catalogue %v", v.Name, got, want)
+		}
+	}
+	g := &guard{views: names, denied: map[string]bool{}}
+	rows, err := d.db.QueryContext(ctx, "SELECT name FROM sqlite_schema")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		if !strings.HasPrefix(n, "v_") || !isView(n) {
+			g.denied[strings.ToLower(n)] = true
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	s, err := loadSchema(ctx, d.db, names)
+	if err != nil {
+		return err
+	}
+	d.guard, d.schema = g, s
+	return nil
+}
+
+func isView(name string) bool {
+	for _, v := range catalogue {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func viewColumns(ctx context.Context, q queryer, view string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", view)
+	if err != nil {
+		return nil, fmt.Errorf("columns of %s: %w", view, err)
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	if len(cols) == 0 && rows.Err() == nil {
+		return nil, fmt.Errorf("view %s is missing (is the database migrated?)", view)
+	}
+	return cols, rows.Err()
+}
+
+// Describe returns every curated view with its current row count, columns
+// and meanings, in catalogue order; [Description.Text] renders it for a
+// prompt. The caller owns the result.
+func (d *Dataset) Describe(ctx context.Context) (Description, error) {
+	out := Views()
+	for i := range out {
+		err := d.db.QueryRowContext(ctx, "SELECT count(*) FROM "+out[i].Name).Scan(&out[i].Rows)
+		if err != nil {
+			return nil, fmt.Errorf("describe %s: %w", out[i].Name, err)
+		}
+	}
+	return out, nil
+}
+
+// Description is the curated views as the model sees them.
+type Description []View
+
+// Text renders the description as Markdown for a system prompt (seed 003's
+// dataset_info): one bullet per view with its row count and meaning, then
+// its columns with type and meaning.
+func (ds Description) Text() string {
+	var b strings.Builder
+	for _, v := range ds {
+		fmt.Fprintf(&b, "- **%s** (%d rows): %s\n", v.Name, v.Rows, v.Meaning)
+		for _, c := range v.Columns {
+			fmt.Fprintf(&b, "  - %s %s: %s\n", c.Name, c.Type, c.Meaning)
+		}
+	}
+	return b.String()
+}
+
+// Result is the outcome of one query. Values in Rows are int64, float64,
+// string or nil (NULL); a BLOB cannot be returned (select hex(x)).
+type Result struct {
+	// SQL is the statement that ran, as the guard accepted it.
+	SQL     string   `json:"sql"`
+	Columns []string `json:"columns"`
+	Rows    [][]any  `json:"rows"`
+	// Truncated reports that the query had more than MaxRows rows; Rows
+	// holds the first MaxRows.
+	Truncated bool `json:"truncated"`
+	// MaxRows is the row cap the query ran under.
+	MaxRows int `json:"max_rows"`
+}
+
+// Query runs sql, which must be one read statement (SELECT, WITH … SELECT
+// or VALUES) over the curated views, and returns at most MaxRows rows.
+// Errors: ErrRefused (not a single read statement over the views; nothing
+// ran), ErrInvalid (SQLite rejected it), ErrTimeout (interrupted at the
+// deadline) — each with an EINVALID *engine.Error for the model — or
+// ctx's error, or an internal error.
+func (d *Dataset) Query(ctx context.Context, sql string) (*Result, error) {
+	body, err := d.guard.check(sql)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	defer conn.Close()
+	if err := limit(conn); err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	cols, err := columns(conn, body)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if len(cols) == 0 {
+		return nil, refusef("the statement returns no columns; send a SELECT.")
+	}
+	max := d.MaxRows
+	if max <= 0 {
+		max = DefaultMaxRows
+	}
+	stmt := fold(body, len(cols), max+1)
+	ops, err := explain(ctx, conn, stmt)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if err := d.schema.checkPlan(ops); err != nil {
+		return nil, err
+	}
+	timeout := d.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	qctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var folded string
+	err = conn.QueryRowContext(qctx, stmt).Scan(&folded)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("query: %w", ctx.Err())
+	case err != nil && qctx.Err() != nil:
+		return nil, &queryError{app: engine.Errorf(engine.EINVALID,
+			"The query ran longer than %s and was stopped. Make it cheaper: filter earlier, aggregate, avoid recursive or cross joins.", timeout), kind: ErrTimeout}
+	case err != nil:
+		return nil, invalid(err)
+	}
+	rows, err := decodeRows(folded)
+	if err != nil {
+		return nil, fmt.Errorf("query: decode rows: %w", err)
+	}
+	r := &Result{SQL: body, Columns: cols, Rows: rows, MaxRows: max}
+	if len(r.Rows) > max {
+		r.Rows, r.Truncated = r.Rows[:max], true
+	}
+	return r, nil
+}
+
+// limit applies the per-connection limits that have no DSN parameter.
+// sqlite3_limit is idempotent and cheap, so every query sets them.
+func limit(conn *sql.Conn) error {
+	for _, l := range []struct{ id, v int }{
+		{sqlite3.SQLITE_LIMIT_ATTACHED, 0},
+		{sqlite3.SQLITE_LIMIT_LENGTH, maxLength},
+		{sqlite3.SQLITE_LIMIT_SQL_LENGTH, 4 * maxSQL},
+	} {
+		if _, err := sqlite.Limit(conn, l.id, l.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// columns prepares body (nothing runs) and returns its column names.
+func columns(conn *sql.Conn, body string) ([]string, error) {
+	var names []string
+	err := conn.Raw(func(dc any) error {
+		ci, ok := dc.(interface {
+			ColumnInfo(string) ([]sqlite.ColumnInfo, error)
+		})
+		if !ok {
+			return fmt.Errorf("driver connection %T cannot describe columns", dc)
+		}
+		info, err := ci.ColumnInfo(body)
+		for _, c := range info {
+			names = append(names, c.Name)
+		}
+		return err
+	})
+	return names, err
+}
+
+// fold wraps body so that SQLite computes all of its rows (at most limit)
+// inside one aggregate, in the first step, and returns them as one JSON
+// array of arrays. body is a CTE's body: a CTE cannot hold anything but a
+// select, which SQLite checks too.
+func fold(body string, ncols, limit int) string {
+	cols := make([]string, ncols)
+	for i := range cols {
+		cols[i] = fmt.Sprintf("c%d", i)
+	}
+	list := strings.Join(cols, ", ")
+	return fmt.Sprintf("WITH q__(%s) AS (\n%s\n)\nSELECT json_group_array(json_array(%s)) FROM (SELECT * FROM q__ LIMIT %d)", list, body, list, limit)
+}
+
+func decodeRows(folded string) ([][]any, error) {
+	dec := json.NewDecoder(strings.NewReader(folded))
+	dec.UseNumber()
+	var raw [][]any
+	if err := dec.Decode(&raw); err != nil {
+		return nil, err
+	}
+	for _, row := range raw {
+		for j, v := range row {
+			if n, ok := v.(json.Number); ok {
+				row[j] = number(n)
+			}
+		}
+	}
+	if raw == nil {
+		raw = [][]any{}
+	}
+	return raw, nil
+}
+
+// number keeps SQLite's integer/real distinction: json_array writes reals
+// with a fraction or an exponent.
+func number(n json.Number) any {
+	if !strings.ContainsAny(n.String(), ".eE") {
+		if i, err := n.Int64(); err == nil {
+			return i
+		}
+	}
+	f, _ := n.Float64()
+	return f
+}
+
+// invalid turns SQLite's rejection of a statement into a message for the
+// model.
+func invalid(err error) error {
+	msg := err.Error()
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		msg = se.Error()
+	}
+	msg = strings.ReplaceAll(msg, "q__", "query")
+	return &queryError{app: engine.Errorf(engine.EINVALID, "SQLite rejected the query: %s. Fix it and query the views again.", msg), kind: ErrInvalid}
+}
+
+func invalidf(format string, args ...any) error {
+	return &queryError{app: engine.Errorf(engine.EINVALID, format, args...), kind: ErrInvalid}
+}
