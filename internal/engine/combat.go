@@ -116,10 +116,7 @@ func DiceEvents(d *Dice) []Event { return diceEvents(d) }
 func diceEvents(d *Dice) []Event {
 	var out []Event
 	for _, r := range d.TakeLog() {
-		out = append(out, Event{Kind: "dice", Data: map[string]any{
-			"roller": r.Roller, "purpose": r.Purpose, "notation": r.Notation,
-			"rolls": r.Rolls, "modifier": r.Modifier, "total": r.Total,
-		}})
+		out = append(out, DiceEvent(r))
 	}
 	return out
 }
@@ -237,7 +234,7 @@ func (s *State) StartCombat(d *Dice, foes []string) (*Combat, []Event, error) {
 	s.Game.Combat = cb
 	s.Game.Mode = ModeCombat
 	evs := diceEvents(d)
-	evs = append(evs, Event{Kind: "mode", Data: map[string]any{"mode": ModeCombat}})
+	evs = append(evs, ModeEvent(ModeCombat))
 	return cb, evs, nil
 }
 
@@ -424,7 +421,7 @@ func (s *State) beginTurn(e Combatant) []Event {
 		return nil
 	}
 	s.setStatuses(e, RemoveStatus(st, StatusDefending))
-	return []Event{{Kind: "status", Data: map[string]any{"target": e.Name, "removed": []string{StatusDefending}}}}
+	return []Event{StatusRemovedEvent(e.Name, StatusDefending)}
 }
 
 // inFight resolves a combatant of the running fight, or explains who is in
@@ -528,11 +525,11 @@ func (s *State) Attack(d *Dice, actor, target string) (AttackOutcome, []Event, e
 	out := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: res}
 	if HasStatus(fa.Statuses, StatusOffBalance) {
 		s.setStatuses(a, RemoveStatus(fa.Statuses, StatusOffBalance))
-		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": a.Name, "removed": []string{StatusOffBalance}}})
+		evs = append(evs, StatusRemovedEvent(a.Name, StatusOffBalance))
 	}
 	if res.Fumble {
 		s.setStatuses(a, AddStatus(s.fighter(a).Statuses, StatusOffBalance))
-		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": a.Name, "added": []string{StatusOffBalance}}})
+		evs = append(evs, StatusAddedEvent(a.Name, StatusOffBalance))
 	}
 	var dev []Event
 	out.HP, out.MaxHP, out.Down, dev = s.damage(t, res.Damage, res.Hit)
@@ -582,7 +579,7 @@ func (s *State) damage(t Combatant, amount int, hit bool) (hp, maxHP int, down s
 	}
 	if hit {
 		*hpp = max(0, *hpp-amount)
-		evs = append(evs, Event{Kind: "damage", Data: map[string]any{"target": t.Name, "amount": amount, "hp": *hpp, "max_hp": maxHP}})
+		evs = append(evs, DamageEvent(t.Name, amount, *hpp, maxHP))
 	}
 	if *hpp == 0 {
 		down = StatusUnconscious
@@ -591,7 +588,7 @@ func (s *State) damage(t Combatant, amount int, hit bool) (hp, maxHP int, down s
 		}
 		if !HasStatus(*statuses, down) {
 			*statuses = AddStatus(RemoveStatus(*statuses, StatusDefending), down)
-			evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": t.Name, "added": []string{down}}})
+			evs = append(evs, StatusAddedEvent(t.Name, down))
 		}
 	}
 	return *hpp, maxHP, down, evs
@@ -607,7 +604,7 @@ func (s *State) Defend(actor string) ([]Event, error) {
 		return nil, Errorf(EINVALID, "%q cannot defend now.", actor)
 	}
 	s.setStatuses(a, AddStatus(s.fighter(a).Statuses, StatusDefending))
-	return []Event{{Kind: "status", Data: map[string]any{"target": a.Name, "added": []string{StatusDefending}}}}, nil
+	return []Event{StatusAddedEvent(a.Name, StatusDefending)}, nil
 }
 
 // Flee makes actor try to escape: a contested agility roll against the best
@@ -641,7 +638,7 @@ func (s *State) Flee(d *Dice, actor string) (bool, []Event, error) {
 	evs := diceEvents(d)
 	if success {
 		s.setStatuses(a, AddStatus(RemoveStatus(fa.Statuses, StatusDefending), StatusFled))
-		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": a.Name, "added": []string{StatusFled}}})
+		evs = append(evs, StatusAddedEvent(a.Name, StatusFled))
 	}
 	s.Game.Combat.Log = append(s.Game.Combat.Log, fmt.Sprintf("Round %d: %s tries to flee: %v", s.Game.Combat.Round, a.Name, success))
 	return success, evs, nil
@@ -709,19 +706,19 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 			c.Gold /= 2
 		}
 		s.moveParty(s.World.Start)
-		evs = append(evs, Event{Kind: "world", Data: map[string]any{"location": s.World.Start}})
+		evs = append(evs, PartyAtEvent(s.World.Start))
 	} else {
 		for _, c := range s.Party {
 			if HasStatus(c.Statuses, StatusUnconscious) {
 				c.HP = max(c.HP, 1)
 				c.Statuses = RemoveStatus(c.Statuses, StatusUnconscious)
-				evs = append(evs, Event{Kind: "heal", Data: map[string]any{"target": c.Name, "amount": 1, "hp": c.HP, "max_hp": c.MaxHP}})
+				evs = append(evs, HealEvent(c.Name, 1, c.HP, c.MaxHP))
 			}
 		}
 	}
 	if outcome == OutcomePlayerFlee && s.Game.Previous != "" {
 		s.moveParty(s.Game.Previous)
-		evs = append(evs, Event{Kind: "world", Data: map[string]any{"location": s.Game.Location}})
+		evs = append(evs, PartyAtEvent(s.Game.Location))
 	}
 	if len(winners) > 0 && outcome != OutcomePlayerDie {
 		xpEach, goldEach := res.XP/len(winners), res.Gold/len(winners)
@@ -755,9 +752,8 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 	s.Game.LastCombatResult = &res
 	s.Game.ResultSeen = false
 	evs = append(evs,
-		Event{Kind: "combat_ended", Data: map[string]any{"combat_id": res.CombatID, "outcome": res.Outcome,
-			"rewards": map[string]any{"xp": res.XP, "gold": res.Gold, "loot": res.Loot}}},
-		Event{Kind: "mode", Data: map[string]any{"mode": ModeNarrative}})
+		CombatEndedEvent(res),
+		ModeEvent(ModeNarrative))
 	return res, evs, nil
 }
 
