@@ -136,7 +136,7 @@ func combatSnapshot() hub.Snapshot {
 			{ID: "c2", Name: "Vesna", Class: "rogue", Level: 1, HP: 34, MaxHP: 34, Seat: "2", PlayerID: "p2"},
 		},
 		NPCs: []hub.NPC{{ID: "snikket", Name: "Snikket", Hostile: true, HP: hp(6), MaxHP: hp(18)}},
-		Combat: &hub.CombatView{CombatID: "cb1", Round: 2, Index: 2, Initiative: []hub.InitiativeEntry{
+		Combat: &hub.CombatView{CombatID: "cb1", Round: 2, Index: 2, Initiative: []engine.InitiativeEntry{
 			{ID: "dm", Name: "DM", Kind: "bookend"},
 			{ID: "pc:1", Name: "Brunhild", Kind: "pc", Initiative: hp(85), HP: hp(30), MaxHP: hp(45)},
 			{ID: "pc:2", Name: "Vesna", Kind: "pc", Initiative: hp(60), HP: hp(34), MaxHP: hp(34), Statuses: []string{"off-balance"}},

@@ -662,7 +662,7 @@ func combatPanel(s hub.Snapshot) templ.Component {
 	})
 }
 
-func initiativeItem(e hub.InitiativeEntry, active bool) templ.Component {
+func initiativeItem(e engine.InitiativeEntry, active bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
