@@ -655,22 +655,57 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 	if cb == nil {
 		return CombatResult{}, nil, Errorf(EINVALID, "There is no fight to end.")
 	}
-	if cb.Ending != "" {
-		outcome = cb.Ending
-	} else {
-		switch outcome {
-		case OutcomePlayerFlee, OutcomeNPCFlee, OutcomeForcedEnd, OutcomeErrorAbort:
-		case OutcomePlayerWin, OutcomePlayerDie:
-			return CombatResult{}, nil, Errorf(EINVALID, "The fight is not over: foes standing: %s; party standing: %s. Use continue_combat, or end it with player_flee, npc_flee or forced_end.",
-				s.combatantNames(func(e Combatant) bool { return s.side(e) == "foes" && s.CanAct(e) }),
-				s.combatantNames(func(e Combatant) bool { return s.side(e) == "party" && s.CanAct(e) }))
-		default:
-			return CombatResult{}, nil, Errorf(EINVALID, "Unknown outcome %q; use player_win, player_flee, player_die, npc_flee or forced_end.", outcome)
-		}
+	outcome, err := s.endOutcome(cb, outcome)
+	if err != nil {
+		return CombatResult{}, nil, err
 	}
 	res := CombatResult{CombatID: cb.ID, Outcome: outcome, Loot: []string{}, Defeated: []string{}, Summary: summary}
 	var evs []Event
 	s.clearEffects()
+	s.collectSpoils(cb, &res)
+	standing := s.clearCombatStatuses()
+	if outcome == OutcomePlayerDie {
+		res.XP, res.Gold = 0, 0
+		evs = append(evs, s.reviveAtStart())
+	} else {
+		evs = append(evs, s.wakeUnconscious()...)
+	}
+	if outcome == OutcomePlayerFlee && s.Game.Previous != "" {
+		evs = append(evs, s.retreat())
+	}
+	if outcome != OutcomePlayerDie {
+		res.LevelUps = s.shareRewards(res.XP, res.Gold, standing)
+	}
+	s.Game.Queue = s.restoredQueue(cb)
+	s.Game.Combat = nil
+	s.Game.Mode = ModeNarrative
+	s.Game.LastCombatResult = &res
+	s.Game.ResultSeen = false
+	evs = append(evs, CombatEndedEvent(res), ModeEvent(ModeNarrative))
+	return res, evs, nil
+}
+
+// endOutcome is the outcome a fight ends with: the end condition that holds
+// (cb.Ending), else the DM's proposal if it is one the DM may choose.
+func (s *State) endOutcome(cb *Combat, proposed string) (string, error) {
+	if cb.Ending != "" {
+		return cb.Ending, nil
+	}
+	switch proposed {
+	case OutcomePlayerFlee, OutcomeNPCFlee, OutcomeForcedEnd, OutcomeErrorAbort:
+		return proposed, nil
+	case OutcomePlayerWin, OutcomePlayerDie:
+		return "", Errorf(EINVALID, "The fight is not over: foes standing: %s; party standing: %s. Use continue_combat, or end it with player_flee, npc_flee or forced_end.",
+			s.combatantNames(func(e Combatant) bool { return s.side(e) == "foes" && s.CanAct(e) }),
+			s.combatantNames(func(e Combatant) bool { return s.side(e) == "party" && s.CanAct(e) }))
+	}
+	return "", Errorf(EINVALID, "Unknown outcome %q; use player_win, player_flee, player_die, npc_flee or forced_end.", proposed)
+}
+
+// collectSpoils adds what the dead NPCs of cb leave to res: their names,
+// XP by level and gold (taken from them), and their items, dropped at the
+// fight's location.
+func (s *State) collectSpoils(cb *Combat, res *CombatResult) {
 	for _, e := range cb.Order {
 		if e.Kind != KindNPC {
 			continue
@@ -688,53 +723,79 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 			res.Loot = append(res.Loot, it.Name)
 		}
 	}
-	var winners []*Character
+}
+
+// clearCombatStatuses removes the statuses that last only a fight
+// (defending, off-balance, and fled for PCs) and returns the PCs still
+// conscious, who share the rewards.
+func (s *State) clearCombatStatuses() (standing []*Character) {
 	for _, c := range s.Party {
 		c.Statuses = RemoveStatus(RemoveStatus(RemoveStatus(c.Statuses, StatusDefending), StatusOffBalance), StatusFled)
 		if c.Conscious() {
-			winners = append(winners, c)
+			standing = append(standing, c)
 		}
 	}
 	for _, n := range s.World.NPCs {
 		n.Statuses = RemoveStatus(RemoveStatus(n.Statuses, StatusDefending), StatusOffBalance)
 	}
-	if outcome == OutcomePlayerDie {
-		res.XP, res.Gold = 0, 0
-		for _, c := range s.Party {
-			c.HP = 1
+	return standing
+}
+
+// reviveAtStart wakes a defeated party at the start location with 1 HP and
+// half its gold.
+func (s *State) reviveAtStart() Event {
+	for _, c := range s.Party {
+		c.HP = 1
+		c.Statuses = RemoveStatus(c.Statuses, StatusUnconscious)
+		c.Gold /= 2
+	}
+	s.moveParty(s.World.Start)
+	return PartyAtEvent(s.World.Start)
+}
+
+// wakeUnconscious brings the PCs knocked out during a fight the party
+// survived back to at least 1 HP.
+func (s *State) wakeUnconscious() []Event {
+	var evs []Event
+	for _, c := range s.Party {
+		if HasStatus(c.Statuses, StatusUnconscious) {
+			c.HP = max(c.HP, 1)
 			c.Statuses = RemoveStatus(c.Statuses, StatusUnconscious)
-			c.Gold /= 2
-		}
-		s.moveParty(s.World.Start)
-		evs = append(evs, PartyAtEvent(s.World.Start))
-	} else {
-		for _, c := range s.Party {
-			if HasStatus(c.Statuses, StatusUnconscious) {
-				c.HP = max(c.HP, 1)
-				c.Statuses = RemoveStatus(c.Statuses, StatusUnconscious)
-				evs = append(evs, HealEvent(c.Name, 1, c.HP, c.MaxHP))
-			}
+			evs = append(evs, HealEvent(c.Name, 1, c.HP, c.MaxHP))
 		}
 	}
-	if outcome == OutcomePlayerFlee && s.Game.Previous != "" {
-		s.moveParty(s.Game.Previous)
-		evs = append(evs, PartyAtEvent(s.Game.Location))
+	return evs
+}
+
+// retreat takes a fleeing party back to where it came from.
+func (s *State) retreat() Event {
+	s.moveParty(s.Game.Previous)
+	return PartyAtEvent(s.Game.Location)
+}
+
+// shareRewards splits xp and gold evenly among standing (the first takes
+// the odd gold) and returns the level-ups it caused.
+func (s *State) shareRewards(xp, gold int, standing []*Character) (levelUps []string) {
+	if len(standing) == 0 {
+		return nil
 	}
-	if len(winners) > 0 && outcome != OutcomePlayerDie {
-		xpEach, goldEach := res.XP/len(winners), res.Gold/len(winners)
-		for i, c := range winners {
-			g := goldEach
-			if i == 0 {
-				g += res.Gold - goldEach*len(winners)
-			}
-			c.Gold += g
-			if s.GainXP(c, xpEach) {
-				res.LevelUps = append(res.LevelUps, fmt.Sprintf("%s reaches level %d", c.Name, c.Level))
-			}
+	xpEach, goldEach := xp/len(standing), gold/len(standing)
+	for i, c := range standing {
+		g := goldEach
+		if i == 0 {
+			g += gold - goldEach*len(standing)
+		}
+		c.Gold += g
+		if s.GainXP(c, xpEach) {
+			levelUps = append(levelUps, fmt.Sprintf("%s reaches level %d", c.Name, c.Level))
 		}
 	}
-	// Restore the exploration queue (seed 002), keeping PCs who joined
-	// during the fight and dropping those who left.
+	return levelUps
+}
+
+// restoredQueue is the exploration queue saved when cb began (seed 002),
+// keeping PCs who joined during the fight and dropping those who left.
+func (s *State) restoredQueue(cb *Combat) []string {
 	q := []string{}
 	for _, e := range cb.SavedQueue {
 		if s.CharacterBySeat(strings.TrimPrefix(e, "pc:")) != nil {
@@ -746,15 +807,7 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 			q = append(q, PCEntry(c.Seat))
 		}
 	}
-	s.Game.Queue = q
-	s.Game.Combat = nil
-	s.Game.Mode = ModeNarrative
-	s.Game.LastCombatResult = &res
-	s.Game.ResultSeen = false
-	evs = append(evs,
-		CombatEndedEvent(res),
-		ModeEvent(ModeNarrative))
-	return res, evs, nil
+	return q
 }
 
 // GainXP adds XP to c and levels it up as often as the XP allows. Each level
