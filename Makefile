@@ -12,6 +12,7 @@ build:
 
 test: vet lint
 	$(GO) test -race ./...
+	node --test web/static/
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
@@ -112,7 +113,7 @@ func TestTablePage(t *testing.T) {
 		}
 	})
 	t.Run("static files", func(t *testing.T) {
-		for _, f := range []string{"table.js", "lobby.js", "style.css", "favicon.svg"} {
+		for _, f := range []string{"table.js", "eventline.js", "lobby.js", "style.css", "favicon.svg"} {
 			r := e.do("GET", "/static/"+f, nil, "")
 			if r.status != 200 || len(r.body) == 0 {
 				t.Errorf("/static/%s = %d", f, r.status)
@@ -120,6 +121,9 @@ func TestTablePage(t *testing.T) {
 		}
 		if r := e.do("GET", "/static/", nil, ""); r.status != http.StatusNotFound {
 			t.Errorf("directory listing: %d", r.status)
+		}
+		if r := e.do("GET", "/static/eventline.test.mjs", nil, ""); r.status != http.StatusNotFound {
+			t.Errorf("the static files' test is served: %d", r.status)
 		}
 	})
 }
@@ -136,7 +140,7 @@ func combatSnapshot() hub.Snapshot {
 			{ID: "c2", Name: "Vesna", Class: "rogue", Level: 1, HP: 34, MaxHP: 34, Seat: "2", PlayerID: "p2"},
 		},
 		NPCs: []hub.NPC{{ID: "snikket", Name: "Snikket", Hostile: true, HP: hp(6), MaxHP: hp(18)}},
-		Combat: &hub.CombatView{CombatID: "cb1", Round: 2, Index: 2, Initiative: []hub.InitiativeEntry{
+		Combat: &hub.CombatView{CombatID: "cb1", Round: 2, Index: 2, Initiative: []engine.InitiativeEntry{
 			{ID: "dm", Name: "DM", Kind: "bookend"},
 			{ID: "pc:1", Name: "Brunhild", Kind: "pc", Initiative: hp(85), HP: hp(30), MaxHP: hp(45)},
 			{ID: "pc:2", Name: "Vesna", Kind: "pc", Initiative: hp(60), HP: hp(34), MaxHP: hp(34), Statuses: []string{"off-balance"}},
@@ -177,7 +181,14 @@ func TestTablePageCombat(t *testing.T) {
 	if len(actives) != 1 || actives[0] != "pc:2" {
 		t.Errorf("active entries = %v, want [pc:2]", actives)
 	}
-	wantHas(t, body, []string{`<span id="round">2</span>`, "30/45", "off-balance", "Round 2: Vesna&#39;s turn", "Your turn!"})
+	wantHas(t, body, []string{`<span id="round">2</span>`, "30/45", "off-balance", "Your turn!"})
+	// The log line ("Round 2: Vesna's turn", static/eventline.test.mjs) is
+	// rendered by table.js from the recent events the page ships as JSON.
+	if recent := shippedEvents(t, body); len(recent) != 1 || recent[0].Seq != 40 || recent[0].Kind != "turn" {
+		t.Errorf("the page ships the events %+v, want the turn event 40", recent)
+	} else if e, _ := recent[0].Data["entry"].(map[string]any); e["name"] != "Vesna" {
+		t.Errorf("the shipped turn event names %v, want Vesna", e["name"])
+	}
 	if regexp.MustCompile(`id="action-send"[^>]* disabled`).MatchString(body) {
 		t.Errorf("the active player's action box is disabled")
 	}
@@ -188,6 +199,21 @@ func TestTablePageCombat(t *testing.T) {
 		t.Errorf("a waiting player's action box is enabled")
 	}
 	wantHas(t, body, []string{"Waiting for Vesna…"})
+}
+
+// shippedEvents decodes the recent events of the page's snapshot JSON, the
+// ones table.js renders into the log.
+func shippedEvents(t *testing.T, body string) []engine.Event {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<script id="snapshot-data" type="application/json">(.*?)</script>`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("the page has no snapshot-data script")
+	}
+	var snap hub.Snapshot
+	if err := json.Unmarshal([]byte(m[1]), &snap); err != nil {
+		t.Fatalf("snapshot-data: %v", err)
+	}
+	return snap.Recent
 }
 
 func TestCanAct(t *testing.T) {
@@ -220,42 +246,5 @@ func TestCanAct(t *testing.T) {
 				t.Errorf("canAct = %v (%q), want %v", got, hint, tc.want)
 			}
 		})
-	}
-}
-
-func TestEventLine(t *testing.T) {
-	names := map[string]string{"c1": "Brunhild"}
-	for _, tc := range []struct {
-		name string
-		ev   engine.Event
-		who  string
-		text string
-	}{
-		{"narration", engine.Event{Kind: "narration", Data: map[string]any{"text": "Rain."}}, "", "Rain."},
-		{"action", engine.Event{Kind: "action", Data: map[string]any{"character_id": "c1", "text": "I go north"}}, "Brunhild", "I go north"},
-		{"chat", engine.Event{Kind: "chat", Data: map[string]any{"name": "Ann", "text": "brb"}}, "Ann", "brb"},
-		{"dice from the engine", engine.Event{Kind: "dice", Data: map[string]any{"roller": "Snikket", "purpose": "attack on Brunhild", "notation": "1d100+2", "rolls": []int{55}, "modifier": 2, "total": 57}},
-			"", "Snikket rolls 1d100+2 = 57 (attack on Brunhild)"},
-		{"dice from the store", engine.Event{Kind: "dice", Data: map[string]any{"roller": "Vesna", "notation": "1d20", "modifier": -1.0, "total": 12.0}},
-			"", "Vesna rolls 1d20-1 = 12"},
-		{"damage", engine.Event{Kind: "damage", Data: map[string]any{"target": "Snikket", "amount": 12, "hp": 6, "max_hp": 18}}, "", "Snikket takes 12 damage (6/18 HP)"},
-		{"status", engine.Event{Kind: "status", Data: map[string]any{"target": "Vesna", "added": []string{"defending"}, "removed": []any{"off-balance"}}}, "", "Vesna is now defending and is no longer off-balance"},
-		{"combat started", engine.Event{Kind: "combat_started", Data: map[string]any{"initiative": []map[string]any{{"id": "dm", "name": "DM", "kind": "bookend"}, {"id": "pc:1", "name": "Brunhild", "kind": "pc", "initiative": 85}}}}, "", "Combat begins! Initiative: Brunhild 85"},
-		{"turn", engine.Event{Kind: "turn", Data: map[string]any{"round": 1, "entry": map[string]any{"name": "Snikket"}}}, "", "Round 1: Snikket's turn"},
-		{"combat ended", engine.Event{Kind: "combat_ended", Data: map[string]any{"outcome": "player_win", "rewards": map[string]any{"xp": 50, "gold": 3, "loot": []string{"Lantern"}}}}, "", "Combat ends: victory. Rewards: 50 XP, 3 gold, Lantern"},
-		{"moved", engine.Event{Kind: "world", Data: map[string]any{"location": "mill", "name": "The Old Mill"}}, "", "The party is now at The Old Mill."},
-		{"picked up", engine.Event{Kind: "world", Data: map[string]any{"inventory": map[string]any{"character_id": "c1", "added": "Bone totem"}}}, "", "Brunhild takes Bone totem."},
-		{"system", engine.Event{Kind: "system", Data: map[string]any{"code": "unavailable", "message": "The DM is unavailable."}}, "", "The DM is unavailable."},
-		{"joined", engine.Event{Kind: "player_joined", Data: map[string]any{"name": "Ann", "role": "player"}}, "", "Ann joins the table."},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			l, ok := eventLine(tc.ev, names)
-			if !ok || l.Who != tc.who || l.Text != tc.text {
-				t.Errorf("eventLine = %+v (%v), want who %q text %q", l, ok, tc.who, tc.text)
-			}
-		})
-	}
-	if _, ok := eventLine(engine.Event{Kind: "mystery"}, names); ok {
-		t.Errorf("an unknown kind is shown")
 	}
 }

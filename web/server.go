@@ -91,7 +91,9 @@ type Server struct {
 	assetVersion string
 }
 
-//go:embed static
+// The page's files, not their tests (static/*.test.mjs).
+//
+//go:embed static/*.js static/*.css static/*.svg
 var staticFS embed.FS
 
 // New returns a Server for cfg. It panics if cfg.Hub or cfg.Players is nil

@@ -116,10 +116,7 @@ func DiceEvents(d *Dice) []Event { return diceEvents(d) }
 func diceEvents(d *Dice) []Event {
 	var out []Event
 	for _, r := range d.TakeLog() {
-		out = append(out, Event{Kind: "dice", Data: map[string]any{
-			"roller": r.Roller, "purpose": r.Purpose, "notation": r.Notation,
-			"rolls": r.Rolls, "modifier": r.Modifier, "total": r.Total,
-		}})
+		out = append(out, DiceEvent(r))
 	}
 	return out
 }
@@ -237,7 +234,7 @@ func (s *State) StartCombat(d *Dice, foes []string) (*Combat, []Event, error) {
 	s.Game.Combat = cb
 	s.Game.Mode = ModeCombat
 	evs := diceEvents(d)
-	evs = append(evs, Event{Kind: "mode", Data: map[string]any{"mode": ModeCombat}})
+	evs = append(evs, ModeEvent(ModeCombat))
 	return cb, evs, nil
 }
 
@@ -424,7 +421,7 @@ func (s *State) beginTurn(e Combatant) []Event {
 		return nil
 	}
 	s.setStatuses(e, RemoveStatus(st, StatusDefending))
-	return []Event{{Kind: "status", Data: map[string]any{"target": e.Name, "removed": []string{StatusDefending}}}}
+	return []Event{StatusRemovedEvent(e.Name, StatusDefending)}
 }
 
 // inFight resolves a combatant of the running fight, or explains who is in
@@ -528,11 +525,11 @@ func (s *State) Attack(d *Dice, actor, target string) (AttackOutcome, []Event, e
 	out := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: res}
 	if HasStatus(fa.Statuses, StatusOffBalance) {
 		s.setStatuses(a, RemoveStatus(fa.Statuses, StatusOffBalance))
-		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": a.Name, "removed": []string{StatusOffBalance}}})
+		evs = append(evs, StatusRemovedEvent(a.Name, StatusOffBalance))
 	}
 	if res.Fumble {
 		s.setStatuses(a, AddStatus(s.fighter(a).Statuses, StatusOffBalance))
-		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": a.Name, "added": []string{StatusOffBalance}}})
+		evs = append(evs, StatusAddedEvent(a.Name, StatusOffBalance))
 	}
 	var dev []Event
 	out.HP, out.MaxHP, out.Down, dev = s.damage(t, res.Damage, res.Hit)
@@ -582,7 +579,7 @@ func (s *State) damage(t Combatant, amount int, hit bool) (hp, maxHP int, down s
 	}
 	if hit {
 		*hpp = max(0, *hpp-amount)
-		evs = append(evs, Event{Kind: "damage", Data: map[string]any{"target": t.Name, "amount": amount, "hp": *hpp, "max_hp": maxHP}})
+		evs = append(evs, DamageEvent(t.Name, amount, *hpp, maxHP))
 	}
 	if *hpp == 0 {
 		down = StatusUnconscious
@@ -591,7 +588,7 @@ func (s *State) damage(t Combatant, amount int, hit bool) (hp, maxHP int, down s
 		}
 		if !HasStatus(*statuses, down) {
 			*statuses = AddStatus(RemoveStatus(*statuses, StatusDefending), down)
-			evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": t.Name, "added": []string{down}}})
+			evs = append(evs, StatusAddedEvent(t.Name, down))
 		}
 	}
 	return *hpp, maxHP, down, evs
@@ -607,7 +604,7 @@ func (s *State) Defend(actor string) ([]Event, error) {
 		return nil, Errorf(EINVALID, "%q cannot defend now.", actor)
 	}
 	s.setStatuses(a, AddStatus(s.fighter(a).Statuses, StatusDefending))
-	return []Event{{Kind: "status", Data: map[string]any{"target": a.Name, "added": []string{StatusDefending}}}}, nil
+	return []Event{StatusAddedEvent(a.Name, StatusDefending)}, nil
 }
 
 // Flee makes actor try to escape: a contested agility roll against the best
@@ -641,7 +638,7 @@ func (s *State) Flee(d *Dice, actor string) (bool, []Event, error) {
 	evs := diceEvents(d)
 	if success {
 		s.setStatuses(a, AddStatus(RemoveStatus(fa.Statuses, StatusDefending), StatusFled))
-		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": a.Name, "added": []string{StatusFled}}})
+		evs = append(evs, StatusAddedEvent(a.Name, StatusFled))
 	}
 	s.Game.Combat.Log = append(s.Game.Combat.Log, fmt.Sprintf("Round %d: %s tries to flee: %v", s.Game.Combat.Round, a.Name, success))
 	return success, evs, nil
@@ -658,22 +655,57 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 	if cb == nil {
 		return CombatResult{}, nil, Errorf(EINVALID, "There is no fight to end.")
 	}
-	if cb.Ending != "" {
-		outcome = cb.Ending
-	} else {
-		switch outcome {
-		case OutcomePlayerFlee, OutcomeNPCFlee, OutcomeForcedEnd, OutcomeErrorAbort:
-		case OutcomePlayerWin, OutcomePlayerDie:
-			return CombatResult{}, nil, Errorf(EINVALID, "The fight is not over: foes standing: %s; party standing: %s. Use continue_combat, or end it with player_flee, npc_flee or forced_end.",
-				s.combatantNames(func(e Combatant) bool { return s.side(e) == "foes" && s.CanAct(e) }),
-				s.combatantNames(func(e Combatant) bool { return s.side(e) == "party" && s.CanAct(e) }))
-		default:
-			return CombatResult{}, nil, Errorf(EINVALID, "Unknown outcome %q; use player_win, player_flee, player_die, npc_flee or forced_end.", outcome)
-		}
+	outcome, err := s.endOutcome(cb, outcome)
+	if err != nil {
+		return CombatResult{}, nil, err
 	}
 	res := CombatResult{CombatID: cb.ID, Outcome: outcome, Loot: []string{}, Defeated: []string{}, Summary: summary}
 	var evs []Event
 	s.clearEffects()
+	s.collectSpoils(cb, &res)
+	standing := s.clearCombatStatuses()
+	if outcome == OutcomePlayerDie {
+		res.XP, res.Gold = 0, 0
+		evs = append(evs, s.reviveAtStart())
+	} else {
+		evs = append(evs, s.wakeUnconscious()...)
+	}
+	if outcome == OutcomePlayerFlee && s.Game.Previous != "" {
+		evs = append(evs, s.retreat())
+	}
+	if outcome != OutcomePlayerDie {
+		res.LevelUps = s.shareRewards(res.XP, res.Gold, standing)
+	}
+	s.Game.Queue = s.restoredQueue(cb)
+	s.Game.Combat = nil
+	s.Game.Mode = ModeNarrative
+	s.Game.LastCombatResult = &res
+	s.Game.ResultSeen = false
+	evs = append(evs, CombatEndedEvent(res), ModeEvent(ModeNarrative))
+	return res, evs, nil
+}
+
+// endOutcome is the outcome a fight ends with: the end condition that holds
+// (cb.Ending), else the DM's proposal if it is one the DM may choose.
+func (s *State) endOutcome(cb *Combat, proposed string) (string, error) {
+	if cb.Ending != "" {
+		return cb.Ending, nil
+	}
+	switch proposed {
+	case OutcomePlayerFlee, OutcomeNPCFlee, OutcomeForcedEnd, OutcomeErrorAbort:
+		return proposed, nil
+	case OutcomePlayerWin, OutcomePlayerDie:
+		return "", Errorf(EINVALID, "The fight is not over: foes standing: %s; party standing: %s. Use continue_combat, or end it with player_flee, npc_flee or forced_end.",
+			s.combatantNames(func(e Combatant) bool { return s.side(e) == "foes" && s.CanAct(e) }),
+			s.combatantNames(func(e Combatant) bool { return s.side(e) == "party" && s.CanAct(e) }))
+	}
+	return "", Errorf(EINVALID, "Unknown outcome %q; use player_win, player_flee, player_die, npc_flee or forced_end.", proposed)
+}
+
+// collectSpoils adds what the dead NPCs of cb leave to res: their names,
+// XP by level and gold (taken from them), and their items, dropped at the
+// fight's location.
+func (s *State) collectSpoils(cb *Combat, res *CombatResult) {
 	for _, e := range cb.Order {
 		if e.Kind != KindNPC {
 			continue
@@ -691,53 +723,79 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 			res.Loot = append(res.Loot, it.Name)
 		}
 	}
-	var winners []*Character
+}
+
+// clearCombatStatuses removes the statuses that last only a fight
+// (defending, off-balance, and fled for PCs) and returns the PCs still
+// conscious, who share the rewards.
+func (s *State) clearCombatStatuses() (standing []*Character) {
 	for _, c := range s.Party {
 		c.Statuses = RemoveStatus(RemoveStatus(RemoveStatus(c.Statuses, StatusDefending), StatusOffBalance), StatusFled)
 		if c.Conscious() {
-			winners = append(winners, c)
+			standing = append(standing, c)
 		}
 	}
 	for _, n := range s.World.NPCs {
 		n.Statuses = RemoveStatus(RemoveStatus(n.Statuses, StatusDefending), StatusOffBalance)
 	}
-	if outcome == OutcomePlayerDie {
-		res.XP, res.Gold = 0, 0
-		for _, c := range s.Party {
-			c.HP = 1
+	return standing
+}
+
+// reviveAtStart wakes a defeated party at the start location with 1 HP and
+// half its gold.
+func (s *State) reviveAtStart() Event {
+	for _, c := range s.Party {
+		c.HP = 1
+		c.Statuses = RemoveStatus(c.Statuses, StatusUnconscious)
+		c.Gold /= 2
+	}
+	s.moveParty(s.World.Start)
+	return PartyAtEvent(s.World.Start)
+}
+
+// wakeUnconscious brings the PCs knocked out during a fight the party
+// survived back to at least 1 HP.
+func (s *State) wakeUnconscious() []Event {
+	var evs []Event
+	for _, c := range s.Party {
+		if HasStatus(c.Statuses, StatusUnconscious) {
+			c.HP = max(c.HP, 1)
 			c.Statuses = RemoveStatus(c.Statuses, StatusUnconscious)
-			c.Gold /= 2
-		}
-		s.moveParty(s.World.Start)
-		evs = append(evs, Event{Kind: "world", Data: map[string]any{"location": s.World.Start}})
-	} else {
-		for _, c := range s.Party {
-			if HasStatus(c.Statuses, StatusUnconscious) {
-				c.HP = max(c.HP, 1)
-				c.Statuses = RemoveStatus(c.Statuses, StatusUnconscious)
-				evs = append(evs, Event{Kind: "heal", Data: map[string]any{"target": c.Name, "amount": 1, "hp": c.HP, "max_hp": c.MaxHP}})
-			}
+			evs = append(evs, HealEvent(c.Name, 1, c.HP, c.MaxHP))
 		}
 	}
-	if outcome == OutcomePlayerFlee && s.Game.Previous != "" {
-		s.moveParty(s.Game.Previous)
-		evs = append(evs, Event{Kind: "world", Data: map[string]any{"location": s.Game.Location}})
+	return evs
+}
+
+// retreat takes a fleeing party back to where it came from.
+func (s *State) retreat() Event {
+	s.moveParty(s.Game.Previous)
+	return PartyAtEvent(s.Game.Location)
+}
+
+// shareRewards splits xp and gold evenly among standing (the first takes
+// the odd gold) and returns the level-ups it caused.
+func (s *State) shareRewards(xp, gold int, standing []*Character) (levelUps []string) {
+	if len(standing) == 0 {
+		return nil
 	}
-	if len(winners) > 0 && outcome != OutcomePlayerDie {
-		xpEach, goldEach := res.XP/len(winners), res.Gold/len(winners)
-		for i, c := range winners {
-			g := goldEach
-			if i == 0 {
-				g += res.Gold - goldEach*len(winners)
-			}
-			c.Gold += g
-			if s.GainXP(c, xpEach) {
-				res.LevelUps = append(res.LevelUps, fmt.Sprintf("%s reaches level %d", c.Name, c.Level))
-			}
+	xpEach, goldEach := xp/len(standing), gold/len(standing)
+	for i, c := range standing {
+		g := goldEach
+		if i == 0 {
+			g += gold - goldEach*len(standing)
+		}
+		c.Gold += g
+		if s.GainXP(c, xpEach) {
+			levelUps = append(levelUps, fmt.Sprintf("%s reaches level %d", c.Name, c.Level))
 		}
 	}
-	// Restore the exploration queue (seed 002), keeping PCs who joined
-	// during the fight and dropping those who left.
+	return levelUps
+}
+
+// restoredQueue is the exploration queue saved when cb began (seed 002),
+// keeping PCs who joined during the fight and dropping those who left.
+func (s *State) restoredQueue(cb *Combat) []string {
 	q := []string{}
 	for _, e := range cb.SavedQueue {
 		if s.CharacterBySeat(strings.TrimPrefix(e, "pc:")) != nil {
@@ -749,16 +807,7 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 			q = append(q, PCEntry(c.Seat))
 		}
 	}
-	s.Game.Queue = q
-	s.Game.Combat = nil
-	s.Game.Mode = ModeNarrative
-	s.Game.LastCombatResult = &res
-	s.Game.ResultSeen = false
-	evs = append(evs,
-		Event{Kind: "combat_ended", Data: map[string]any{"combat_id": res.CombatID, "outcome": res.Outcome,
-			"rewards": map[string]any{"xp": res.XP, "gold": res.Gold, "loot": res.Loot}}},
-		Event{Kind: "mode", Data: map[string]any{"mode": ModeNarrative}})
-	return res, evs, nil
+	return q
 }
 
 // GainXP adds XP to c and levels it up as often as the XP allows. Each level

@@ -40,10 +40,10 @@ func (s *State) heal(t Combatant, amount int) (hp, maxHP int, evs []Event) {
 	}
 	before := *hpp
 	*hpp = min(maxHP, *hpp+amount)
-	evs = append(evs, Event{Kind: "heal", Data: map[string]any{"target": t.Name, "amount": *hpp - before, "hp": *hpp, "max_hp": maxHP}})
+	evs = append(evs, HealEvent(t.Name, *hpp-before, *hpp, maxHP))
 	if st := s.statusesOf(t); *hpp > 0 && HasStatus(st, StatusUnconscious) {
 		s.setStatuses(t, RemoveStatus(st, StatusUnconscious))
-		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": t.Name, "removed": []string{StatusUnconscious}}})
+		evs = append(evs, StatusRemovedEvent(t.Name, StatusUnconscious))
 	}
 	return *hpp, maxHP, evs
 }
@@ -188,7 +188,7 @@ func (s *State) UseItem(d *Dice, actor, item, target string) (HealOutcome, []Eve
 	evs = append(evs, hev...)
 	delete(s.World.Items, it.ID)
 	if a.Kind == KindPC {
-		evs = append(evs, Event{Kind: "world", Data: map[string]any{"inventory": map[string]any{"character_id": a.Ref, "removed": it.Name, "item_id": it.ID}}})
+		evs = append(evs, ItemRemovedEvent(a.Ref, it))
 	}
 	s.Game.Combat.Log = append(s.Game.Combat.Log, fmt.Sprintf("Round %d: %s uses %s on %s (+%d)", s.Game.Combat.Round, a.Name, it.Name, t.Name, hp-before))
 	return HealOutcome{Target: t.Name, Amount: hp - before, HP: hp, MaxHP: maxHP}, evs, nil

@@ -89,7 +89,7 @@ func (s *State) ApplyEffect(target, name string, rounds int, source string) ([]E
 	}
 	s.setStatuses(t, AddStatus(s.fighter(t).Statuses, name))
 	cb.Log = append(cb.Log, fmt.Sprintf("Round %d: %s is %s for %d rounds", cb.Round, t.Name, name, rounds))
-	return []Event{{Kind: "status", Data: map[string]any{"target": t.Name, "added": []string{name}, "rounds": rounds}}}, nil
+	return []Event{EffectEvent(t.Name, name, rounds)}, nil
 }
 
 // advantage sums the advantage effects on a combatant (clamped to ±1).
@@ -127,7 +127,7 @@ func (s *State) tick(d *Dice, e Combatant, point string) (skip bool, evs []Event
 			}
 		case EffectStunned:
 			skip = true
-			evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": e.Name, "skipped_turn": true, "reason": EffectStunned}})
+			evs = append(evs, TurnSkippedEvent(e.Name, EffectStunned))
 			cb.Log = append(cb.Log, fmt.Sprintf("Round %d: %s is stunned and loses the turn", cb.Round, e.Name))
 		}
 		x.Rounds--
@@ -138,7 +138,7 @@ func (s *State) tick(d *Dice, e Combatant, point string) (skip bool, evs []Event
 		if st := s.statusesOf(e); st != nil {
 			s.setStatuses(e, RemoveStatus(st, x.Name))
 		}
-		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": e.Name, "removed": []string{x.Name}}})
+		evs = append(evs, StatusRemovedEvent(e.Name, x.Name))
 	}
 	cb.Effects = kept
 	return skip, evs

@@ -69,7 +69,7 @@ func (s *State) MoveParty(to string) (*Location, []Event, error) {
 	}
 	s.moveParty(e.To)
 	l := s.World.Locations[e.To]
-	return l, []Event{{Kind: "world", Data: map[string]any{"location": l.ID, "name": l.Name}}}, nil
+	return l, []Event{PartyMovedEvent(l)}, nil
 }
 
 // PickUp moves an item lying at the party's location into character's
@@ -104,8 +104,7 @@ func (s *State) PickUp(characterID, item string) (*Item, []Event, error) {
 		return nil, nil, Errorf(ENOTFOUND, "There is no %q here; items here: %s.", item, strings.Join(names, ", "))
 	}
 	it.OwnerType, it.OwnerID = OwnerCharacter, c.ID
-	return it, []Event{{Kind: "world", Data: map[string]any{"inventory": map[string]any{
-		"character_id": c.ID, "added": it.Name, "item_id": it.ID}}}}, nil
+	return it, []Event{ItemAddedEvent(c.ID, it)}, nil
 }
 
 // Inventory returns a character's items.

@@ -2,18 +2,6 @@ package engine
 
 import "time"
 
-// Event is one table event (PROTOCOL.md "Event"). The engine creates events
-// with only Kind and Data; the hub numbers them (Seq, one more per event
-// per table), stamps TS and Turn, stores and broadcasts them. Data holds the
-// protocol fields of the kind.
-type Event struct {
-	Seq  int64          `json:"seq"`
-	TS   time.Time      `json:"ts"`
-	Kind string         `json:"kind"`
-	Turn string         `json:"turn,omitempty"`
-	Data map[string]any `json:"data"`
-}
-
 // Player is an identity: a display name and a secret token (only its hash
 // is stored).
 type Player struct {

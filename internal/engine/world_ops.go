@@ -82,7 +82,7 @@ func (s *State) AdjustRelationship(a, b string, delta int) (int, []Event, error)
 	}
 	v := max(-100, min(100, s.Relationship(ida, idb)+delta))
 	s.World.Relationships[RelKey(ida, idb)] = v
-	return v, []Event{{Kind: "world", Data: map[string]any{"relationship": map[string]any{"a": na, "b": nb, "value": v}}}}, nil
+	return v, []Event{RelationshipEvent(na, nb, v)}, nil
 }
 
 func (s *State) needNPC(ref string) (*NPC, error) {
@@ -137,10 +137,6 @@ func (s *State) ownerName(it *Item) string {
 	return it.OwnerID
 }
 
-func invEvent(charID, key, name, itemID string) Event {
-	return Event{Kind: "world", Data: map[string]any{"inventory": map[string]any{"character_id": charID, key: name, "item_id": itemID}}}
-}
-
 // ResolveName names an item's owner.
 func (s *State) ResolveName(it *Item) string { return s.ownerName(it) }
 
@@ -154,7 +150,7 @@ func (s *State) DropItem(actorID, item string) (*Item, []Event, error) {
 		return nil, nil, Errorf(EFORBIDDEN, "%s (%s) is not yours to drop: it is with %s.", it.Name, it.ID, s.ownerName(it))
 	}
 	it.OwnerType, it.OwnerID = OwnerLocation, s.Game.Location
-	return it, []Event{invEvent(actorID, "removed", it.Name, it.ID)}, nil
+	return it, []Event{ItemRemovedEvent(actorID, it)}, nil
 }
 
 // GiveItem hands an item of the acting character to a party member or an
@@ -167,13 +163,13 @@ func (s *State) GiveItem(actorID, item, to string) (*Item, []Event, error) {
 	if it.OwnerType != OwnerCharacter || it.OwnerID != actorID {
 		return nil, nil, Errorf(EFORBIDDEN, "%s (%s) is not yours to give: it is with %s.", it.Name, it.ID, s.ownerName(it))
 	}
-	evs := []Event{invEvent(actorID, "removed", it.Name, it.ID)}
+	evs := []Event{ItemRemovedEvent(actorID, it)}
 	if c := s.FindCharacter(to); c != nil {
 		if c.ID == actorID {
 			return nil, nil, Errorf(EINVALID, "You already have %s.", it.Name)
 		}
 		it.OwnerType, it.OwnerID = OwnerCharacter, c.ID
-		return it, append(evs, invEvent(c.ID, "added", it.Name, it.ID)), nil
+		return it, append(evs, ItemAddedEvent(c.ID, it)), nil
 	}
 	n, err := s.needNPC(to)
 	if err != nil {
@@ -207,7 +203,7 @@ func (s *State) TransferItem(actorID, item, ownerType, ownerRef string) (*Item, 
 	}
 	var evs []Event
 	if it.OwnerType == OwnerCharacter {
-		evs = append(evs, invEvent(it.OwnerID, "removed", it.Name, it.ID))
+		evs = append(evs, ItemRemovedEvent(it.OwnerID, it))
 	}
 	switch ownerType {
 	case OwnerCharacter:
@@ -216,7 +212,7 @@ func (s *State) TransferItem(actorID, item, ownerType, ownerRef string) (*Item, 
 			return nil, nil, err
 		}
 		it.OwnerType, it.OwnerID = OwnerCharacter, c.ID
-		evs = append(evs, invEvent(c.ID, "added", it.Name, it.ID))
+		evs = append(evs, ItemAddedEvent(c.ID, it))
 	case OwnerNPC:
 		n, err := s.needNPC(ownerRef)
 		if err != nil {
@@ -286,7 +282,7 @@ func (s *State) BuyItem(actorID, item, from string) (*Item, int, []Event, error)
 	c.Gold -= price
 	n.Gold += price
 	it.OwnerType, it.OwnerID = OwnerCharacter, c.ID
-	return it, price, []Event{invEvent(c.ID, "added", it.Name, it.ID)}, nil
+	return it, price, []Event{ItemAddedEvent(c.ID, it)}, nil
 }
 
 var traitRE = regexp.MustCompile(`^[\pL\pN][\pL\pN '+:,.%-]{0,59}$`)
@@ -325,7 +321,7 @@ func (s *State) CreateItem(id, template, name, ownerType, ownerID string, buffs,
 	s.World.Items[id] = it
 	var evs []Event
 	if ownerType == OwnerCharacter {
-		evs = append(evs, invEvent(ownerID, "added", it.Name, it.ID))
+		evs = append(evs, ItemAddedEvent(ownerID, it))
 	}
 	return it, evs, nil
 }
@@ -383,18 +379,18 @@ func (s *State) HealthChange(d *Dice, ref, dice, kind, reason string) (hp, maxHP
 		if *hpp > 0 {
 			*statuses = RemoveStatus(*statuses, StatusUnconscious)
 		}
-		evs = append(evs, Event{Kind: "heal", Data: map[string]any{"target": name, "amount": r.Total, "hp": *hpp, "max_hp": maxHP}})
+		evs = append(evs, HealEvent(name, r.Total, *hpp, maxHP))
 		return *hpp, maxHP, evs, nil
 	}
 	*hpp = max(0, *hpp-max(0, r.Total))
-	evs = append(evs, Event{Kind: "damage", Data: map[string]any{"target": name, "amount": r.Total, "hp": *hpp, "max_hp": maxHP}})
+	evs = append(evs, DamageEvent(name, r.Total, *hpp, maxHP))
 	if *hpp == 0 {
 		down := StatusDead
 		if isPC {
 			down = StatusUnconscious
 		}
 		*statuses = AddStatus(*statuses, down)
-		evs = append(evs, Event{Kind: "status", Data: map[string]any{"target": name, "added": []string{down}}})
+		evs = append(evs, StatusAddedEvent(name, down))
 	}
 	return *hpp, maxHP, evs, nil
 }
@@ -423,7 +419,7 @@ func (s *State) MoveNPC(ref, to string) (*NPC, []Event, error) {
 		return nil, nil, Errorf(EINVALID, "%s cannot get to %s from %s in one move.", n.Name, l.Name, n.Location)
 	}
 	n.Location = l.ID
-	return n, []Event{{Kind: "world", Data: map[string]any{"npc": n.Name, "npc_location": l.ID}}}, nil
+	return n, []Event{NPCMovedEvent(n.Name, l.ID)}, nil
 }
 
 // SetBehavior sets an NPC's behaviour; hostile and aggressive NPCs fight.
@@ -506,7 +502,7 @@ func (s *State) CreateNPC(id string, spec NewNPCSpec) (*NPC, []Event, error) {
 		Behavior: spec.Behavior, Personality: spec.Personality, Level: spec.Level, HP: hp, MaxHP: hp,
 		Stats: Stats{STR: 10 + spec.Level, AGI: 10 + spec.Level, CON: 10, INT: 10, WIS: 10, CHA: 10}, Weapon: spec.Weapon, Statuses: []string{}}
 	s.World.NPCs[id] = n
-	return n, []Event{{Kind: "world", Data: map[string]any{"npc": n.Name, "npc_location": n.Location, "created": true}}}, nil
+	return n, []Event{NPCCreatedEvent(n)}, nil
 }
 
 // CreateQuest records a quest offered by an NPC, with rewards within limits.
@@ -526,7 +522,7 @@ func (s *State) CreateQuest(id, giver, name, description string, xp, gold int, r
 	}
 	q := &Quest{ID: id, Name: name, Description: description, Giver: n.ID, Status: QuestOffered, RewardXP: xp, RewardGold: gold, Requires: requires}
 	s.World.Quests[id] = q
-	return q, []Event{{Kind: "world", Data: map[string]any{"quest": map[string]any{"id": q.ID, "name": q.Name, "status": q.Status}}}}, nil
+	return q, []Event{QuestEvent(q)}, nil
 }
 
 // QuestResult is what changing a quest's status did.
@@ -580,7 +576,7 @@ func (s *State) SetQuestStatus(ref, status string) (QuestResult, []Event, error)
 	}
 	q.Status = status
 	res := QuestResult{Quest: q}
-	evs := []Event{{Kind: "world", Data: map[string]any{"quest": map[string]any{"id": q.ID, "name": q.Name, "status": q.Status}}}}
+	evs := []Event{QuestEvent(q)}
 	if status == QuestCompleted && len(s.Party) > 0 {
 		res.XP, res.Gold = q.RewardXP, q.RewardGold
 		each := q.RewardGold / len(s.Party)
@@ -634,7 +630,7 @@ func (s *State) CreateLocation(name, description, exitName string) (*Location, [
 	l := &Location{ID: id, Name: name, Description: description, Exits: []Exit{{To: here.ID, Name: "back to " + here.Name}}}
 	s.World.Locations[id] = l
 	here.Exits = append(here.Exits, Exit{To: id, Name: exitName})
-	return l, []Event{{Kind: "world", Data: map[string]any{"new_location": id, "name": name}}}, nil
+	return l, []Event{LocationCreatedEvent(l)}, nil
 }
 
 // CreateTemplate defines a new kind of item for this table's world.

@@ -327,7 +327,7 @@ func (t *table) sit(ctx context.Context, p engine.Player, spec engine.NewCharact
 		return Character{}, err
 	}
 	s := engine.Seat{Seat: seat, PlayerID: p.ID, PlayerName: p.Name, CharacterID: c.ID, JoinedAt: t.h.cfg.Now().UTC()}
-	evs := append([]engine.Event{{Kind: "player_joined", Data: map[string]any{"player_id": p.ID, "name": p.Name, "seat": seat, "role": roleLabel(rolePlayer), "character_id": c.ID, "character": c.Name}}}, dice...)
+	evs := append([]engine.Event{engine.PlayerJoinedEvent(p, seat, roleLabel(rolePlayer), c)}, dice...)
 	commit := store.Commit{State: next, AddSeat: &s, Events: evs}
 	if strings.TrimSpace(spec.Backstory) != "" {
 		// The backstory comes to life in a session-start turn, queued in
@@ -363,7 +363,7 @@ func (t *table) leave(ctx context.Context, p engine.Player) error {
 	next := t.st.Clone()
 	wasCurrent := next.Game.Combat != nil && next.Game.Combat.Current().Entry == engine.PCEntry(s.Seat)
 	next.RemoveCharacter(s.Seat)
-	evs := []engine.Event{{Kind: "player_left", Data: map[string]any{"player_id": p.ID, "name": p.Name, "seat": s.Seat, "role": roleLabel(rolePlayer)}}}
+	evs := []engine.Event{engine.PlayerLeftEvent(p, s.Seat, roleLabel(rolePlayer))}
 	var drop []string
 	for _, a := range t.pending {
 		if a.PlayerID == p.ID && (t.job == nil || t.job.action == nil || t.job.action.ID != a.ID) {
@@ -462,7 +462,7 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string) (stri
 	}
 	a := engine.PendingAction{ID: newID("a"), PlayerID: c.player.ID, CharacterID: ch.ID, Seat: s.Seat, ClientID: clientID,
 		Text: text, Status: engine.ActionPending, CreatedAt: t.h.cfg.Now().UTC()}
-	ev := engine.Event{Kind: "action", Data: map[string]any{"player_id": c.player.ID, "character_id": ch.ID, "text": text, "action_id": a.ID, "name": ch.Name}}
+	ev := engine.ActionEvent(a, ch.Name)
 	err := t.commit(ctx, store.Commit{AddPending: &a, Events: []engine.Event{ev}}, fmt.Sprintf("t%d", t.st.Game.Turn+1))
 	if engine.ErrorCode(err) == engine.ECONFLICT {
 		return "accepted", nil // already stored and played before a restart
@@ -487,7 +487,7 @@ func (t *table) ackStatus(a engine.PendingAction) string {
 }
 
 func (t *table) say(ctx context.Context, c *client, text string) error {
-	ev := engine.Event{Kind: "chat", Data: map[string]any{"player_id": c.player.ID, "name": c.player.Name, "text": text}}
+	ev := engine.ChatEvent(*c.player, text)
 	return t.commit(ctx, store.Commit{Events: []engine.Event{ev}}, "")
 }
 
@@ -669,7 +669,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 			// Additive: which action this turn's narration resolves, so a
 			// client among several players can match its own.
 			for _, e := range res.Events {
-				if e.Kind == "narration" {
+				if e.Kind == engine.EventNarration {
 					e.Data["action_id"] = j.action.ID
 				}
 			}
@@ -713,7 +713,7 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 	if n >= maxAttempts {
 		msg = "The DM is unavailable. Your action is kept: act again to retry."
 	}
-	if cerr := t.commit(ctx, store.Commit{Events: []engine.Event{{Kind: "system", Data: map[string]any{"code": CodeUnavailable, "message": msg}}}}, fmt.Sprintf("t%d", j.turnNo)); cerr != nil {
+	if cerr := t.commit(ctx, store.Commit{Events: []engine.Event{engine.SystemEvent(CodeUnavailable, msg)}}, fmt.Sprintf("t%d", j.turnNo)); cerr != nil {
 		t.log.Error("commit system event", "err", cerr)
 	}
 	var delay time.Duration
@@ -734,12 +734,10 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 func turnEvent(st *engine.State) engine.Event {
 	cb := st.Game.Combat
 	if cb == nil {
-		return engine.Event{Kind: "mode", Data: map[string]any{"mode": st.Game.Mode}}
+		return engine.ModeEvent(st.Game.Mode)
 	}
-	d := map[string]any{"round": cb.Round, "index": cb.Index, "entry": entryView(st, cb.Current())}
 	if cb.Ending != "" {
-		d["entry"] = InitiativeEntry{ID: engine.BookendEntry, Name: "DM", Kind: engine.KindBookend}
-		d["resolution"] = cb.Ending
+		return engine.ResolutionTurnEvent(cb.Round, cb.Index, cb.Ending)
 	}
-	return engine.Event{Kind: "turn", Data: d}
+	return engine.TurnEvent(cb.Round, cb.Index, entryView(st, cb.Current()))
 }

@@ -92,8 +92,8 @@ func (t *table) timeout(key string) {
 		return
 	}
 	cur := next.Game.Combat.Current()
-	evs := []engine.Event{{Kind: "system", Data: map[string]any{"code": "turn_timeout",
-		"message": fmt.Sprintf("%s did not act within %ds and takes a defensive stance.", cur.Name, t.meta.Config.TurnTimeoutS)}}}
+	evs := []engine.Event{engine.SystemEvent("turn_timeout",
+		fmt.Sprintf("%s did not act within %ds and takes a defensive stance.", cur.Name, t.meta.Config.TurnTimeoutS))}
 	dev, err := next.Defend(cur.Entry)
 	if err != nil {
 		t.log.Error("turn timeout: defend", "err", err)
@@ -125,10 +125,13 @@ func (t *table) stampDeadlines(evs []engine.Event) {
 	}
 	deadline := t.h.cfg.Now().Add(t.turnTimeout()).UTC().Format(time.RFC3339)
 	for _, e := range evs {
-		if e.Kind != "turn" || e.Data["resolution"] != nil {
+		if e.Kind != engine.EventTurn {
 			continue
 		}
-		if iv, ok := e.Data["entry"].(InitiativeEntry); ok && iv.Kind == engine.KindPC {
+		// Decode, not a type assertion on Data["entry"]: an event that went
+		// through JSON holds a map there, and would silently get no deadline.
+		var td engine.TurnData
+		if err := e.Decode(&td); err == nil && td.Resolution == "" && td.Entry.Kind == engine.KindPC {
 			e.Data["deadline"] = deadline
 		}
 	}

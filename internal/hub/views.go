@@ -82,23 +82,12 @@ type NPC struct {
 	Statuses    []string `json:"statuses,omitempty"`
 }
 
-// InitiativeEntry is PROTOCOL.md's InitiativeEntry.
-type InitiativeEntry struct {
-	ID         string   `json:"id"`
-	Name       string   `json:"name"`
-	Kind       string   `json:"kind"`
-	Initiative *int     `json:"initiative,omitempty"`
-	HP         *int     `json:"hp,omitempty"`
-	MaxHP      *int     `json:"max_hp,omitempty"`
-	Statuses   []string `json:"statuses,omitempty"`
-}
-
 // CombatView is the snapshot's combat object.
 type CombatView struct {
-	CombatID   string            `json:"combat_id"`
-	Round      int               `json:"round"`
-	Index      int               `json:"index"`
-	Initiative []InitiativeEntry `json:"initiative"`
+	CombatID   string                   `json:"combat_id"`
+	Round      int                      `json:"round"`
+	Index      int                      `json:"index"`
+	Initiative []engine.InitiativeEntry `json:"initiative"`
 	// Deadline is additive: when the waiting PC's turn timer runs out.
 	Deadline string `json:"deadline,omitempty"`
 }
@@ -200,15 +189,15 @@ func initiativeView(st *engine.State) *CombatView {
 	if cb == nil {
 		return nil
 	}
-	v := &CombatView{CombatID: cb.ID, Round: cb.Round, Index: cb.Index, Initiative: make([]InitiativeEntry, 0, len(cb.Order))}
+	v := &CombatView{CombatID: cb.ID, Round: cb.Round, Index: cb.Index, Initiative: make([]engine.InitiativeEntry, 0, len(cb.Order))}
 	for _, e := range cb.Order {
 		v.Initiative = append(v.Initiative, entryView(st, e))
 	}
 	return v
 }
 
-func entryView(st *engine.State, e engine.Combatant) InitiativeEntry {
-	iv := InitiativeEntry{ID: e.Entry, Name: e.Name, Kind: e.Kind}
+func entryView(st *engine.State, e engine.Combatant) engine.InitiativeEntry {
+	iv := engine.InitiativeEntry{ID: e.Entry, Name: e.Name, Kind: e.Kind}
 	switch e.Kind {
 	case engine.KindNPC:
 		iv.Initiative = intp(e.Initiative)

@@ -3,7 +3,11 @@
 //
 // Every piece of player or model text is put in the page with textContent
 // (through el() and text()), never as HTML. The markup built here mirrors
-// table.templ: same ids, classes and data attributes.
+// table.templ: same ids, classes and data attributes. The log is the one
+// part only this script renders: the page ships its recent events in the
+// snapshot JSON, and eventline.js reads them and the live ones alike.
+
+import { asList, eventLine } from './eventline.js';
 
 const page = document.getElementById('table-page');
 const tableId = page.dataset.tableId;
@@ -40,112 +44,14 @@ function text(node, s) {
 // ---------- formatting (mirrors pages.go) ----------
 
 const hpText = (hp, max) => `${hp}/${max}`;
-const fmtNum = (v) => (v === undefined || v === null ? '' : String(v));
-const asList = (v) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : typeof v === 'string' && v ? [v] : []);
 
 function characterName(id) {
   const c = (state.party || []).find((p) => p.id === id);
   return c ? c.name : '';
 }
 
-const outcomes = {
-  player_win: 'victory',
-  player_flee: 'the party fled',
-  player_die: 'the party has fallen',
-  npc_flee: 'the foes fled',
-  forced_end: 'the fight was called off',
-  error_abort: 'aborted',
-};
-
-function diceNotation(d) {
-  let n = d.notation || '';
-  const m = fmtNum(d.modifier);
-  if (m && m !== '0' && !/[+-]/.test(n)) n += m.startsWith('-') ? m : '+' + m;
-  return n;
-}
-
-// eventLine returns {who, text} for an event, or null to skip it.
-function eventLine(ev) {
-  const d = ev.data || {};
-  switch (ev.kind) {
-    case 'narration':
-      return { text: d.text || '' };
-    case 'action':
-      return { who: d.name || characterName(d.character_id) || 'Someone', text: d.text || '' };
-    case 'chat':
-      return { who: d.name || '', text: d.text || '' };
-    case 'dice': {
-      let t = `${d.roller} rolls ${diceNotation(d)} = ${fmtNum(d.total)}`;
-      if (d.purpose) t += ` (${d.purpose})`;
-      return { text: t };
-    }
-    case 'damage':
-      return { text: `${d.target} takes ${fmtNum(d.amount)} damage (${fmtNum(d.hp)}/${fmtNum(d.max_hp)} HP)` };
-    case 'heal':
-      return { text: `${d.target} heals ${fmtNum(d.amount)} (${fmtNum(d.hp)}/${fmtNum(d.max_hp)} HP)` };
-    case 'status': {
-      const parts = [];
-      const a = asList(d.added);
-      const r = asList(d.removed);
-      if (a.length) parts.push('is now ' + a.join(', '));
-      if (r.length) parts.push('is no longer ' + r.join(', '));
-      if (d.skipped_turn === true) parts.push(`is ${d.reason} and loses the turn`);
-      if (!parts.length) return null;
-      return { text: `${d.target} ${parts.join(' and ')}` };
-    }
-    case 'combat_started': {
-      const order = (d.initiative || [])
-        .filter((e) => e && e.kind !== 'bookend')
-        .map((e) => (e.initiative !== undefined && e.initiative !== null ? `${e.name} ${e.initiative}` : e.name));
-      return { text: 'Combat begins! Initiative: ' + order.join(', ') };
-    }
-    case 'turn':
-      return { text: `Round ${fmtNum(d.round)}: ${(d.entry && d.entry.name) || ''}'s turn` };
-    case 'combat_ended': {
-      let t = 'Combat ends: ' + (outcomes[d.outcome] || d.outcome || '');
-      const rw = d.rewards || {};
-      const parts = [];
-      if (rw.xp) parts.push(`${rw.xp} XP`);
-      if (rw.gold) parts.push(`${rw.gold} gold`);
-      parts.push(...asList(rw.loot));
-      if (parts.length) t += '. Rewards: ' + parts.join(', ');
-      return { text: t };
-    }
-    case 'mode':
-      return { text: d.mode === 'combat' ? 'The table enters combat.' : 'The table returns to exploration.' };
-    case 'world': {
-      if (d.location) return { text: `The party is now at ${d.name || d.location}.` };
-      if (d.inventory) {
-        const who = characterName(d.inventory.character_id) || 'Someone';
-        if (d.inventory.added) return { text: `${who} takes ${d.inventory.added}.` };
-        if (d.inventory.removed) return { text: `${who} no longer has ${d.inventory.removed}.` };
-        return null;
-      }
-      if (d.quest) return { text: `Quest \u201c${d.quest.name}\u201d: ${d.quest.status}.` };
-      if (d.relationship) return { text: `${d.relationship.a} and ${d.relationship.b}: relationship ${fmtNum(d.relationship.value)}.` };
-      if (d.gold) return { text: `${characterName(d.gold.character_id) || 'Someone'} now has ${fmtNum(d.gold.gold)} gold.` };
-      if (d.xp) return { text: `${characterName(d.xp.character_id) || 'Someone'} gains ${fmtNum(d.xp.gain)} XP.` };
-      if (d.behavior) return { text: `${d.npc} is now ${d.behavior}.` };
-      if (d.created) return { text: `${d.npc} appears.` };
-      if (d.npc_location) return { text: `${d.npc} moves to ${d.npc_location}.` };
-      if (d.new_location) return { text: `A new place: ${d.name}.` };
-      return null;
-    }
-    case 'system':
-      return { text: d.message || '' };
-    case 'combatant_joined':
-      return { text: `${d.name} joins the fight (initiative ${fmtNum(d.initiative)}).` };
-    case 'player_joined':
-      return { text: `${d.name} joins the table${d.role === 'spectator' ? ' as a spectator' : ''}.` };
-    case 'player_left':
-      return { text: `${d.name} leaves the table.` };
-    default:
-      return null;
-  }
-}
-
 function logItem(ev) {
-  const l = eventLine(ev);
+  const l = eventLine(ev, characterName);
   if (!l) return null;
   const li = el('li', { class: `ev ev-${ev.kind}`, 'data-seq': ev.seq });
   if (l.who) {
@@ -728,6 +634,7 @@ window.addEventListener('pageshow', (e) => {
   if (e.persisted && !ws) connect(); // back from the bfcache
 });
 
+logEl.replaceChildren(...(state.recent || []).map(logItem).filter(Boolean));
 logEl.scrollTop = logEl.scrollHeight;
 renderAll();
 connect();

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestEventJSON pins the wire: each constructor's event encodes to the
+// bytes the call sites wrote before the constructors existed (taken from
+// that code, map literals and all).
+func TestEventJSON(t *testing.T) {
+	ip := func(v int) *int { return &v }
+	roll := Roll{Roller: "Snikket", Purpose: "attack on Brunhild", Notation: "1d100+2", Rolls: []int{55}, Modifier: 2, Total: 57}
+	cb := &Combat{ID: "cb1", Location: "mill", Order: []Combatant{
+		{Entry: BookendEntry, Kind: KindBookend, Name: "DM"},
+		{Entry: "pc:1", Kind: KindPC, Ref: "c1", Name: "Brunhild", Initiative: 85, Mod: 2},
+		{Entry: "dm:snikket", Kind: KindNPC, Ref: "snikket", Name: "Snikket"},
+	}}
+	ann := Player{ID: "p1", Name: "Ann"}
+	brunhild := &Character{ID: "c1", Name: "Brunhild", XP: 120, Level: 2}
+	elira := &NPC{Name: "Elira", Location: "square", Behavior: "following"}
+	for _, tc := range []struct {
+		name string
+		ev   Event
+		want string
+	}{
+		{"dice", DiceEvent(roll),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"dice","data":{"modifier":2,"notation":"1d100+2","purpose":"attack on Brunhild","roller":"Snikket","rolls":[55],"total":57}}`},
+		{"mode combat", ModeEvent(ModeCombat),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"mode","data":{"mode":"combat"}}`},
+		{"status removed", StatusRemovedEvent("Vesna", StatusDefending),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"status","data":{"removed":["defending"],"target":"Vesna"}}`},
+		{"status added", StatusAddedEvent("Vesna", StatusOffBalance),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"status","data":{"added":["off-balance"],"target":"Vesna"}}`},
+		{"effect", EffectEvent("Vesna", "poisoned", 3),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"status","data":{"added":["poisoned"],"rounds":3,"target":"Vesna"}}`},
+		{"turn skipped", TurnSkippedEvent("Vesna", EffectStunned),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"status","data":{"reason":"stunned","skipped_turn":true,"target":"Vesna"}}`},
+		{"damage", DamageEvent("Snikket", 12, 6, 18),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"damage","data":{"amount":12,"hp":6,"max_hp":18,"target":"Snikket"}}`},
+		{"heal", HealEvent("Brunhild", 1, 1, 45),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"heal","data":{"amount":1,"hp":1,"max_hp":45,"target":"Brunhild"}}`},
+		{"party at", PartyAtEvent("square"),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"location":"square"}}`},
+		{"party moved", PartyMovedEvent(&Location{ID: "mill", Name: "The Old Mill"}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"location":"mill","name":"The Old Mill"}}`},
+		{"item added", ItemAddedEvent("c1", &Item{ID: "i7", Name: "Bone totem"}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"inventory":{"added":"Bone totem","character_id":"c1","item_id":"i7"}}}`},
+		{"item removed", ItemRemovedEvent("c1", &Item{ID: "i8", Name: "Potion"}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"inventory":{"character_id":"c1","item_id":"i8","removed":"Potion"}}}`},
+		{"relationship", RelationshipEvent("Brunhild", "Elira", -20),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"relationship":{"a":"Brunhild","b":"Elira","value":-20}}}`},
+		{"npc moved", NPCMovedEvent("Elira", "mill"),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"npc":"Elira","npc_location":"mill"}}`},
+		{"npc created", NPCCreatedEvent(elira),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"created":true,"npc":"Elira","npc_location":"square"}}`},
+		{"quest", QuestEvent(&Quest{ID: "q1", Name: "The Mill", Status: "active"}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"quest":{"id":"q1","name":"The Mill","status":"active"}}}`},
+		{"location created", LocationCreatedEvent(&Location{ID: "cellar", Name: "The Cellar"}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"name":"The Cellar","new_location":"cellar"}}`},
+		{"gold", GoldEvent("c1", -5, 10, "a bribe"),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"gold":{"change":-5,"character_id":"c1","gold":10,"reason":"a bribe"}}}`},
+		{"xp", XPEvent(brunhild, 20),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"xp":{"character_id":"c1","gain":20,"level":2,"xp":120}}}`},
+		{"npc behavior", NPCBehaviorEvent(elira),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"behavior":"following","npc":"Elira"}}`},
+		{"combat ended", CombatEndedEvent(CombatResult{CombatID: "cb1", Outcome: OutcomePlayerWin, XP: 50, Gold: 3, Loot: []string{"Lantern"}, Defeated: []string{"Snikket"}}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"combat_ended","data":{"combat_id":"cb1","outcome":"player_win","rewards":{"gold":3,"loot":["Lantern"],"xp":50}}}`},
+		{"combat ended, nothing", CombatEndedEvent(CombatResult{CombatID: "cb2", Outcome: OutcomePlayerDie, Loot: []string{}, Defeated: []string{}}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"combat_ended","data":{"combat_id":"cb2","outcome":"player_die","rewards":{"gold":0,"loot":[],"xp":0}}}`},
+		{"combat started", CombatStartedEvent(cb),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"combat_started","data":{"combat_id":"cb1","initiative":[{"id":"dm","kind":"bookend","name":"DM"},{"id":"pc:1","initiative":85,"kind":"pc","name":"Brunhild"},{"id":"dm:snikket","initiative":0,"kind":"npc","name":"Snikket"}],"location":"mill"}}`},
+		{"combatant joined", CombatantJoinedEvent(Combatant{Entry: "dm:wolf", Kind: KindNPC, Ref: "wolf", Name: "Wolf", Initiative: 41}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"combatant_joined","data":{"entry":"dm:wolf","initiative":41,"name":"Wolf"}}`},
+		{"narration", NarrationEvent(AgentNarrative, `Rain <falls> & "drips".`, nil),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"narration","data":{"agent":"narrative","text":"Rain \u003cfalls\u003e \u0026 \"drips\"."}}`},
+		{"narration with hints", NarrationEvent(AgentCombat, "Snikket snarls.", []string{"attack", "flee"}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"narration","data":{"agent":"combat","hints":["attack","flee"],"text":"Snikket snarls."}}`},
+		{"system", SystemEvent("turn_timeout", "Vesna did not act within 30s and takes a defensive stance."),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"system","data":{"code":"turn_timeout","message":"Vesna did not act within 30s and takes a defensive stance."}}`},
+		{"player joined", PlayerJoinedEvent(ann, "1", "player", brunhild),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"player_joined","data":{"character":"Brunhild","character_id":"c1","name":"Ann","player_id":"p1","role":"player","seat":"1"}}`},
+		{"player left", PlayerLeftEvent(ann, "1", "player"),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"player_left","data":{"name":"Ann","player_id":"p1","role":"player","seat":"1"}}`},
+		{"action", ActionEvent(PendingAction{ID: "a-1", PlayerID: "p1", CharacterID: "c1", Seat: "1", ClientID: "x", Text: "I go north", Status: ActionPending}, "Brunhild"),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"action","data":{"action_id":"a-1","character_id":"c1","name":"Brunhild","player_id":"p1","text":"I go north"}}`},
+		{"chat", ChatEvent(ann, "brb"),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"chat","data":{"name":"Ann","player_id":"p1","text":"brb"}}`},
+		{"turn", TurnEvent(2, 1, InitiativeEntry{ID: "pc:1", Name: "Brunhild", Kind: KindPC, Initiative: ip(85), HP: ip(30), MaxHP: ip(45), Statuses: []string{"off-balance"}}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"turn","data":{"entry":{"id":"pc:1","name":"Brunhild","kind":"pc","initiative":85,"hp":30,"max_hp":45,"statuses":["off-balance"]},"index":1,"round":2}}`},
+		{"turn, npc", TurnEvent(1, 2, InitiativeEntry{ID: "dm:snikket", Name: "Snikket", Kind: KindNPC, Initiative: ip(0), HP: ip(0), MaxHP: ip(18)}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"turn","data":{"entry":{"id":"dm:snikket","name":"Snikket","kind":"npc","initiative":0,"hp":0,"max_hp":18},"index":2,"round":1}}`},
+		{"turn, resolution", ResolutionTurnEvent(3, 0, OutcomePlayerWin),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"turn","data":{"entry":{"id":"dm","name":"DM","kind":"bookend"},"index":0,"resolution":"player_win","round":3}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := json.Marshal(tc.ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tc.want {
+				t.Errorf("JSON\n got %s\nwant %s", b, tc.want)
+			}
+		})
+	}
+}
+
+// TestDecodeTurn reads a turn event's payload the same way whether it was
+// built in memory or went through JSON (the store, after a restart).
+func TestDecodeTurn(t *testing.T) {
+	init := 60
+	built := TurnEvent(2, 1, InitiativeEntry{ID: "pc:2", Name: "Vesna", Kind: KindPC, Initiative: &init})
+	b, err := json.Marshal(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded Event
+	if err := json.Unmarshal(b, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	for name, ev := range map[string]Event{"built": built, "decoded": decoded} {
+		var td TurnData
+		if err := ev.Decode(&td); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if td.Round != 2 || td.Index != 1 || td.Entry.ID != "pc:2" || td.Entry.Kind != KindPC || td.Entry.Initiative == nil || *td.Entry.Initiative != 60 || td.Resolution != "" {
+			t.Errorf("%s: %+v", name, td)
+		}
+	}
+	var td TurnData
+	if err := ResolutionTurnEvent(3, 0, OutcomePlayerWin).Decode(&td); err != nil || td.Resolution != OutcomePlayerWin || td.Entry.Kind != KindBookend {
+		t.Errorf("resolution turn: %+v, %v", td, err)
+	}
+}
