@@ -16,6 +16,7 @@ import (
 
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/ident"
 )
 
 // maxBody bounds every JSON request body.
@@ -151,8 +152,8 @@ func (s *Server) createPlayer(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	token := newToken()
-	p := engine.Player{ID: newPlayerID(), Name: name, CreatedAt: time.Now().UTC()}
+	token := ident.Token()
+	p := engine.Player{ID: ident.New("p_"), Name: name, CreatedAt: time.Now().UTC()}
 	if err := s.players.CreatePlayer(r.Context(), p, hashToken(token)); err != nil {
 		s.error(w, r, err)
 		return

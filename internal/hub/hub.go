@@ -2,9 +2,6 @@ package hub
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -17,6 +14,7 @@ import (
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/ident"
 )
 
 // Adventures gives the hub the built-in adventures.
@@ -87,7 +85,7 @@ func New(cfg Config) *Hub {
 		cfg.ShutdownGrace = 10 * time.Second
 	}
 	if cfg.Seed == nil {
-		cfg.Seed = randomSeed
+		cfg.Seed = ident.Seed
 	}
 	if cfg.DM == "" {
 		cfg.DM = "offline"
@@ -358,14 +356,6 @@ func cleanName(s, what string, maxLen int) (string, error) {
 	return s, nil
 }
 
-func newID(prefix string) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux.
-	return prefix + "-" + hex.EncodeToString(b[:])
-}
-
-func randomSeed() uint64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])
-}
+// newID makes a hub id (table, character, action): prefix, a dash and 16
+// random hex digits.
+func newID(prefix string) string { return ident.New(prefix + "-") }
