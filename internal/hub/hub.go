@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
@@ -60,15 +59,9 @@ type Hub struct {
 	closed  atomic.Bool
 }
 
-// TableSpec is what a player asks for when creating a table.
-type TableSpec struct {
-	Name         string
-	Adventure    string
-	Ruleset      string
-	CombatMode   string
-	Seats        int
-	TurnTimeoutS *int
-}
+// TableSpec is what a player asks for when creating a table; the engine
+// owns its rules ([engine.TableSpec.Validate]).
+type TableSpec = engine.TableSpec
 
 // New returns a hub; call Start before use.
 func New(cfg Config) *Hub {
@@ -191,10 +184,10 @@ func (h *Hub) List() []TableSummary {
 	return out
 }
 
-// CreateTable validates spec, stores a new table with its own copy of the
-// adventure's world and starts it.
+// CreateTable validates spec ([engine.TableSpec.Validate]), stores a new
+// table with its own copy of the adventure's world and starts it.
 func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSpec) (TableSummary, error) {
-	name, err := cleanName(spec.Name, "table name", 64)
+	spec, err := spec.Validate(h.cfg.Adventures.IDs())
 	if err != nil {
 		return TableSummary{}, err
 	}
@@ -203,36 +196,11 @@ func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSp
 	}
 	adv, ok := h.cfg.Adventures.Get(spec.Adventure)
 	if !ok {
-		return TableSummary{}, engine.Errorf(engine.EINVALID, "Unknown adventure %q; adventures: %s.", spec.Adventure, strings.Join(h.cfg.Adventures.IDs(), ", "))
-	}
-	if spec.Ruleset == "" {
-		spec.Ruleset = engine.RulesetD100
-	}
-	if !engine.ValidRuleset(spec.Ruleset) {
-		return TableSummary{}, engine.Errorf(engine.EINVALID, "Unknown ruleset %q; use d100 or d20.", spec.Ruleset)
-	}
-	if spec.CombatMode == "" {
-		spec.CombatMode = engine.CombatTactical
-	}
-	if spec.CombatMode != engine.CombatTactical && spec.CombatMode != engine.CombatNarrative {
-		return TableSummary{}, engine.Errorf(engine.EINVALID, "Unknown combat mode %q; use tactical or narrative.", spec.CombatMode)
-	}
-	if spec.Seats == 0 {
-		spec.Seats = 4
-	}
-	if spec.Seats < 1 || spec.Seats > 8 {
-		return TableSummary{}, engine.Errorf(engine.EINVALID, "A table has 1 to 8 seats.")
-	}
-	timeout := 120
-	if spec.TurnTimeoutS != nil {
-		timeout = *spec.TurnTimeoutS
-	}
-	if timeout < 0 || timeout > 3600 {
-		return TableSummary{}, engine.Errorf(engine.EINVALID, "turn_timeout_s must be between 0 (off) and 3600.")
+		return TableSummary{}, fmt.Errorf("default adventure %q is not in the library", spec.Adventure)
 	}
 	meta := engine.Table{
-		ID: newID("t"), Name: name, Adventure: adv.ID, Seats: spec.Seats, OwnerID: owner.ID, CreatedAt: h.cfg.Now().UTC(),
-		Config: engine.Config{Ruleset: spec.Ruleset, CombatMode: spec.CombatMode, TurnTimeoutS: timeout},
+		ID: newID("t"), Name: spec.Name, Adventure: adv.ID, Seats: *spec.Seats, OwnerID: owner.ID, CreatedAt: h.cfg.Now().UTC(),
+		Config: engine.Config{Ruleset: spec.Ruleset, CombatMode: spec.CombatMode, TurnTimeoutS: *spec.TurnTimeoutS},
 	}
 	st := engine.NewState(meta.Config, adv, h.cfg.Catalogue, h.cfg.Seed())
 	intro := engine.Event{Seq: 1, TS: meta.CreatedAt, Kind: "narration", Turn: "t0", Data: map[string]any{"agent": engine.AgentNarrative, "text": strings.TrimSpace(adv.Intro)}}
@@ -244,23 +212,22 @@ func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSp
 	h.tables[t.id] = t
 	h.mu.Unlock()
 	t.start()
-	h.log.Info("table created", "table", t.id, "name", name, "ruleset", spec.Ruleset, "owner", owner.ID)
+	h.log.Info("table created", "table", t.id, "name", spec.Name, "ruleset", spec.Ruleset, "owner", owner.ID)
 	return *t.summary.Load(), nil
 }
 
-// Sit gives player p a seat at the table with a new character.
+// Sit gives player p a seat at the table with a new character, validated
+// by [engine.NewCharacterSpec.Validate].
 func (h *Hub) Sit(ctx context.Context, tableID string, p engine.Player, spec engine.NewCharacterSpec) (Character, error) {
+	// The spec is checked before the table is looked up, as the HTTP API
+	// always answered a bad character before an unknown table.
+	spec, err := spec.Validate(h.cfg.Catalogue.Classes)
+	if err != nil {
+		return Character{}, err
+	}
 	t, err := h.table(tableID)
 	if err != nil {
 		return Character{}, err
-	}
-	name, err := cleanName(spec.Name, "character name", 32)
-	if err != nil {
-		return Character{}, err
-	}
-	spec.Name = name
-	if len(spec.Backstory) > 2000 {
-		return Character{}, engine.Errorf(engine.EINVALID, "A backstory has at most 2000 characters.")
 	}
 	var out Character
 	err = t.call(ctx, func() error {
@@ -294,13 +261,20 @@ func (h *Hub) Snapshot(ctx context.Context, tableID string) (Snapshot, error) {
 	return s, err
 }
 
-// Events returns up to limit events of a table after since.
+// Page sizes of a table's event log (PROTOCOL.md "GET /api/tables/{id}/events").
+const (
+	DefaultEventsPage = 100
+	MaxEventsPage     = 500
+)
+
+// Events returns up to limit events of a table after since; a limit out of
+// 1..MaxEventsPage reads DefaultEventsPage.
 func (h *Hub) Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error) {
 	if _, err := h.table(tableID); err != nil {
 		return nil, err
 	}
-	if limit <= 0 || limit > 500 {
-		limit = 100
+	if limit <= 0 || limit > MaxEventsPage {
+		limit = DefaultEventsPage
 	}
 	evs, err := h.cfg.Store.Events(ctx, tableID, since, limit)
 	if err != nil {
@@ -338,22 +312,6 @@ func (h *Hub) Subscribe(ctx context.Context, tableID string, since int64) (<-cha
 // (PROTOCOL.md "Websocket"). p is the authenticated player, or nil.
 func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, tableID string, p *engine.Player) {
 	h.serveWS(w, r, tableID, p)
-}
-
-// cleanName trims s and checks it is 1..max characters without control
-// characters.
-func cleanName(s, what string, maxLen int) (string, error) {
-	s = strings.TrimSpace(s)
-	n := len([]rune(s))
-	if n == 0 || n > maxLen {
-		return "", engine.Errorf(engine.EINVALID, "A %s has 1 to %d characters.", what, maxLen)
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			return "", engine.Errorf(engine.EINVALID, "A %s may not contain control characters.", what)
-		}
-	}
-	return s, nil
 }
 
 // newID makes a hub id (table, character, action): prefix, a dash and 16
