@@ -83,7 +83,7 @@ func tableID(r *http.Request) (string, error) {
 	if id == "" || len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool {
 		return !(r == '-' || r == '_' || r == '.' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z'))
 	}) {
-		return "", &apiError{status: http.StatusNotFound, code: hub.CodeNotFound, message: "No such table."}
+		return "", &apiError{code: hub.CodeNotFound, message: "No such table."}
 	}
 	return id, nil
 }

@@ -59,7 +59,7 @@ func (s *Server) player(r *http.Request, query bool) (*engine.Player, error) {
 }
 
 // errUnauthorized is the answer to a request that needs a player.
-var errUnauthorized = &apiError{status: http.StatusUnauthorized, code: hub.CodeUnauthorized,
+var errUnauthorized = &apiError{code: hub.CodeUnauthorized,
 	message: "Pick a name first: this needs a player token (cookie tavern_player or Authorization: Bearer)."}
 
 // authed wraps a handler that needs a player.
