@@ -33,8 +33,14 @@ type Config struct {
 	// DM names the game master shown to clients ("offline" or a model).
 	DM  string
 	Log *slog.Logger
-	// Now is the clock (tests may fix it).
+	// Now and After are the hub's clock; every time the hub reads or waits
+	// for goes through them, so tests may fix or hold time. Default: the
+	// time package's.
 	Now func() time.Time
+	// After returns a channel that receives once d has passed (time.After).
+	// The turn timer, the backoff after a failed turn and Close's grace
+	// period wait on it.
+	After func(d time.Duration) <-chan time.Time
 	// HistoryWindow bounds how many active (not yet archived) history
 	// messages a turn loads; at least 4× the window's MaxMessages are read
 	// so archiving can see a full block. Default 40.
@@ -48,15 +54,19 @@ type Config struct {
 
 // Hub owns every live table. Its methods are safe for concurrent use.
 type Hub struct {
-	cfg     Config
-	log     *slog.Logger
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	mu      sync.RWMutex
-	tables  map[string]*table
-	started atomic.Bool
-	closed  atomic.Bool
+	cfg    Config
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	// wg counts the goroutines the hub owns (spawn); spawnMu guards
+	// stopping, set once Close waits on wg.
+	wg       sync.WaitGroup
+	spawnMu  sync.Mutex
+	stopping bool
+	mu       sync.RWMutex
+	tables   map[string]*table
+	started  atomic.Bool
+	closed   atomic.Bool
 }
 
 // TableSpec is what a player asks for when creating a table; the engine
@@ -70,6 +80,9 @@ func New(cfg Config) *Hub {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.After == nil {
+		cfg.After = time.After
 	}
 	if cfg.HistoryWindow == 0 {
 		cfg.HistoryWindow = 40
@@ -130,18 +143,16 @@ func (h *Hub) Close() error {
 		tables = append(tables, t)
 	}
 	h.mu.RUnlock()
-	done := make(chan struct{})
-	go func() {
-		for _, t := range tables {
-			t.waitIdle(h.cfg.ShutdownGrace)
+	// Each table signals when its turn ends (waitIdle); no new turn starts
+	// once closed is set. One grace period bounds the whole wait.
+	grace := h.cfg.After(h.cfg.ShutdownGrace)
+	for _, t := range tables {
+		if !t.waitIdle(grace) {
+			break
 		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(h.cfg.ShutdownGrace):
 	}
 	h.cancel()
+	h.stopSpawning()
 	h.wg.Wait()
 	return nil
 }
@@ -298,13 +309,15 @@ func (h *Hub) Subscribe(ctx context.Context, tableID string, since int64) (<-cha
 	if err := t.call(ctx, func() error { return t.subscribe(ctx, s, since) }); err != nil {
 		return nil, err
 	}
-	go func() {
+	// The watcher is the hub's: when the hub closes first, the table
+	// closes the channel itself as it stops.
+	h.spawn(func() {
 		select {
 		case <-ctx.Done():
 		case <-h.ctx.Done():
 		}
 		t.post(func() { t.unsubscribe(s) })
-	}()
+	})
 	return s.ch, nil
 }
 
