@@ -7,7 +7,10 @@
 // package holds no game state of its own: tables live in the hub
 // ([hub.Hub]), player identities in a [Players] store (internal/db). Every
 // error reaches the client as {"error": {"code", "message"}} with a
-// matching HTTP status (errors.go); internal errors are logged, never shown.
+// matching HTTP status (errors.go, through the hub's one mapping:
+// hub.ErrorCode and hub.HTTPStatus); internal errors are logged, never
+// shown. Requests are validated by the engine's rules (engine.CleanName,
+// engine.TableSpec.Validate…), which the hub applies to what web passes on.
 //
 // Player and model text is always escaped: templ escapes what the pages
 // render, and static/table.js only ever sets textContent.
