@@ -98,22 +98,15 @@ func (s TableSpec) Validate(adventures []string) (TableSpec, error) {
 	if s.CombatMode != CombatTactical && s.CombatMode != CombatNarrative {
 		return TableSpec{}, Errorf(EINVALID, `combat_mode must be "tactical" or "narrative".`)
 	}
-	seats := DefaultSeats
-	if s.Seats != nil {
-		seats = *s.Seats
-	}
-	if seats < 1 || seats > MaxSeats {
+	seats, ok := setting(s.Seats, DefaultSeats, 1, MaxSeats)
+	if !ok {
 		return TableSpec{}, Errorf(EINVALID, "seats must be between 1 and %d.", MaxSeats)
 	}
-	s.Seats = &seats
-	timeout := DefaultTurnTimeoutS
-	if s.TurnTimeoutS != nil {
-		timeout = *s.TurnTimeoutS
-	}
-	if timeout < 0 || timeout > MaxTurnTimeoutS {
+	timeout, ok := setting(s.TurnTimeoutS, DefaultTurnTimeoutS, 0, MaxTurnTimeoutS)
+	if !ok {
 		return TableSpec{}, Errorf(EINVALID, "turn_timeout_s must be between 0 and %d.", MaxTurnTimeoutS)
 	}
-	s.TurnTimeoutS = &timeout
+	s.Seats, s.TurnTimeoutS = seats, timeout
 	return s, nil
 }
 
@@ -139,6 +132,16 @@ func (s NewCharacterSpec) Validate(classes []Class) (NewCharacterSpec, error) {
 		return NewCharacterSpec{}, Errorf(EINVALID, "Unknown class %q; pick one of: %s.", truncate(class, 40), strings.Join(ids, ", "))
 	}
 	return NewCharacterSpec{Name: name, Class: class, Backstory: back}, nil
+}
+
+// setting returns a copy of the number a spec asks for, or def when it
+// asks for none, and whether it lies in lo..hi.
+func setting(p *int, def, lo, hi int) (*int, bool) {
+	v := def
+	if p != nil {
+		v = *p
+	}
+	return &v, lo <= v && v <= hi
 }
 
 // truncate shortens what a player typed before an error message echoes it.
