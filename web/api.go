@@ -7,29 +7,23 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/ident"
 )
 
 // maxBody bounds every JSON request body.
 const maxBody = 64 << 10
 
-// Field limits (PROTOCOL.md "Identity" for names).
+// Page size of the lists other than the event log (calls); the event log
+// pages by hub.DefaultEventsPage and hub.MaxEventsPage.
 const (
-	maxNameLen      = 32
-	maxTableNameLen = 64
-	maxBackstoryLen = 2000
-	maxSeats        = 8
-	maxTurnTimeoutS = 3600
-	defaultLimit    = 100
-	maxLimit        = 500
+	defaultLimit = 100
+	maxLimit     = 500
 )
 
 // decode reads one JSON object from r's body into v: the body must be at
@@ -82,39 +76,6 @@ func jsonProblem(err error) string {
 	return "malformed."
 }
 
-// cleanName trims s and checks it is 1..max characters without control
-// characters. what names the field in the error message.
-func cleanName(what, s string, max int) (string, error) {
-	s = strings.TrimSpace(s)
-	n := utf8.RuneCountInString(s)
-	switch {
-	case !utf8.ValidString(s):
-		return "", badRequest(what + " must be valid UTF-8.")
-	case n == 0:
-		return "", badRequest(what + " must not be empty.")
-	case n > max:
-		return "", badRequest(fmt.Sprintf("%s must be at most %d characters.", what, max))
-	case strings.ContainsFunc(s, unicode.IsControl):
-		return "", badRequest(what + " must not contain control characters.")
-	}
-	return s, nil
-}
-
-// cleanText checks free text: at most max characters, no control
-// characters other than newlines and tabs.
-func cleanText(what, s string, max int) (string, error) {
-	s = strings.TrimSpace(s)
-	switch {
-	case !utf8.ValidString(s):
-		return "", badRequest(what + " must be valid UTF-8.")
-	case utf8.RuneCountInString(s) > max:
-		return "", badRequest(fmt.Sprintf("%s must be at most %d characters.", what, max))
-	case strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }):
-		return "", badRequest(what + " must not contain control characters.")
-	}
-	return s, nil
-}
-
 // tableID returns the {id} path value, checked for shape so that junk
 // never reaches the hub or the logs.
 func tableID(r *http.Request) (string, error) {
@@ -122,7 +83,7 @@ func tableID(r *http.Request) (string, error) {
 	if id == "" || len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool {
 		return !(r == '-' || r == '_' || r == '.' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z'))
 	}) {
-		return "", &apiError{status: http.StatusNotFound, code: hub.CodeNotFound, message: "No such table."}
+		return "", &apiError{code: hub.CodeNotFound, message: "No such table."}
 	}
 	return id, nil
 }
@@ -146,13 +107,13 @@ func (s *Server) createPlayer(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	name, err := cleanName("name", req.Name, maxNameLen)
+	name, err := engine.CleanName("name", req.Name, engine.MaxNameLen)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	token := newToken()
-	p := engine.Player{ID: newPlayerID(), Name: name, CreatedAt: time.Now().UTC()}
+	token := ident.Token()
+	p := engine.Player{ID: ident.New("p_"), Name: name, CreatedAt: time.Now().UTC()}
 	if err := s.players.CreatePlayer(r.Context(), p, hashToken(token)); err != nil {
 		s.error(w, r, err)
 		return
@@ -195,43 +156,6 @@ type createTableRequest struct {
 	TurnTimeoutS *int   `json:"turn_timeout_s"`
 }
 
-// tableSpec validates req and fills in the defaults of PROTOCOL.md.
-func (s *Server) tableSpec(req createTableRequest) (hub.TableSpec, error) {
-	name, err := cleanName("name", req.Name, maxTableNameLen)
-	if err != nil {
-		return hub.TableSpec{}, err
-	}
-	spec := hub.TableSpec{Name: name, Adventure: req.Adventure, Ruleset: req.Ruleset, CombatMode: req.CombatMode, Seats: 4, TurnTimeoutS: req.TurnTimeoutS}
-	// An empty adventure is the hub's default (the built-in one).
-	if ids := s.hub.AdventureIDs(); spec.Adventure != "" && !slices.Contains(ids, spec.Adventure) {
-		return spec, badRequest(fmt.Sprintf("Unknown adventure %q; known: %s.", truncate(spec.Adventure, 40), strings.Join(ids, ", ")))
-	}
-	switch spec.Ruleset {
-	case "":
-		spec.Ruleset = "d100"
-	case "d100", "d20":
-	default:
-		return spec, badRequest(`ruleset must be "d100" or "d20".`)
-	}
-	switch spec.CombatMode {
-	case "":
-		spec.CombatMode = "tactical"
-	case "tactical", "narrative":
-	default:
-		return spec, badRequest(`combat_mode must be "tactical" or "narrative".`)
-	}
-	if req.Seats != nil {
-		if *req.Seats < 1 || *req.Seats > maxSeats {
-			return spec, badRequest(fmt.Sprintf("seats must be between 1 and %d.", maxSeats))
-		}
-		spec.Seats = *req.Seats
-	}
-	if t := req.TurnTimeoutS; t != nil && (*t < 0 || *t > maxTurnTimeoutS) {
-		return spec, badRequest(fmt.Sprintf("turn_timeout_s must be between 0 and %d.", maxTurnTimeoutS))
-	}
-	return spec, nil
-}
-
 // createTable is POST /api/tables.
 func (s *Server) createTable(w http.ResponseWriter, r *http.Request, p engine.Player) {
 	var req createTableRequest
@@ -239,11 +163,9 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request, p engine.Pl
 		s.error(w, r, err)
 		return
 	}
-	spec, err := s.tableSpec(req)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
+	// The hub validates the spec (engine.TableSpec.Validate).
+	spec := hub.TableSpec{Name: req.Name, Adventure: req.Adventure, Ruleset: req.Ruleset, CombatMode: req.CombatMode,
+		Seats: req.Seats, TurnTimeoutS: req.TurnTimeoutS}
 	t, err := s.hub.CreateTable(r.Context(), p, spec)
 	if err != nil {
 		s.error(w, r, err)
@@ -299,42 +221,14 @@ func (s *Server) sit(w http.ResponseWriter, r *http.Request, p engine.Player) {
 		s.error(w, r, badRequest(`Missing "character": {"name", "class"?, "backstory"?}.`))
 		return
 	}
-	spec, err := s.characterSpec(*req.Character)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
+	// The hub validates the character (engine.NewCharacterSpec.Validate).
+	spec := engine.NewCharacterSpec{Name: req.Character.Name, Class: req.Character.Class, Backstory: req.Character.Backstory}
 	c, err := s.hub.Sit(r.Context(), id, p, spec)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, sitResponse{Seat: c.Seat, Character: c})
-}
-
-// characterSpec validates a new character.
-func (s *Server) characterSpec(c characterRequest) (engine.NewCharacterSpec, error) {
-	name, err := cleanName("character name", c.Name, maxNameLen)
-	if err != nil {
-		return engine.NewCharacterSpec{}, err
-	}
-	back, err := cleanText("backstory", c.Backstory, maxBackstoryLen)
-	if err != nil {
-		return engine.NewCharacterSpec{}, err
-	}
-	class := strings.TrimSpace(c.Class)
-	if classes := s.hub.Classes(); class != "" && len(classes) > 0 {
-		var ids []string
-		ok := false
-		for _, cl := range classes {
-			ids = append(ids, cl.ID)
-			ok = ok || cl.ID == class
-		}
-		if !ok {
-			return engine.NewCharacterSpec{}, badRequest(fmt.Sprintf("Unknown class %q; pick one of: %s.", truncate(class, 40), strings.Join(ids, ", ")))
-		}
-	}
-	return engine.NewCharacterSpec{Name: name, Class: class, Backstory: back}, nil
 }
 
 // leave is DELETE /api/tables/{id}/seats/me.
@@ -369,9 +263,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, badRequest("since must be a non-negative integer."))
 		return
 	}
-	limit, err := intParam(q.Get("limit"), defaultLimit, 1, maxLimit)
+	limit, err := intParam(q.Get("limit"), hub.DefaultEventsPage, 1, hub.MaxEventsPage)
 	if err != nil {
-		s.error(w, r, badRequest(fmt.Sprintf("limit must be between 1 and %d.", maxLimit)))
+		s.error(w, r, badRequest(fmt.Sprintf("limit must be between 1 and %d.", hub.MaxEventsPage)))
 		return
 	}
 	evs, err := s.hub.Events(r.Context(), id, since, int(limit))
@@ -401,12 +295,4 @@ func intParam(s string, def, min, max int64) (int64, error) {
 		return 0, fmt.Errorf("%d out of range", v)
 	}
 	return v, nil
-}
-
-// truncate shortens s for an error message.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
 }

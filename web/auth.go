@@ -1,10 +1,7 @@
 package web
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"net/http"
 	"strings"
 	"time"
@@ -18,20 +15,6 @@ const cookieName = "tavern_player"
 
 // cookieMaxAge keeps a player's identity across browser restarts.
 const cookieMaxAge = 365 * 24 * time.Hour
-
-// newToken returns a random secret of 256 bits, URL-safe.
-func newToken() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+).
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// newPlayerID returns a random player id.
-func newPlayerID() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return "p_" + hex.EncodeToString(b)
-}
 
 // hashToken is what the store keeps instead of the token.
 func hashToken(token string) []byte {
@@ -76,7 +59,7 @@ func (s *Server) player(r *http.Request, query bool) (*engine.Player, error) {
 }
 
 // errUnauthorized is the answer to a request that needs a player.
-var errUnauthorized = &apiError{status: http.StatusUnauthorized, code: hub.CodeUnauthorized,
+var errUnauthorized = &apiError{code: hub.CodeUnauthorized,
 	message: "Pick a name first: this needs a player token (cookie tavern_player or Authorization: Bearer)."}
 
 // authed wraps a handler that needs a player.

@@ -6,12 +6,12 @@ import (
 	"log/slog"
 	"net/http"
 
-	"tavern/internal/engine"
 	"tavern/internal/hub"
 )
 
 // apiError is an error the handlers produce themselves, already in protocol
-// terms.
+// terms. A zero status is the code's own (hub.HTTPStatus); only an answer
+// that is not, such as 405 Method Not Allowed, sets it.
 type apiError struct {
 	status  int
 	code    string
@@ -21,7 +21,7 @@ type apiError struct {
 func (e *apiError) Error() string { return e.message }
 
 func badRequest(msg string) *apiError {
-	return &apiError{status: http.StatusBadRequest, code: hub.CodeBadRequest, message: msg}
+	return &apiError{code: hub.CodeBadRequest, message: msg}
 }
 
 // errorBody is the protocol's error body: {"error": {"code", "message"}}.
@@ -35,30 +35,25 @@ type errorDetail struct {
 }
 
 // status maps err to an HTTP status, a protocol code and a user-safe
-// message. Errors that are neither *apiError nor *engine.Error are
-// internal: their text never reaches the client.
+// message: the handlers' own *apiError as it is, a body over maxBody as
+// too_large, and anything else through the hub's one mapping
+// (hub.ErrorCode, hub.HTTPStatus), where an error that is neither a hub
+// refusal nor an *engine.Error is internal and its text never reaches the
+// client.
 func status(err error) (int, string, string) {
 	var ae *apiError
 	if errors.As(err, &ae) {
+		if ae.status == 0 {
+			return hub.HTTPStatus(ae.code), ae.code, ae.message
+		}
 		return ae.status, ae.code, ae.message
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return http.StatusRequestEntityTooLarge, hub.CodeTooLarge, "Request body too large."
 	}
-	switch engine.ErrorCode(err) {
-	case engine.EINVALID:
-		return http.StatusBadRequest, hub.CodeBadRequest, engine.ErrorMessage(err)
-	case engine.ENOTFOUND:
-		return http.StatusNotFound, hub.CodeNotFound, engine.ErrorMessage(err)
-	case engine.ECONFLICT:
-		return http.StatusConflict, hub.CodeConflict, engine.ErrorMessage(err)
-	case engine.EFORBIDDEN:
-		return http.StatusForbidden, hub.CodeForbidden, engine.ErrorMessage(err)
-	case engine.EUNAVAILABLE:
-		return http.StatusServiceUnavailable, hub.CodeUnavailable, engine.ErrorMessage(err)
-	}
-	return http.StatusInternalServerError, hub.CodeInternal, "Internal error."
+	code, msg := hub.ErrorCode(err)
+	return hub.HTTPStatus(code), code, msg
 }
 
 // error writes err as the protocol's error body, logging internal errors.

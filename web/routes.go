@@ -55,7 +55,7 @@ func (s *Server) routes() http.Handler {
 			s.error(w, r, &apiError{status: http.StatusMethodNotAllowed, code: hub.CodeBadRequest, message: "Method not allowed; use " + strings.Join(allow, ", ") + "."})
 			return
 		}
-		s.error(w, r, &apiError{status: http.StatusNotFound, code: hub.CodeNotFound, message: "No such endpoint."})
+		s.error(w, r, &apiError{code: hub.CodeNotFound, message: "No such endpoint."})
 	})
 
 	// Pages.
@@ -84,7 +84,7 @@ func (s *Server) routes() http.Handler {
 	// from other origins of the same site (Sec-Fetch-Site / Origin).
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.error(w, r, &apiError{status: http.StatusForbidden, code: hub.CodeForbidden, message: "Cross-origin request refused."})
+		s.error(w, r, &apiError{code: hub.CodeForbidden, message: "Cross-origin request refused."})
 	}))
 	return securityHeaders(cop.Handler(mux))
 }

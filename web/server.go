@@ -9,8 +9,11 @@
 // imports hub, store and engine but never agent or db (DESIGN.md's import
 // rule): the DM's records reach it through the hub, as store records and
 // hub views. Every error reaches the client as {"error": {"code",
-// "message"}} with a matching HTTP status (errors.go); internal errors are
-// logged, never shown.
+// "message"}} with a matching HTTP status (errors.go, through the hub's one
+// mapping: hub.ErrorCode and hub.HTTPStatus); internal errors are logged,
+// never shown. Requests are validated by the engine's rules
+// (engine.CleanName, engine.TableSpec.Validate…), which the hub applies to
+// what web passes on.
 //
 // Player and model text is always escaped: templ escapes what the pages
 // render, and static/table.js only ever sets textContent.

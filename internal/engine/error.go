@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// Application error codes, mapped to HTTP statuses and protocol error codes
-// at the edges (web, hub).
+// Application error codes, mapped once to the protocol's error codes at the
+// edge (hub.ErrorCode, whose codes web answers with HTTP statuses).
 const (
 	EINVALID     = "invalid"
 	ENOTFOUND    = "not_found"

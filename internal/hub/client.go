@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -14,24 +13,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"tavern/internal/engine"
-)
-
-// Protocol error codes (PROTOCOL.md "Error codes"), for the websocket here
-// and the HTTP API in package web.
-const (
-	CodeTooLarge     = "too_large"
-	CodeBadRequest   = "bad_request"
-	CodeUnauthorized = "unauthorized"
-	CodeForbidden    = "forbidden"
-	CodeNotFound     = "not_found"
-	CodeNotSeated    = "not_seated"
-	CodeNotYourTurn  = "not_your_turn"
-	CodeDead         = "dead"
-	CodeBusy         = "busy"
-	CodeRateLimited  = "rate_limited"
-	CodeConflict     = "conflict"
-	CodeUnavailable  = "unavailable"
-	CodeInternal     = "internal"
 )
 
 const (
@@ -45,6 +26,11 @@ const (
 	frameRate   = 10
 	frameBurst  = 30
 	maxRefusals = 60
+	// Limits of a frame's fields, in characters: its id, an action's text
+	// and a chat line's.
+	maxFrameIDLen = 64
+	maxActLen     = 2000
+	maxSayLen     = 500
 )
 
 type role int
@@ -59,34 +45,6 @@ func roleLabel(r role) string {
 		return "player"
 	}
 	return "spectator"
-}
-
-// protoError is an error with a protocol code, sent as an `error` frame.
-type protoError struct{ code, msg string }
-
-func (e *protoError) Error() string { return e.msg }
-
-func protoErr(code, msg string) error { return &protoError{code, msg} }
-
-// codeOf maps an error to a protocol code and a user-safe message.
-func codeOf(err error) (string, string) {
-	var pe *protoError
-	if errors.As(err, &pe) {
-		return pe.code, pe.msg
-	}
-	switch engine.ErrorCode(err) {
-	case engine.EINVALID:
-		return CodeBadRequest, engine.ErrorMessage(err)
-	case engine.ENOTFOUND:
-		return CodeNotFound, engine.ErrorMessage(err)
-	case engine.ECONFLICT:
-		return CodeConflict, engine.ErrorMessage(err)
-	case engine.EFORBIDDEN:
-		return CodeForbidden, engine.ErrorMessage(err)
-	case engine.EUNAVAILABLE:
-		return CodeUnavailable, engine.ErrorMessage(err)
-	}
-	return CodeInternal, "Internal error."
 }
 
 // client is one websocket connection. out is written only by the writer
@@ -155,16 +113,11 @@ func errorFrame(id, code, msg string) []byte {
 	return mustFrame(m)
 }
 
-func writeHTTPError(w http.ResponseWriter, status int, code, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
-}
-
 func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p *engine.Player) {
 	t, err := h.table(tableID)
 	if err != nil {
-		writeHTTPError(w, http.StatusNotFound, CodeNotFound, engine.ErrorMessage(err))
+		code, msg := ErrorCode(err)
+		writeHTTPError(w, code, msg)
 		return
 	}
 	q := r.URL.Query()
@@ -174,25 +127,25 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	case "player":
 		rl = rolePlayer
 		if p == nil {
-			writeHTTPError(w, http.StatusUnauthorized, CodeUnauthorized, "Players must authenticate (cookie, bearer token or ?token=).")
+			writeHTTPError(w, CodeUnauthorized, "Players must authenticate (cookie, bearer token or ?token=).")
 			return
 		}
 	default:
-		writeHTTPError(w, http.StatusBadRequest, CodeBadRequest, "role must be player or spectator.")
+		writeHTTPError(w, CodeBadRequest, "role must be player or spectator.")
 		return
 	}
 	since := int64(-1)
 	if s := q.Get("since"); s != "" {
 		since, err = strconv.ParseInt(s, 10, 64)
 		if err != nil || since < 0 {
-			writeHTTPError(w, http.StatusBadRequest, CodeBadRequest, "since must be a non-negative event seq.")
+			writeHTTPError(w, CodeBadRequest, "since must be a non-negative event seq.")
 			return
 		}
 	}
 	if rl == rolePlayer {
 		seated := make(chan bool, 1)
 		if t.call(r.Context(), func() error { _, ok := t.seatOf(p.ID); seated <- ok; return nil }) != nil || !<-seated {
-			writeHTTPError(w, http.StatusForbidden, CodeNotSeated, "You have no seat at this table; join as a spectator or take a seat.")
+			writeHTTPError(w, CodeNotSeated, "You have no seat at this table; join as a spectator or take a seat.")
 			return
 		}
 	}
@@ -208,7 +161,10 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := t.call(ctx, func() error { return t.join(ctx, c, since) }); err != nil {
-		code, msg := codeOf(err)
+		code, msg := ErrorCode(err)
+		if code == CodeInternal {
+			t.log.Error("join failed", "err", err)
+		}
 		_ = conn.Write(ctx, websocket.MessageText, errorFrame("", code, msg))
 		conn.Close(websocket.StatusInternalError, "join failed")
 		return
@@ -295,8 +251,8 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 			c.send(errorFrame("", CodeBadRequest, "Frames are JSON text messages."))
 			continue
 		}
-		if len(f.ID) > 64 {
-			c.send(errorFrame("", CodeBadRequest, "id has at most 64 characters."))
+		if len(f.ID) > maxFrameIDLen {
+			c.send(errorFrame("", CodeBadRequest, "id has at most "+strconv.Itoa(maxFrameIDLen)+" characters."))
 			continue
 		}
 		switch f.Type {
@@ -311,16 +267,16 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 }
 
 func idOf(f inFrame, parsed bool) string {
-	if !parsed || len(f.ID) > 64 {
+	if !parsed || len(f.ID) > maxFrameIDLen {
 		return ""
 	}
 	return f.ID
 }
 
 func (c *client) handle(ctx context.Context, t *table, f inFrame) {
-	maxLen := 2000
+	maxLen := maxActLen
 	if f.Type == "say" {
-		maxLen = 500
+		maxLen = maxSayLen
 	}
 	switch n := utf8.RuneCountInString(f.Text); {
 	case f.ID == "":
@@ -349,7 +305,7 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 		return nil
 	})
 	if err != nil {
-		code, msg := codeOf(err)
+		code, msg := ErrorCode(err)
 		if code == CodeInternal {
 			t.log.Error("frame failed", "type", f.Type, "err", err)
 		}

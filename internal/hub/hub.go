@@ -2,9 +2,6 @@ package hub
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -13,10 +10,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/ident"
 	"tavern/internal/store"
 )
 
@@ -37,8 +34,14 @@ type Config struct {
 	// DM names the game master shown to clients ("offline" or a model).
 	DM  string
 	Log *slog.Logger
-	// Now is the clock (tests may fix it).
+	// Now and After are the hub's clock; every time the hub reads or waits
+	// for goes through them, so tests may fix or hold time. Default: the
+	// time package's.
 	Now func() time.Time
+	// After returns a channel that receives once d has passed (time.After).
+	// The turn timer, the backoff after a failed turn and Close's grace
+	// period wait on it.
+	After func(d time.Duration) <-chan time.Time
 	// HistoryWindow bounds how many active (not yet archived) history
 	// messages a turn loads; at least 4× the window's MaxMessages are read
 	// so archiving can see a full block. Default 40.
@@ -52,26 +55,24 @@ type Config struct {
 
 // Hub owns every live table. Its methods are safe for concurrent use.
 type Hub struct {
-	cfg     Config
-	log     *slog.Logger
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	mu      sync.RWMutex
-	tables  map[string]*table
-	started atomic.Bool
-	closed  atomic.Bool
+	cfg    Config
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	// wg counts the goroutines the hub owns (spawn); spawnMu guards
+	// stopping, set once Close waits on wg.
+	wg       sync.WaitGroup
+	spawnMu  sync.Mutex
+	stopping bool
+	mu       sync.RWMutex
+	tables   map[string]*table
+	started  atomic.Bool
+	closed   atomic.Bool
 }
 
-// TableSpec is what a player asks for when creating a table.
-type TableSpec struct {
-	Name         string
-	Adventure    string
-	Ruleset      string
-	CombatMode   string
-	Seats        int
-	TurnTimeoutS *int
-}
+// TableSpec is what a player asks for when creating a table; the engine
+// owns its rules ([engine.TableSpec.Validate]).
+type TableSpec = engine.TableSpec
 
 // New returns a hub; call Start before use.
 func New(cfg Config) *Hub {
@@ -81,6 +82,9 @@ func New(cfg Config) *Hub {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.After == nil {
+		cfg.After = time.After
+	}
 	if cfg.HistoryWindow == 0 {
 		cfg.HistoryWindow = 40
 	}
@@ -88,7 +92,7 @@ func New(cfg Config) *Hub {
 		cfg.ShutdownGrace = 10 * time.Second
 	}
 	if cfg.Seed == nil {
-		cfg.Seed = randomSeed
+		cfg.Seed = ident.Seed
 	}
 	if cfg.DM == "" {
 		cfg.DM = "offline"
@@ -140,18 +144,16 @@ func (h *Hub) Close() error {
 		tables = append(tables, t)
 	}
 	h.mu.RUnlock()
-	done := make(chan struct{})
-	go func() {
-		for _, t := range tables {
-			t.waitIdle(h.cfg.ShutdownGrace)
+	// Each table signals when its turn ends (waitIdle); no new turn starts
+	// once closed is set. One grace period bounds the whole wait.
+	grace := h.cfg.After(h.cfg.ShutdownGrace)
+	for _, t := range tables {
+		if !t.waitIdle(grace) {
+			break
 		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(h.cfg.ShutdownGrace):
 	}
 	h.cancel()
+	h.stopSpawning()
 	h.wg.Wait()
 	return nil
 }
@@ -194,10 +196,10 @@ func (h *Hub) List() []TableSummary {
 	return out
 }
 
-// CreateTable validates spec, stores a new table with its own copy of the
-// adventure's world and starts it.
+// CreateTable validates spec ([engine.TableSpec.Validate]), stores a new
+// table with its own copy of the adventure's world and starts it.
 func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSpec) (TableSummary, error) {
-	name, err := cleanName(spec.Name, "table name", 64)
+	spec, err := spec.Validate(h.cfg.Adventures.IDs())
 	if err != nil {
 		return TableSummary{}, err
 	}
@@ -206,36 +208,11 @@ func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSp
 	}
 	adv, ok := h.cfg.Adventures.Get(spec.Adventure)
 	if !ok {
-		return TableSummary{}, engine.Errorf(engine.EINVALID, "Unknown adventure %q; adventures: %s.", spec.Adventure, strings.Join(h.cfg.Adventures.IDs(), ", "))
-	}
-	if spec.Ruleset == "" {
-		spec.Ruleset = engine.RulesetD100
-	}
-	if !engine.ValidRuleset(spec.Ruleset) {
-		return TableSummary{}, engine.Errorf(engine.EINVALID, "Unknown ruleset %q; use d100 or d20.", spec.Ruleset)
-	}
-	if spec.CombatMode == "" {
-		spec.CombatMode = engine.CombatTactical
-	}
-	if spec.CombatMode != engine.CombatTactical && spec.CombatMode != engine.CombatNarrative {
-		return TableSummary{}, engine.Errorf(engine.EINVALID, "Unknown combat mode %q; use tactical or narrative.", spec.CombatMode)
-	}
-	if spec.Seats == 0 {
-		spec.Seats = 4
-	}
-	if spec.Seats < 1 || spec.Seats > 8 {
-		return TableSummary{}, engine.Errorf(engine.EINVALID, "A table has 1 to 8 seats.")
-	}
-	timeout := 120
-	if spec.TurnTimeoutS != nil {
-		timeout = *spec.TurnTimeoutS
-	}
-	if timeout < 0 || timeout > 3600 {
-		return TableSummary{}, engine.Errorf(engine.EINVALID, "turn_timeout_s must be between 0 (off) and 3600.")
+		return TableSummary{}, fmt.Errorf("default adventure %q is not in the library", spec.Adventure)
 	}
 	meta := engine.Table{
-		ID: newID("t"), Name: name, Adventure: adv.ID, Seats: spec.Seats, OwnerID: owner.ID, CreatedAt: h.cfg.Now().UTC(),
-		Config: engine.Config{Ruleset: spec.Ruleset, CombatMode: spec.CombatMode, TurnTimeoutS: timeout},
+		ID: newID("t"), Name: spec.Name, Adventure: adv.ID, Seats: *spec.Seats, OwnerID: owner.ID, CreatedAt: h.cfg.Now().UTC(),
+		Config: engine.Config{Ruleset: spec.Ruleset, CombatMode: spec.CombatMode, TurnTimeoutS: *spec.TurnTimeoutS},
 	}
 	st := engine.NewState(meta.Config, adv, h.cfg.Catalogue, h.cfg.Seed())
 	intro := engine.NarrationEvent(engine.AgentNarrative, strings.TrimSpace(adv.Intro), nil)
@@ -248,23 +225,22 @@ func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSp
 	h.tables[t.id] = t
 	h.mu.Unlock()
 	t.start()
-	h.log.Info("table created", "table", t.id, "name", name, "ruleset", spec.Ruleset, "owner", owner.ID)
+	h.log.Info("table created", "table", t.id, "name", spec.Name, "ruleset", spec.Ruleset, "owner", owner.ID)
 	return *t.summary.Load(), nil
 }
 
-// Sit gives player p a seat at the table with a new character.
+// Sit gives player p a seat at the table with a new character, validated
+// by [engine.NewCharacterSpec.Validate].
 func (h *Hub) Sit(ctx context.Context, tableID string, p engine.Player, spec engine.NewCharacterSpec) (Character, error) {
+	// The spec is checked before the table is looked up, as the HTTP API
+	// always answered a bad character before an unknown table.
+	spec, err := spec.Validate(h.cfg.Catalogue.Classes)
+	if err != nil {
+		return Character{}, err
+	}
 	t, err := h.table(tableID)
 	if err != nil {
 		return Character{}, err
-	}
-	name, err := cleanName(spec.Name, "character name", 32)
-	if err != nil {
-		return Character{}, err
-	}
-	spec.Name = name
-	if len(spec.Backstory) > 2000 {
-		return Character{}, engine.Errorf(engine.EINVALID, "A backstory has at most 2000 characters.")
 	}
 	var out Character
 	err = t.call(ctx, func() error {
@@ -298,13 +274,20 @@ func (h *Hub) Snapshot(ctx context.Context, tableID string) (Snapshot, error) {
 	return s, err
 }
 
-// Events returns up to limit events of a table after since.
+// Page sizes of a table's event log (PROTOCOL.md "GET /api/tables/{id}/events").
+const (
+	DefaultEventsPage = 100
+	MaxEventsPage     = 500
+)
+
+// Events returns up to limit events of a table after since; a limit out of
+// 1..MaxEventsPage reads DefaultEventsPage.
 func (h *Hub) Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error) {
 	if _, err := h.table(tableID); err != nil {
 		return nil, err
 	}
-	if limit <= 0 || limit > 500 {
-		limit = 100
+	if limit <= 0 || limit > MaxEventsPage {
+		limit = DefaultEventsPage
 	}
 	evs, err := h.cfg.Store.Events(ctx, tableID, since, limit)
 	if err != nil {
@@ -328,13 +311,15 @@ func (h *Hub) Subscribe(ctx context.Context, tableID string, since int64) (<-cha
 	if err := t.call(ctx, func() error { return t.subscribe(ctx, s, since) }); err != nil {
 		return nil, err
 	}
-	go func() {
+	// The watcher is the hub's: when the hub closes first, the table
+	// closes the channel itself as it stops.
+	h.spawn(func() {
 		select {
 		case <-ctx.Done():
 		case <-h.ctx.Done():
 		}
 		t.post(func() { t.unsubscribe(s) })
-	}()
+	})
 	return s.ch, nil
 }
 
@@ -344,30 +329,6 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	h.serveWS(w, r, tableID, p)
 }
 
-// cleanName trims s and checks it is 1..max characters without control
-// characters.
-func cleanName(s, what string, maxLen int) (string, error) {
-	s = strings.TrimSpace(s)
-	n := len([]rune(s))
-	if n == 0 || n > maxLen {
-		return "", engine.Errorf(engine.EINVALID, "A %s has 1 to %d characters.", what, maxLen)
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			return "", engine.Errorf(engine.EINVALID, "A %s may not contain control characters.", what)
-		}
-	}
-	return s, nil
-}
-
-func newID(prefix string) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux.
-	return prefix + "-" + hex.EncodeToString(b[:])
-}
-
-func randomSeed() uint64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])
-}
+// newID makes a hub id (table, character, action): prefix, a dash and 16
+// random hex digits.
+func newID(prefix string) string { return ident.New(prefix + "-") }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +33,10 @@ type table struct {
 	log     *slog.Logger
 	inbox   chan func()
 	summary atomic.Pointer[TableSummary]
+	// idleMu guards idle: nil while no turn job runs, otherwise a channel
+	// closed when it ends (markBusy, markIdle, waitIdle).
+	idleMu sync.Mutex
+	idle   chan struct{}
 
 	meta    engine.Table
 	st      *engine.State
@@ -49,7 +54,7 @@ type table struct {
 	// hold delays the next turn after a failure (backoff).
 	hold time.Time
 	// timer resolves an absent player's tactical turn (timer.go).
-	timer    *time.Timer
+	timer    *alarm
 	timerKey string
 	deadline time.Time
 }
@@ -70,13 +75,12 @@ func (h *Hub) newTable(d store.TableData) *table {
 }
 
 func (t *table) start() {
-	t.h.wg.Add(1)
-	go t.loop()
-	t.post(t.maybeStart)
+	if t.h.spawn(t.loop) {
+		t.post(t.maybeStart)
+	}
 }
 
 func (t *table) loop() {
-	defer t.h.wg.Done()
 	for {
 		select {
 		case <-t.h.ctx.Done():
@@ -134,15 +138,46 @@ func (t *table) call(ctx context.Context, f func() error) error {
 	}
 }
 
-// waitIdle waits until no turn job runs (or d passes).
-func (t *table) waitIdle(d time.Duration) {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		busy := make(chan bool, 1)
-		if !t.post(func() { busy <- t.job != nil }) || !<-busy {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+// markBusy records that a turn job starts, for waitIdle. It refuses (and
+// records nothing) once the hub is closing: checked under idleMu, so Close,
+// which sets closed before it reads idle, either sees this job or stops it
+// from starting.
+func (t *table) markBusy() bool {
+	t.idleMu.Lock()
+	defer t.idleMu.Unlock()
+	if t.h.closed.Load() {
+		return false
+	}
+	if t.idle == nil {
+		t.idle = make(chan struct{})
+	}
+	return true
+}
+
+// markIdle records that the turn job ended and wakes waitIdle.
+func (t *table) markIdle() {
+	t.idleMu.Lock()
+	defer t.idleMu.Unlock()
+	if t.idle != nil {
+		close(t.idle)
+		t.idle = nil
+	}
+}
+
+// waitIdle waits until no turn job runs, or until expired fires; it
+// reports whether the table is idle. Safe to call from any goroutine.
+func (t *table) waitIdle(expired <-chan time.Time) bool {
+	t.idleMu.Lock()
+	idle := t.idle
+	t.idleMu.Unlock()
+	if idle == nil {
+		return true
+	}
+	select {
+	case <-idle:
+		return true
+	case <-expired:
+		return false
 	}
 }
 
@@ -550,11 +585,11 @@ func (t *table) nextTurn() *job {
 
 func (t *table) maybeStart() {
 	defer t.armTimer()
-	if t.job != nil || t.h.ctx.Err() != nil || t.h.closed.Load() || time.Now().Before(t.hold) {
+	if t.job != nil || t.h.ctx.Err() != nil || t.h.closed.Load() || t.h.cfg.Now().Before(t.hold) {
 		return
 	}
 	j := t.nextTurn()
-	if j == nil {
+	if j == nil || !t.markBusy() {
 		return
 	}
 	if j.action != nil {
@@ -566,12 +601,13 @@ func (t *table) maybeStart() {
 	t.job = j
 	t.sinceJob = nil
 	t.updateSummary()
-	t.h.wg.Add(1)
-	go func() {
-		defer t.h.wg.Done()
+	if !t.h.spawn(func() {
 		res, st, err := t.runJob(j)
 		t.post(func() { t.finish(j, res, st, err) })
-	}()
+	}) {
+		t.job = nil // closing: the action stays pending for the restart
+		t.markIdle()
+	}
 }
 
 // runJob plays one turn on the job's state copy. It never touches the
@@ -653,6 +689,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 // broadcasts it; a failed job commits only a system event.
 func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error) {
 	t.job = nil
+	t.markIdle()
 	ctx := context.Background()
 	turnID := fmt.Sprintf("t%d", j.turnNo)
 	if runErr == nil {
@@ -727,8 +764,8 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 	default:
 		return // the action waits for its player to act again
 	}
-	t.hold = time.Now().Add(delay)
-	time.AfterFunc(delay, func() { t.post(t.maybeStart) })
+	t.hold = t.h.cfg.Now().Add(delay)
+	t.h.after(delay, func() { t.post(t.maybeStart) })
 }
 
 func turnEvent(st *engine.State) engine.Event {

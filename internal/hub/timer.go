@@ -63,7 +63,7 @@ func (t *table) armTimer() {
 		return
 	}
 	t.deadline = t.h.cfg.Now().Add(t.turnTimeout())
-	t.timer = time.AfterFunc(t.turnTimeout(), func() { t.post(func() { t.timeout(key) }) })
+	t.timer = t.h.after(t.turnTimeout(), func() { t.post(func() { t.timeout(key) }) })
 }
 
 func (t *table) hasPending(seat string) bool {

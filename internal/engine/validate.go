@@ -1,0 +1,153 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on what players name and write, and on a table's settings
+// (PROTOCOL.md "Identity" and "Tables"). The HTTP API and the hub check them
+// through CleanName, CleanText, TableSpec.Validate and
+// NewCharacterSpec.Validate, never by hand.
+const (
+	// MaxNameLen bounds a player's and a character's name, in characters.
+	MaxNameLen      = 32
+	MaxTableNameLen = 64
+	MaxBackstoryLen = 2000
+	MaxSeats        = 8
+	DefaultSeats    = 4
+	// MaxTurnTimeoutS bounds the turn timer; 0 turns it off.
+	MaxTurnTimeoutS     = 3600
+	DefaultTurnTimeoutS = 120
+)
+
+// CleanName trims s and checks that it is a name: valid UTF-8, 1 to maxLen
+// characters, no control characters. what names the field in the error,
+// an EINVALID *Error whose message is shown to the player.
+func CleanName(what, s string, maxLen int) (string, error) {
+	s = strings.TrimSpace(s)
+	n := utf8.RuneCountInString(s)
+	switch {
+	case !utf8.ValidString(s):
+		return "", Errorf(EINVALID, "%s must be valid UTF-8.", what)
+	case n == 0:
+		return "", Errorf(EINVALID, "%s must not be empty.", what)
+	case n > maxLen:
+		return "", Errorf(EINVALID, "%s must be at most %d characters.", what, maxLen)
+	case strings.ContainsFunc(s, unicode.IsControl):
+		return "", Errorf(EINVALID, "%s must not contain control characters.", what)
+	}
+	return s, nil
+}
+
+// CleanText trims free text and checks it: valid UTF-8, at most maxLen
+// characters (it may be empty), no control characters other than newlines
+// and tabs. Errors are as CleanName's.
+func CleanText(what, s string, maxLen int) (string, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case !utf8.ValidString(s):
+		return "", Errorf(EINVALID, "%s must be valid UTF-8.", what)
+	case utf8.RuneCountInString(s) > maxLen:
+		return "", Errorf(EINVALID, "%s must be at most %d characters.", what, maxLen)
+	case strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }):
+		return "", Errorf(EINVALID, "%s must not contain control characters.", what)
+	}
+	return s, nil
+}
+
+// TableSpec is what a player asks for when creating a table (PROTOCOL.md
+// "POST /api/tables"). Empty strings and nil numbers take their defaults.
+type TableSpec struct {
+	Name       string
+	Adventure  string
+	Ruleset    string
+	CombatMode string
+	// Seats is nil for DefaultSeats; an explicit 0 is out of range.
+	Seats *int
+	// TurnTimeoutS is nil for DefaultTurnTimeoutS; 0 turns the timer off.
+	TurnTimeoutS *int
+}
+
+// Validate checks s against the rules for a new table and returns it with
+// its name cleaned and every default filled in (ruleset d100, tactical
+// combat, DefaultSeats, DefaultTurnTimeoutS), so Seats and TurnTimeoutS
+// are set. Adventure must be one of adventures or empty: the caller picks
+// its default adventure. Errors are EINVALID *Errors naming the field; the
+// fields are checked in the order of the struct.
+func (s TableSpec) Validate(adventures []string) (TableSpec, error) {
+	name, err := CleanName("name", s.Name, MaxTableNameLen)
+	if err != nil {
+		return TableSpec{}, err
+	}
+	s.Name = name
+	if s.Adventure != "" && !slices.Contains(adventures, s.Adventure) {
+		return TableSpec{}, Errorf(EINVALID, "Unknown adventure %q; known: %s.", truncate(s.Adventure, 40), strings.Join(adventures, ", "))
+	}
+	if s.Ruleset == "" {
+		s.Ruleset = RulesetD100
+	}
+	if !ValidRuleset(s.Ruleset) {
+		return TableSpec{}, Errorf(EINVALID, `ruleset must be "d100" or "d20".`)
+	}
+	if s.CombatMode == "" {
+		s.CombatMode = CombatTactical
+	}
+	if s.CombatMode != CombatTactical && s.CombatMode != CombatNarrative {
+		return TableSpec{}, Errorf(EINVALID, `combat_mode must be "tactical" or "narrative".`)
+	}
+	seats, ok := setting(s.Seats, DefaultSeats, 1, MaxSeats)
+	if !ok {
+		return TableSpec{}, Errorf(EINVALID, "seats must be between 1 and %d.", MaxSeats)
+	}
+	timeout, ok := setting(s.TurnTimeoutS, DefaultTurnTimeoutS, 0, MaxTurnTimeoutS)
+	if !ok {
+		return TableSpec{}, Errorf(EINVALID, "turn_timeout_s must be between 0 and %d.", MaxTurnTimeoutS)
+	}
+	s.Seats, s.TurnTimeoutS = seats, timeout
+	return s, nil
+}
+
+// Validate checks a new character and returns it cleaned: a name of 1 to
+// MaxNameLen characters, a backstory of at most MaxBackstoryLen, and a
+// class that is empty (the first class) or one of classes. Errors are
+// EINVALID *Errors naming the field.
+func (s NewCharacterSpec) Validate(classes []Class) (NewCharacterSpec, error) {
+	name, err := CleanName("character name", s.Name, MaxNameLen)
+	if err != nil {
+		return NewCharacterSpec{}, err
+	}
+	back, err := CleanText("backstory", s.Backstory, MaxBackstoryLen)
+	if err != nil {
+		return NewCharacterSpec{}, err
+	}
+	class := strings.TrimSpace(s.Class)
+	if class != "" && len(classes) > 0 && !slices.ContainsFunc(classes, func(c Class) bool { return c.ID == class }) {
+		ids := make([]string, 0, len(classes))
+		for _, c := range classes {
+			ids = append(ids, c.ID)
+		}
+		return NewCharacterSpec{}, Errorf(EINVALID, "Unknown class %q; pick one of: %s.", truncate(class, 40), strings.Join(ids, ", "))
+	}
+	return NewCharacterSpec{Name: name, Class: class, Backstory: back}, nil
+}
+
+// setting returns a copy of the number a spec asks for, or def when it
+// asks for none, and whether it lies in lo..hi.
+func setting(p *int, def, lo, hi int) (*int, bool) {
+	v := def
+	if p != nil {
+		v = *p
+	}
+	return &v, lo <= v && v <= hi
+}
+
+// truncate shortens what a player typed before an error message echoes it.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}

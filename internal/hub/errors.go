@@ -1,0 +1,94 @@
+package hub
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"tavern/internal/engine"
+)
+
+// Protocol error codes (PROTOCOL.md "Error codes"), for the websocket here
+// and the HTTP API in package web.
+const (
+	CodeTooLarge     = "too_large"
+	CodeBadRequest   = "bad_request"
+	CodeUnauthorized = "unauthorized"
+	CodeForbidden    = "forbidden"
+	CodeNotFound     = "not_found"
+	CodeNotSeated    = "not_seated"
+	CodeNotYourTurn  = "not_your_turn"
+	CodeDead         = "dead"
+	CodeBusy         = "busy"
+	CodeRateLimited  = "rate_limited"
+	CodeConflict     = "conflict"
+	CodeUnavailable  = "unavailable"
+	CodeInternal     = "internal"
+)
+
+// protoError is an error the table answers in protocol terms directly
+// (not_seated, not_your_turn, dead, busy: refusals of an action that have no
+// engine code).
+type protoError struct{ code, msg string }
+
+func (e *protoError) Error() string { return e.msg }
+
+func protoErr(code, msg string) error { return &protoError{code, msg} }
+
+// ErrorCode maps err to its protocol error code and a message that is safe
+// to show: the hub's own refusals keep their code, engine errors map by
+// their engine code (EINVALID is bad_request), and every other error is
+// CodeInternal with a generic message. Callers log the internal ones; their
+// text never reaches a client. It is the one mapping from errors to the
+// protocol, for the websocket and the HTTP API.
+func ErrorCode(err error) (code, message string) {
+	var pe *protoError
+	if errors.As(err, &pe) {
+		return pe.code, pe.msg
+	}
+	switch engine.ErrorCode(err) {
+	case engine.EINVALID:
+		return CodeBadRequest, engine.ErrorMessage(err)
+	case engine.ENOTFOUND:
+		return CodeNotFound, engine.ErrorMessage(err)
+	case engine.ECONFLICT:
+		return CodeConflict, engine.ErrorMessage(err)
+	case engine.EFORBIDDEN:
+		return CodeForbidden, engine.ErrorMessage(err)
+	case engine.EUNAVAILABLE:
+		return CodeUnavailable, engine.ErrorMessage(err)
+	}
+	return CodeInternal, "Internal error."
+}
+
+// HTTPStatus returns the HTTP status that answers a protocol error code
+// (500 for a code it does not know).
+func HTTPStatus(code string) int {
+	switch code {
+	case CodeBadRequest:
+		return http.StatusBadRequest
+	case CodeUnauthorized:
+		return http.StatusUnauthorized
+	case CodeForbidden, CodeNotSeated:
+		return http.StatusForbidden
+	case CodeNotFound:
+		return http.StatusNotFound
+	case CodeConflict, CodeNotYourTurn, CodeDead, CodeBusy:
+		return http.StatusConflict
+	case CodeTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case CodeRateLimited:
+		return http.StatusTooManyRequests
+	case CodeUnavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// writeHTTPError refuses a websocket upgrade with the protocol's error
+// body.
+func writeHTTPError(w http.ResponseWriter, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(HTTPStatus(code))
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+}
