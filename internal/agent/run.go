@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"tavern/internal/engine"
 )
 
-// Runner plays turns. Its fields are read-only after construction; it is
-// safe for concurrent use.
+// Runner plays turns. Its exported fields are read-only after
+// construction (it builds each agent's toolset from them on first use);
+// it is safe for concurrent use and must not be copied.
 type Runner struct {
 	Narrative Model
 	Combat    Model
@@ -34,20 +36,26 @@ type Runner struct {
 	Summary Model
 	// Window shapes the history each turn sees (zero: the defaults).
 	Window WindowConfig
+	// Limits bound what one turn's tools may create or grant (zero
+	// fields: DefaultLimits).
+	Limits Limits
+
+	once                        sync.Once
+	narrativeTools, combatTools *Toolset
 }
 
-// registry returns the tools of agentName, with the memory tools when the
-// runner has a memory index. The order is fixed, so the tool schemas are
+// toolset returns the toolset of agentName, built on first use from the
+// runner's memory index and limits. Built once, so the tool schemas are
 // byte-identical from call to call.
-func (r *Runner) registry(ctx context.Context, agentName string) *Registry {
-	reg := NarrativeTools()
+func (r *Runner) toolset(agentName string) *Toolset {
+	r.once.Do(func() {
+		deps := ToolDeps{Memory: r.Memory, Limits: r.Limits}
+		r.narrativeTools, r.combatTools = NewNarrativeTools(deps), NewCombatTools(deps)
+	})
 	if agentName == engine.AgentCombat {
-		reg = CombatTools()
+		return r.combatTools
 	}
-	if r.Memory == nil {
-		return reg
-	}
-	return NewRegistry(append(append([]*Tool{}, reg.tools...), memoryTools(ctx, r.Memory)...)...)
+	return r.narrativeTools
 }
 
 // Summarize makes the memory of an archived block of agentName's history
@@ -73,7 +81,7 @@ var ErrTurnFailed = errors.New("turn failed")
 // the caller must discard t.State.
 func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	agentName := t.AgentName()
-	model, reg := r.Narrative, r.registry(ctx, agentName)
+	model, reg := r.Narrative, r.toolset(agentName)
 	if agentName == engine.AgentCombat {
 		model = r.Combat
 	}
@@ -142,7 +150,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 				errs++
 				text = fmt.Sprintf("Unknown tool %q. Available tools: %s.", call.Function.Name, strings.Join(reg.Names(), ", "))
 			default:
-				out, err := tool.Run(tc, json.RawMessage(call.Function.Arguments))
+				out, err := tool.Run(ctx, tc, json.RawMessage(call.Function.Arguments))
 				if err != nil {
 					errs++
 					text = "Error: " + engine.ErrorMessage(err)
