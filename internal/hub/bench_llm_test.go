@@ -18,10 +18,11 @@ import (
 
 	"tavern/adventures"
 	"tavern/internal/agent"
-	"tavern/internal/agent/llmtest"
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/openai"
+	llmtest "tavern/internal/openai/openaitest"
 )
 
 var turnNoRE = regexp.MustCompile(`^Turn (\d+)\.`)
@@ -50,7 +51,7 @@ func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []agent.Memory) {
 	tb.Helper()
 	ctx := context.Background()
 	fake := llmtest.New(tb, llmtest.FromModel(agent.Offline{}))
-	model := agent.NewOpenAI(agent.OpenAIConfig{APIKey: "sk-bench", BaseURL: fake.URL, Model: "fake-gm", CallTimeout: 10 * time.Second})
+	model := openai.New(openai.Config{APIKey: "sk-bench", BaseURL: fake.URL, Model: "fake-gm", CallTimeout: 10 * time.Second})
 	store, err := db.Open(ctx, filepath.Join(tb.TempDir(), "tavern.db"))
 	if err != nil {
 		tb.Fatal(err)

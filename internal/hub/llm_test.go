@@ -14,17 +14,18 @@ import (
 
 	"tavern/adventures"
 	"tavern/internal/agent"
-	"tavern/internal/agent/llmtest"
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/openai"
+	llmtest "tavern/internal/openai/openaitest"
 )
 
 // newLLMEnv is newEnv with the real openai-go adapter talking to a fake
 // Chat Completions server, and the memory tools on.
 func newLLMEnv(t *testing.T, seed uint64, fake *llmtest.Server) *env {
 	t.Helper()
-	model := agent.NewOpenAI(agent.OpenAIConfig{
+	model := openai.New(openai.Config{
 		APIKey: "sk-test", BaseURL: fake.URL, Model: "fake-gm",
 		CallTimeout: 300 * time.Millisecond, MaxAttempts: 2,
 		Backoff: func(int) time.Duration { return time.Millisecond },
