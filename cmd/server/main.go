@@ -19,6 +19,7 @@ import (
 	"tavern/internal/agent"
 	"tavern/internal/db"
 	"tavern/internal/hub"
+	"tavern/internal/offline"
 	"tavern/internal/openai"
 	"tavern/web"
 )
@@ -156,7 +157,7 @@ type models struct {
 func pickModels(getenv func(string) string, base openai.Config) models {
 	ms, ok := openai.ModelsFromEnv(getenv, base)
 	if !ok {
-		n := agent.Offline{}
+		n := offline.Narrator{}
 		return models{Narrative: n, Combat: n, Summary: n, DM: "offline"}
 	}
 	return models{Narrative: ms.Narrative, Combat: ms.Combat, Summary: ms.Summary, DM: ms.DM, Online: true}

@@ -299,4 +299,4 @@ func foeActor(tc *ToolContext, ref string) (engine.Combatant, error) {
 	return engine.Combatant{}, errf("%q is not in this fight.", ref)
 }
 
-func sortRefs(r []itemRef) { sort.Slice(r, func(i, j int) bool { return r[i].ID < r[j].ID }) }
+func sortRefs(r []ItemRef) { sort.Slice(r, func(i, j int) bool { return r[i].ID < r[j].ID }) }

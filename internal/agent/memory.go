@@ -116,7 +116,6 @@ func memoryTools(idx MemoryIndex) []*Tool {
 	return []*Tool{search, recall}
 }
 
-var playerWordsRE = regexp.MustCompile(`(?s)<player_words>\n(.*)\n</player_words>`)
 var turnHeadRE = regexp.MustCompile(`^Turn \d+\. ([^\n]*)`)
 
 // Transcript renders messages as short readable lines — who acted, what
@@ -199,11 +198,28 @@ var saveMemoryTool = ToolSpec{
 	}),
 }
 
+// Summarizer is implemented by a Model that knows whether it can write a
+// summary; a Model that does not implement it is asked for one. The
+// offline rules narrator cannot: [Summarize] then summarises extractively
+// without calling it. [Logged] answers for the model it wraps.
+type Summarizer interface {
+	CanSummarize() bool
+}
+
+// canSummarize reports whether Summarize may ask model for a summary.
+func canSummarize(model Model) bool {
+	if model == nil {
+		return false
+	}
+	s, ok := model.(Summarizer)
+	return !ok || s.CanSummarize()
+}
+
 // Summarize makes the memory of an archived block of history: with model
-// (the summary model) unless it is nil or the offline narrator, else — and
-// whenever the model fails — extractively from the transcript, so
-// archiving never depends on a model being up. The returned Memory has no
-// ID, table or creation time yet.
+// (the summary model) unless it is nil or cannot summarise (see
+// Summarizer: the offline narrator), else — and whenever the model fails —
+// extractively from the transcript, so archiving never depends on a model
+// being up. The returned Memory has no ID, table or creation time yet.
 func Summarize(ctx context.Context, model Model, agentName string, block []Message, log *slog.Logger) Memory {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -216,7 +232,7 @@ func Summarize(ctx context.Context, model Model, agentName string, block []Messa
 		m.LastTurn = max(m.LastTurn, msg.Turn)
 	}
 	transcript := Transcript(block, 12000)
-	if model != nil && model.Name() != (Offline{}).Name() && transcript != "" {
+	if canSummarize(model) && transcript != "" {
 		if t, s, k, err := summarizeWith(ctx, model, agentName, transcript); err == nil {
 			m.Title, m.Summary, m.Keywords, m.Source = t, s, k, model.Name()
 			return m

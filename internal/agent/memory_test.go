@@ -10,6 +10,7 @@ import (
 	"tavern/adventures"
 	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/offline"
 	"tavern/internal/openai"
 	"tavern/internal/openai/openaitest"
 )
@@ -40,7 +41,7 @@ func block() []agent.Message {
 }
 
 func TestSummarizeExtractive(t *testing.T) {
-	for _, model := range []agent.Model{nil, agent.Offline{}} {
+	for _, model := range []agent.Model{nil, offline.Narrator{}} {
 		m := agent.Summarize(context.Background(), model, "narrative", block(), nil)
 		if m.Source != "extractive" || m.FirstTurn != 4 || m.LastTurn != 5 || m.Messages != 8 {
 			t.Fatalf("memory %+v", m)

@@ -80,9 +80,9 @@ func playerInfoTool() *Tool {
 			if err != nil {
 				return nil, err
 			}
-			var items []itemRef
+			var items []ItemRef
 			for _, it := range tc.State.Inventory(c.ID) {
-				items = append(items, itemRef{ID: it.ID, Name: it.Name})
+				items = append(items, ItemRef{ID: it.ID, Name: it.Name})
 			}
 			return map[string]any{
 				"id": c.ID, "name": c.Name, "class": c.Class, "level": c.Level, "xp": c.XP, "hp": c.HP, "max_hp": c.MaxHP,
@@ -149,7 +149,7 @@ func startCombatTool() *Tool {
 			tc.Output = out
 			tc.emit(narrationEvent(engine.AgentNarrative, out))
 			markResultSeen(tc)
-			init := initiativeOf(cb)
+			init := combatOrder(cb)
 			// Dice first, then combat_started, then the mode change.
 			var mode []engine.Event
 			for _, e := range evs {
@@ -165,9 +165,9 @@ func startCombatTool() *Tool {
 		})
 }
 
-// initiativeOf lists a new fight's initiative order for the model and the
+// combatOrder lists a new fight's initiative order for the model and the
 // combat_started event.
-func initiativeOf(cb *engine.Combat) []map[string]any {
+func combatOrder(cb *engine.Combat) []map[string]any {
 	var init []map[string]any
 	for _, e := range cb.Order {
 		m := map[string]any{"id": e.Entry, "name": e.Name, "kind": e.Kind}

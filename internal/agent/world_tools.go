@@ -157,9 +157,9 @@ func questsTool() *Tool {
 func allLocationsTool() *Tool {
 	return defineTool("list_all_locations", "Every known location of the world (id and name).", nil, map[string]any{},
 		func(tc *ToolContext, _ noArgs) (any, error) {
-			var out []itemRef
+			var out []ItemRef
 			for _, l := range tc.State.World.Locations {
-				out = append(out, itemRef{ID: l.ID, Name: l.Name})
+				out = append(out, ItemRef{ID: l.ID, Name: l.Name})
 			}
 			sortRefs(out)
 			return out, nil
@@ -635,10 +635,10 @@ func characterOrActor(tc *ToolContext, ref string) (*engine.Character, error) {
 	return c, nil
 }
 
-func npcBriefs(st *engine.State, loc string) []npcBrief {
-	out := []npcBrief{}
+func npcBriefs(st *engine.State, loc string) []NPCBrief {
+	out := []NPCBrief{}
 	for _, n := range st.World.NPCsAt(loc) {
-		out = append(out, npcBrief{ID: n.ID, Name: n.Name, Kind: n.Kind, Hostile: n.Hostile, Behavior: n.Behavior, Statuses: n.Statuses})
+		out = append(out, NPCBrief{ID: n.ID, Name: n.Name, Kind: n.Kind, Hostile: n.Hostile, Behavior: n.Behavior, Statuses: n.Statuses})
 	}
 	return out
 }

@@ -21,6 +21,7 @@ import (
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/offline"
 	"tavern/internal/openai"
 	llmtest "tavern/internal/openai/openaitest"
 )
@@ -50,7 +51,7 @@ func turnOf(r llmtest.Request) int {
 func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []agent.Memory) {
 	tb.Helper()
 	ctx := context.Background()
-	fake := llmtest.New(tb, llmtest.FromModel(agent.Offline{}))
+	fake := llmtest.New(tb, llmtest.FromModel(offline.Narrator{}))
 	model := openai.New(openai.Config{APIKey: "sk-bench", BaseURL: fake.URL, Model: "fake-gm", CallTimeout: 10 * time.Second})
 	store, err := db.Open(ctx, filepath.Join(tb.TempDir(), "tavern.db"))
 	if err != nil {

@@ -1,4 +1,4 @@
-package agent
+package offline
 
 import (
 	"context"
@@ -9,21 +9,27 @@ import (
 	"sort"
 	"strings"
 
+	"tavern/internal/agent"
 	"tavern/internal/engine"
 )
 
-// Offline is the deterministic rules narrator, the default Model when no
-// API key is set and the model of most tests. It reads the turn (the
-// <context> block and the player's words) and the tool results of the turn
-// so far, and answers with the tool calls and output tool an LLM would:
-// it parses intent (attack, move, look, talk, take, inventory, defend,
-// flee), plays NPC turns by their tactics, and varies its narration with a
-// hash of the turn, so the same turn always reads the same. Safe for
-// concurrent use: it keeps no state between calls.
-type Offline struct{}
+// Narrator is the deterministic rules narrator, the default agent.Model
+// when no API key is set and the model of most tests. It reads the turn
+// (the <context> block and the player's words) and the tool results of the
+// turn so far, and answers with the tool calls and output tool an LLM
+// would: it parses intent (attack, move, look, talk, take, inventory,
+// defend, flee), plays NPC turns by their tactics, and varies its
+// narration with a hash of the turn, so the same turn always reads the
+// same. Safe for concurrent use: it keeps no state between calls.
+type Narrator struct{}
 
-// Name implements Model.
-func (Offline) Name() string { return "offline" }
+// Name implements agent.Model.
+func (Narrator) Name() string { return "offline" }
+
+// CanSummarize implements agent.Summarizer: the narrator plays by rules
+// and writes no summaries, so archived history is summarised
+// extractively.
+func (Narrator) CanSummarize() bool { return false }
 
 // step is one tool call of the current turn and its result.
 type step struct {
@@ -35,22 +41,22 @@ type step struct {
 
 // offlineTurn is what the narrator knows of the turn.
 type offlineTurn struct {
-	Ctx   turnContext
+	Ctx   agent.TurnContext
 	Words string
 	Steps []step
 	key   string
 }
 
-// Complete implements Model.
-func (o Offline) Complete(ctx context.Context, req Request) (Response, error) {
+// Complete implements agent.Model.
+func (Narrator) Complete(ctx context.Context, req agent.Request) (agent.Response, error) {
 	if err := ctx.Err(); err != nil {
-		return Response{}, err
+		return agent.Response{}, err
 	}
 	t, err := parseTurn(req.Messages)
 	if err != nil {
-		return Response{}, err
+		return agent.Response{}, err
 	}
-	var call ToolCall
+	var call agent.ToolCall
 	if req.Agent == engine.AgentCombat {
 		call = t.combat()
 	} else {
@@ -72,9 +78,9 @@ func (o Offline) Complete(ctx context.Context, req Request) (Response, error) {
 	for _, m := range req.Messages {
 		prompt += len(m.Content)
 	}
-	return Response{
-		Message: Message{Role: "assistant", ToolCalls: []ToolCall{call}},
-		Usage:   Usage{PromptTokens: prompt / 4, CompletionTokens: len(call.Function.Arguments) / 4},
+	return agent.Response{
+		Message: agent.Message{Role: "assistant", ToolCalls: []agent.ToolCall{call}},
+		Usage:   agent.Usage{PromptTokens: prompt / 4, CompletionTokens: len(call.Function.Arguments) / 4},
 	}, nil
 }
 
@@ -88,12 +94,10 @@ func chunks(s string) []string {
 	return out
 }
 
-var wordsRE = regexp.MustCompile(`(?s)<player_words>\n(.*)\n</player_words>`)
-
-func parseTurn(msgs []Message) (*offlineTurn, error) {
+func parseTurn(msgs []agent.Message) (*offlineTurn, error) {
 	u := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" && strings.Contains(msgs[i].Content, "<context>") {
+		if msgs[i].Role == "user" && agent.IsTurnMessage(msgs[i].Content) {
 			u = i
 			break
 		}
@@ -101,17 +105,12 @@ func parseTurn(msgs []Message) (*offlineTurn, error) {
 	if u < 0 {
 		return nil, fmt.Errorf("offline narrator: no turn message")
 	}
-	content := msgs[u].Content
-	start := strings.Index(content, "<context>\n") + len("<context>\n")
-	end := strings.Index(content, "\n</context>")
 	t := &offlineTurn{}
-	if end < start || json.Unmarshal([]byte(content[start:end]), &t.Ctx) != nil {
-		return nil, fmt.Errorf("offline narrator: unreadable turn context")
+	var err error
+	if t.Ctx, t.Words, err = agent.ReadTurnMessage(msgs[u].Content); err != nil {
+		return nil, fmt.Errorf("offline narrator: %w", err)
 	}
-	if m := wordsRE.FindStringSubmatch(content); m != nil {
-		t.Words = m[1]
-	}
-	results := map[string]Message{}
+	results := map[string]agent.Message{}
 	for _, m := range msgs[u+1:] {
 		if m.Role == "tool" {
 			results[m.ToolCallID] = m
@@ -146,8 +145,20 @@ func (t *offlineTurn) pick(salt string, options ...string) string {
 	return options[int(h.Sum32()%uint32(len(options)))]
 }
 
-func call(name string, args map[string]any) ToolCall {
-	return ToolCall{Function: FunctionCall{Name: name, Arguments: mustJSON(args)}}
+func call(name string, args map[string]any) agent.ToolCall {
+	b, err := json.Marshal(args)
+	if err != nil {
+		panic(err) // args are maps of strings, numbers and lists
+	}
+	return agent.ToolCall{Function: agent.FunctionCall{Name: name, Arguments: string(b)}}
+}
+
+// fmtList joins items for a sentence, or says there are none.
+func fmtList(items []string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	return strings.Join(items, ", ")
 }
 
 // ---- intent parsing ----
@@ -195,11 +206,11 @@ func score(words map[string]bool, names ...string) int {
 
 // ---- narrative ----
 
-func (t *offlineTurn) narrative() ToolCall {
+func (t *offlineTurn) narrative() agent.ToolCall {
 	text := strings.ToLower(t.Words)
 	loc := t.Ctx.Location
 	if loc == nil {
-		loc = &locView{}
+		loc = &agent.LocationView{}
 	}
 	if c, ok := t.worldIntent(); ok {
 		return c
@@ -249,7 +260,7 @@ func (t *offlineTurn) narrative() ToolCall {
 		"does so, and the day moves on around them.")+" "+t.ambient(), t.hints())
 }
 
-func (t *offlineTurn) narrativeFollowUp(l step) ToolCall {
+func (t *offlineTurn) narrativeFollowUp(l step) agent.ToolCall {
 	if l.Err {
 		msg := strings.TrimPrefix(l.Result, "Error: ")
 		return t.respond(t.pick("err", "That does not work out. ", "Not so fast. ")+msg, t.hints())
@@ -269,7 +280,7 @@ func (t *offlineTurn) narrativeFollowUp(l step) ToolCall {
 			return c
 		}
 		var r struct {
-			Location locView `json:"location"`
+			Location agent.LocationView `json:"location"`
 		}
 		_ = json.Unmarshal([]byte(l.Result), &r)
 		t.Ctx.Location = &r.Location
@@ -302,7 +313,7 @@ func (t *offlineTurn) narrativeFollowUp(l step) ToolCall {
 	return t.respond(t.ambient(), t.hints())
 }
 
-func (t *offlineTurn) respond(narration string, hints []string) ToolCall {
+func (t *offlineTurn) respond(narration string, hints []string) agent.ToolCall {
 	if lc := t.Ctx.LastCombat; lc != nil {
 		narration = combatAftermath(lc) + " " + narration
 	}
@@ -346,12 +357,12 @@ func (t *offlineTurn) actorName() string {
 	return "The party"
 }
 
-func (t *offlineTurn) matchNPC(words map[string]bool, preferHostile bool) *npcBrief {
+func (t *offlineTurn) matchNPC(words map[string]bool, preferHostile bool) *agent.NPCBrief {
 	loc := t.Ctx.Location
 	if loc == nil {
 		return nil
 	}
-	var best *npcBrief
+	var best *agent.NPCBrief
 	bestScore := 0
 	for i := range loc.NPCs {
 		n := &loc.NPCs[i]
@@ -372,12 +383,12 @@ func (t *offlineTurn) matchNPC(words map[string]bool, preferHostile bool) *npcBr
 	return best
 }
 
-func (t *offlineTurn) matchExit(words map[string]bool) *exitView {
+func (t *offlineTurn) matchExit(words map[string]bool) *agent.ExitView {
 	loc := t.Ctx.Location
 	if loc == nil {
 		return nil
 	}
-	var best *exitView
+	var best *agent.ExitView
 	bestScore := 0
 	for i := range loc.Exits {
 		e := &loc.Exits[i]
@@ -388,12 +399,12 @@ func (t *offlineTurn) matchExit(words map[string]bool) *exitView {
 	return best
 }
 
-func (t *offlineTurn) matchItem(words map[string]bool) *itemRef {
+func (t *offlineTurn) matchItem(words map[string]bool) *agent.ItemRef {
 	loc := t.Ctx.Location
 	if loc == nil {
 		return nil
 	}
-	var best *itemRef
+	var best *agent.ItemRef
 	bestScore := 0
 	for i := range loc.Items {
 		it := &loc.Items[i]
@@ -513,7 +524,7 @@ func (t *offlineTurn) hints() []string {
 	return h
 }
 
-func (t *offlineTurn) combatOpening(n *npcBrief) string {
+func (t *offlineTurn) combatOpening(n *agent.NPCBrief) string {
 	who := t.actorName()
 	if n.Hostile {
 		return fmt.Sprintf("%s %s %s. %s", who, t.pick("open", "draws steel and rushes", "lunges at", "charges"), n.Name,
@@ -582,19 +593,19 @@ func mannerOf(personality string, t *offlineTurn) string {
 
 // ---- combat ----
 
-func (t *offlineTurn) combat() ToolCall {
+func (t *offlineTurn) combat() agent.ToolCall {
 	cb := t.Ctx.Combat
 	if cb == nil {
 		return call("end_combat", map[string]any{"narration": "The dust settles.", "outcome": engine.OutcomeForcedEnd})
 	}
 	switch t.Ctx.Kind {
-	case TurnResolution:
+	case agent.TurnResolution:
 		return call("end_combat", map[string]any{"narration": t.ending(cb.Ending), "outcome": cb.Ending})
-	case TurnBookend:
+	case agent.TurnBookend:
 		return call("continue_combat", map[string]any{"narration": t.bookend()})
 	}
 	if len(t.Steps) == 0 {
-		if t.Ctx.Kind == TurnNPC {
+		if t.Ctx.Kind == agent.TurnNPC {
 			return t.npcAction()
 		}
 		return t.pcAction()
@@ -606,7 +617,7 @@ func (t *offlineTurn) combat() ToolCall {
 			return call("attack", map[string]any{"target": f[0].Entry})
 		}
 	}
-	if t.Ctx.Kind == TurnPlayer && t.Ctx.CombatMode == engine.CombatNarrative {
+	if t.Ctx.Kind == agent.TurnPlayer && t.Ctx.CombatMode == engine.CombatNarrative {
 		// Narrative combat has no queue: the foes answer in the same beat.
 		if c, ok := t.foeReaction(); ok {
 			return c
@@ -629,7 +640,7 @@ var (
 	reHeal = regexp.MustCompile(`\b(heal|heals|pray|prays|tend|tends|mend)\b`)
 )
 
-func (t *offlineTurn) me() *partyView {
+func (t *offlineTurn) me() *agent.PartyMember {
 	if t.Ctx.Actor == nil {
 		return nil
 	}
@@ -642,7 +653,7 @@ func (t *offlineTurn) me() *partyView {
 }
 
 // pcAction reads a player's words in a fight.
-func (t *offlineTurn) pcAction() ToolCall {
+func (t *offlineTurn) pcAction() agent.ToolCall {
 	text := strings.ToLower(t.Words)
 	words := tokens(text)
 	switch {
@@ -671,7 +682,7 @@ func (t *offlineTurn) pcAction() ToolCall {
 		return call("heal", map[string]any{"target": target, "dice": dice})
 	case reUse.MatchString(text):
 		if me := t.me(); me != nil {
-			var pick *itemRef
+			var pick *agent.ItemRef
 			best := -1
 			for i := range me.Items {
 				it := &me.Items[i]
@@ -704,7 +715,7 @@ func (t *offlineTurn) pcAction() ToolCall {
 
 // foeReaction makes the next foe that has not acted this beat attack the
 // weakest PC standing (narrative combat). At most three foes answer.
-func (t *offlineTurn) foeReaction() (ToolCall, bool) {
+func (t *offlineTurn) foeReaction() (agent.ToolCall, bool) {
 	acted := map[string]bool{}
 	for _, s := range t.Steps {
 		if a, _ := s.Args["attacker"].(string); a != "" {
@@ -712,16 +723,16 @@ func (t *offlineTurn) foeReaction() (ToolCall, bool) {
 		}
 	}
 	if len(acted) >= 3 {
-		return ToolCall{}, false
+		return agent.ToolCall{}, false
 	}
-	var party []combatantView
+	var party []agent.CombatantView
 	for _, c := range t.Ctx.Combat.Combatants {
 		if c.Side == "party" && c.CanAct {
 			party = append(party, c)
 		}
 	}
 	if len(party) == 0 {
-		return ToolCall{}, false
+		return agent.ToolCall{}, false
 	}
 	sort.SliceStable(party, func(i, j int) bool { return party[i].HP < party[j].HP })
 	for _, c := range t.Ctx.Combat.Combatants {
@@ -729,7 +740,7 @@ func (t *offlineTurn) foeReaction() (ToolCall, bool) {
 			return call("attack", map[string]any{"attacker": c.Entry, "target": party[0].Entry}), true
 		}
 	}
-	return ToolCall{}, false
+	return agent.ToolCall{}, false
 }
 
 // downInThisTurn reports whether an earlier step of this turn felled name.
@@ -744,9 +755,9 @@ func (t *offlineTurn) downInThisTurn(name string) bool {
 }
 
 // foes returns the combatants standing against whoever acts.
-func (t *offlineTurn) foes() []combatantView {
+func (t *offlineTurn) foes() []agent.CombatantView {
 	mySide := "party"
-	if t.Ctx.Kind == TurnNPC {
+	if t.Ctx.Kind == agent.TurnNPC {
 		mySide = "foes"
 		for _, c := range t.Ctx.Combat.Combatants {
 			if t.Ctx.NPC != nil && c.Entry == engine.NPCEntry(t.Ctx.NPC.ID) {
@@ -754,7 +765,7 @@ func (t *offlineTurn) foes() []combatantView {
 			}
 		}
 	}
-	var out []combatantView
+	var out []agent.CombatantView
 	for _, c := range t.Ctx.Combat.Combatants {
 		if c.Side != mySide && c.CanAct {
 			out = append(out, c)
@@ -763,8 +774,8 @@ func (t *offlineTurn) foes() []combatantView {
 	return out
 }
 
-func (t *offlineTurn) allies() []combatantView {
-	var out []combatantView
+func (t *offlineTurn) allies() []agent.CombatantView {
+	var out []agent.CombatantView
 	for _, c := range t.Ctx.Combat.Combatants {
 		if c.Side == "foes" && c.CanAct && (t.Ctx.NPC == nil || c.Entry != engine.NPCEntry(t.Ctx.NPC.ID)) {
 			out = append(out, c)
@@ -776,7 +787,7 @@ func (t *offlineTurn) allies() []combatantView {
 // npcAction decides an NPC's move from its profile (seed 000's rules:
 // flee when badly hurt and cowardly, or when alone and told to; focus the
 // weakest if its tactics say so; otherwise attack).
-func (t *offlineTurn) npcAction() ToolCall {
+func (t *offlineTurn) npcAction() agent.ToolCall {
 	p := t.Ctx.NPC
 	if p == nil {
 		return call("continue_combat", map[string]any{"narration": "The creature hesitates."})

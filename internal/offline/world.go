@@ -1,4 +1,4 @@
-package agent
+package offline
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"tavern/internal/agent"
 	"tavern/internal/engine"
 )
 
@@ -27,8 +28,8 @@ var (
 )
 
 // worldIntent returns the next call of a world scenario, if the turn is one.
-func (t *offlineTurn) worldIntent() (ToolCall, bool) {
-	if t.Ctx.Kind == TurnStart {
+func (t *offlineTurn) worldIntent() (agent.ToolCall, bool) {
+	if t.Ctx.Kind == agent.TurnStart {
 		return t.startSession(), true
 	}
 	text := strings.ToLower(t.Words)
@@ -58,7 +59,7 @@ func (t *offlineTurn) worldIntent() (ToolCall, bool) {
 	if m := reExplore.FindStringSubmatch(text); m != nil && t.matchExit(tokens(m[2])) == nil {
 		return t.explore(m[2]), true
 	}
-	return ToolCall{}, false
+	return agent.ToolCall{}, false
 }
 
 // stepNamed returns the result of the first step calling name.
@@ -98,7 +99,7 @@ func decodeStep[T any](s step) T {
 
 // follow: an NPC follows the party if it likes the character enough
 // (relationship above 25).
-func (t *offlineTurn) follow(n *npcBrief) ToolCall {
+func (t *offlineTurn) follow(n *agent.NPCBrief) agent.ToolCall {
 	rel, ok := t.stepNamed("get_relationship")
 	if !ok {
 		return call("get_relationship", map[string]any{"b": n.ID})
@@ -121,7 +122,7 @@ func (t *offlineTurn) follow(n *npcBrief) ToolCall {
 
 // buy: find the item the words name (or the first thing for sale) in the
 // NPC's stock and buy it; a good customer is liked better.
-func (t *offlineTurn) buy(n *npcBrief, words map[string]bool) ToolCall {
+func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) agent.ToolCall {
 	inv, ok := t.stepNamed("get_npc_inventory")
 	if !ok {
 		return call("get_npc_inventory", map[string]any{"npc": n.ID})
@@ -170,7 +171,7 @@ type questView struct {
 
 // give: hand an item the words name to an NPC; if it completes that NPC's
 // quest, complete it (the engine checks and pays) and the NPC is grateful.
-func (t *offlineTurn) give(n *npcBrief, words map[string]bool) ToolCall {
+func (t *offlineTurn) give(n *agent.NPCBrief, words map[string]bool) agent.ToolCall {
 	me := t.me()
 	if me == nil {
 		return t.respond("Nobody acts.", nil)
@@ -225,7 +226,7 @@ func (t *offlineTurn) give(n *npcBrief, words map[string]bool) ToolCall {
 }
 
 // accept: take on the first quest offered by an NPC here.
-func (t *offlineTurn) accept() ToolCall {
+func (t *offlineTurn) accept() agent.ToolCall {
 	qs, ok := t.stepNamed("get_player_quests")
 	if !ok {
 		return call("get_player_quests", map[string]any{})
@@ -254,8 +255,8 @@ func (t *offlineTurn) accept() ToolCall {
 
 // threaten: the NPC turns defensive, likes the party less, and resents the
 // character.
-func (t *offlineTurn) threaten(n *npcBrief) ToolCall {
-	for _, c := range []ToolCall{
+func (t *offlineTurn) threaten(n *agent.NPCBrief) agent.ToolCall {
+	for _, c := range []agent.ToolCall{
 		call("update_npc_behavior", map[string]any{"npc": n.ID, "behavior": "defensive"}),
 		call("update_npc_disposition", map[string]any{"npc": n.ID, "delta": -15}),
 		call("update_relationship", map[string]any{"b": n.ID, "delta": -25}),
@@ -269,12 +270,12 @@ func (t *offlineTurn) threaten(n *npcBrief) ToolCall {
 
 // loot: pick up what lies here (the fallen drop their belongings) and take
 // what dead NPCs still carry; a little XP for the search.
-func (t *offlineTurn) loot() ToolCall {
+func (t *offlineTurn) loot() agent.ToolCall {
 	items, ok := t.stepNamed("get_items_at_location")
 	if !ok {
 		return call("get_items_at_location", map[string]any{})
 	}
-	var dead []npcBrief
+	var dead []agent.NPCBrief
 	if t.Ctx.Location != nil {
 		for _, n := range t.Ctx.Location.NPCs {
 			if engine.HasStatus(n.Statuses, engine.StatusDead) {
@@ -332,7 +333,7 @@ func (t *offlineTurn) loot() ToolCall {
 
 // explore: a place that is not on the map yet is created next to here; the
 // party goes in, finds something lurking and something lying about.
-func (t *offlineTurn) explore(what string) ToolCall {
+func (t *offlineTurn) explore(what string) agent.ToolCall {
 	name := titleCase(strings.TrimRight(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(what, "i "), "we ")), ".!? "))
 	name = strings.TrimSuffix(strings.TrimSuffix(name, " I Discovered"), " We Found")
 	if len(name) > 40 {
@@ -371,7 +372,7 @@ func (t *offlineTurn) explore(what string) ToolCall {
 
 // reactions describe how the NPCs here greet the character after a move,
 // by their relationship (seed 001 scenario 8); the cold ones turn cold.
-func (t *offlineTurn) reactions(moved step) (ToolCall, bool) {
+func (t *offlineTurn) reactions(moved step) (agent.ToolCall, bool) {
 	npcs, ok := t.stepNamed("get_npcs_at_location")
 	if !ok {
 		return call("get_npcs_at_location", map[string]any{}), true
@@ -405,10 +406,10 @@ func (t *offlineTurn) reactions(moved step) (ToolCall, bool) {
 		}
 	}
 	if len(greet) == 0 {
-		return ToolCall{}, false
+		return agent.ToolCall{}, false
 	}
 	var r struct {
-		Location locView `json:"location"`
+		Location agent.LocationView `json:"location"`
 	}
 	_ = json.Unmarshal([]byte(moved.Result), &r)
 	return t.respond(fmt.Sprintf("You come into %s. %s %s", r.Location.Name, r.Location.Description, strings.Join(greet, " ")), t.hints()), true
@@ -467,7 +468,7 @@ func titleCase(s string) string {
 // startSession brings a backstory to life: each heirloom becomes an item
 // with a buff (and a flaw if it is old or broken), each named relative an
 // NPC in the starting town who loves the character.
-func (t *offlineTurn) startSession() ToolCall {
+func (t *offlineTurn) startSession() agent.ToolCall {
 	items := parseHeirlooms(t.Words)
 	if len(items) > 2 {
 		items = items[:2]
