@@ -65,15 +65,21 @@ func titleCase(s string) string {
 // with a buff (and a flaw if it is old or broken), each named relative an
 // NPC in the starting town who loves the character.
 func (t *offlineTurn) startSession() agent.ToolCall {
-	items := parseHeirlooms(t.Words)
-	if len(items) > 2 {
-		items = items[:2]
+	items, people := firstN(parseHeirlooms(t.Words), 2), firstN(parseRelatives(t.Words), 2)
+	if c, ok := t.nextHeirloom(items); ok {
+		return c
 	}
-	people := parseRelatives(t.Words)
-	if len(people) > 2 {
-		people = people[:2]
+	if c, ok := t.nextRelative(people); ok {
+		return c
 	}
-	var made []string
+	return t.respond(t.sessionIntro(items, people), t.hints())
+}
+
+func firstN[T any](s []T, n int) []T { return s[:min(n, len(s))] }
+
+// nextHeirloom returns the call that makes the next heirloom not made
+// yet: its template first when the catalogue has none for its noun.
+func (t *offlineTurn) nextHeirloom(items []heirloom) (agent.ToolCall, bool) {
 	templatesMade := map[string]string{}
 	for _, s := range t.Steps {
 		if s.Name == "create_item_template" && !s.Err {
@@ -84,7 +90,6 @@ func (t *offlineTurn) startSession() agent.ToolCall {
 	}
 	for _, h := range items {
 		if _, done := t.stepWith("create_item_for_player", "name", h.name); done {
-			made = append(made, h.name)
 			continue
 		}
 		tpl, ok := heirloomTemplate[h.noun]
@@ -94,32 +99,39 @@ func (t *offlineTurn) startSession() agent.ToolCall {
 				tpl = id
 			} else {
 				if _, tried := t.stepNamed("create_item_template"); !tried || len(templatesMade) < len(items) {
-					return call("create_item_template", map[string]any{"name": tname, "category": "trinket", "description": "A keepsake from home.", "value": 5})
+					return call("create_item_template", map[string]any{"name": tname, "category": "trinket", "description": "A keepsake from home.", "value": 5}), true
 				}
 				continue
 			}
 		}
-		buffs := []string{"heirloom: +1 morale"}
-		if h.owner != "" {
-			buffs = append(buffs, "carries "+strings.TrimSuffix(strings.ToLower(h.owner), "'s")+"'s memory")
-		}
-		var flaws []string
-		switch h.adjective {
-		case "old", "rusty", "battered", "broken", "worn":
-			flaws = []string{"worn with age"}
-		}
-		args := map[string]any{"template": tpl, "name": h.name, "buffs": buffs}
-		if flaws != nil {
-			args["flaws"] = flaws
-		}
-		return call("create_item_for_player", args)
+		return call("create_item_for_player", heirloomArgs(h, tpl)), true
 	}
-	var met []string
+	return agent.ToolCall{}, false
+}
+
+// heirloomArgs makes an heirloom of template tpl: a buff (and the memory
+// of its owner), and a flaw if it is old or broken.
+func heirloomArgs(h heirloom, tpl string) map[string]any {
+	buffs := []string{"heirloom: +1 morale"}
+	if h.owner != "" {
+		buffs = append(buffs, "carries "+strings.TrimSuffix(strings.ToLower(h.owner), "'s")+"'s memory")
+	}
+	args := map[string]any{"template": tpl, "name": h.name, "buffs": buffs}
+	switch h.adjective {
+	case "old", "rusty", "battered", "broken", "worn":
+		args["flaws"] = []string{"worn with age"}
+	}
+	return args
+}
+
+// nextRelative returns the call that brings the next named person to
+// life: created in the starting town, then fond of the character.
+func (t *offlineTurn) nextRelative(people []relative) (agent.ToolCall, bool) {
 	for _, p := range people {
 		created, ok := t.stepWith("create_npc", "name", p.name)
 		if !ok {
 			return call("create_npc", map[string]any{"name": p.name, "kind": p.kind, "location": t.Ctx.Start,
-				"personality": "loving, worried for " + t.actorName(), "behavior": "friendly"})
+				"personality": "loving, worried for " + t.actorName(), "behavior": "friendly"}), true
 		}
 		if created.Err {
 			continue
@@ -128,9 +140,24 @@ func (t *offlineTurn) startSession() agent.ToolCall {
 			ID string `json:"id"`
 		}](created).ID
 		if _, related := t.stepWith("update_relationship", "b", id); !related {
-			return call("update_relationship", map[string]any{"b": id, "delta": 30})
+			return call("update_relationship", map[string]any{"b": id, "delta": 30}), true
 		}
-		met = append(met, fmt.Sprintf("your %s %s", p.kind, p.name))
+	}
+	return agent.ToolCall{}, false
+}
+
+// sessionIntro narrates the arrival with what the backstory made.
+func (t *offlineTurn) sessionIntro(items []heirloom, people []relative) string {
+	var made, met []string
+	for _, h := range items {
+		if _, done := t.stepWith("create_item_for_player", "name", h.name); done {
+			made = append(made, h.name)
+		}
+	}
+	for _, p := range people {
+		if created, ok := t.stepWith("create_npc", "name", p.name); ok && !created.Err {
+			met = append(met, fmt.Sprintf("your %s %s", p.kind, p.name))
+		}
 	}
 	s := fmt.Sprintf("%s arrives in %s as the light fails.", t.actorName(), locName(t))
 	if len(made) > 0 {
@@ -139,5 +166,5 @@ func (t *offlineTurn) startSession() agent.ToolCall {
 	if len(met) > 0 {
 		s += fmt.Sprintf(" By the well, %s waits for you, relief on their face.", strings.Join(met, " and "))
 	}
-	return t.respond(s, t.hints())
+	return s
 }

@@ -83,41 +83,10 @@ func (t *offlineTurn) pcAction() agent.ToolCall {
 	case reDefend.MatchString(text):
 		return call("defend", map[string]any{})
 	case reHeal.MatchString(text):
-		target := ""
-		best := 0
-		for _, c := range t.Ctx.Combat.Combatants {
-			if s := score(words, c.Name); c.Side == "party" && s > best {
-				target, best = c.Entry, s
-			}
-		}
-		if target == "" && t.Ctx.Actor != nil {
-			target = engine.PCEntry(t.Ctx.Actor.Seat)
-		}
-		dice := "1d6"
-		if t.Ctx.Actor != nil && t.Ctx.Actor.Class == "cleric" {
-			dice = "2d8+2"
-			if t.Ctx.Ruleset == engine.RulesetD20 {
-				dice = "1d8+2"
-			}
-		}
-		return call("heal", map[string]any{"target": target, "dice": dice})
+		return t.heal(words)
 	case reUse.MatchString(text):
-		if me := t.me(); me != nil {
-			var pick *agent.ItemRef
-			best := -1
-			for i := range me.Items {
-				it := &me.Items[i]
-				s := score(words, it.Name)
-				if strings.Contains(strings.ToLower(it.Name), "potion") {
-					s++ // a potion is what most people reach for
-				}
-				if s > best && (s > 0) {
-					pick, best = it, s
-				}
-			}
-			if pick != nil {
-				return call("use_item", map[string]any{"item": pick.ID})
-			}
+		if it := t.remedyNamed(words); it != nil {
+			return call("use_item", map[string]any{"item": it.ID})
 		}
 	}
 	foes := t.foes()
@@ -132,6 +101,51 @@ func (t *offlineTurn) pcAction() agent.ToolCall {
 		}
 	}
 	return call("attack", map[string]any{"target": target.Entry})
+}
+
+// heal heals the ally the words name (default: the healer), with a
+// cleric's prayer or plain first aid.
+func (t *offlineTurn) heal(words map[string]bool) agent.ToolCall {
+	target := ""
+	best := 0
+	for _, c := range t.Ctx.Combat.Combatants {
+		if s := score(words, c.Name); c.Side == "party" && s > best {
+			target, best = c.Entry, s
+		}
+	}
+	if target == "" && t.Ctx.Actor != nil {
+		target = engine.PCEntry(t.Ctx.Actor.Seat)
+	}
+	dice := "1d6"
+	if t.Ctx.Actor != nil && t.Ctx.Actor.Class == "cleric" {
+		dice = "2d8+2"
+		if t.Ctx.Ruleset == engine.RulesetD20 {
+			dice = "1d8+2"
+		}
+	}
+	return call("heal", map[string]any{"target": target, "dice": dice})
+}
+
+// remedyNamed returns the acting character's item the words name, a
+// potion first, or nil.
+func (t *offlineTurn) remedyNamed(words map[string]bool) *agent.ItemRef {
+	me := t.me()
+	if me == nil {
+		return nil
+	}
+	var pick *agent.ItemRef
+	best := -1
+	for i := range me.Items {
+		it := &me.Items[i]
+		s := score(words, it.Name)
+		if strings.Contains(strings.ToLower(it.Name), "potion") {
+			s++ // a potion is what most people reach for
+		}
+		if s > best && (s > 0) {
+			pick, best = it, s
+		}
+	}
+	return pick
 }
 
 // foeReaction makes the next foe that has not acted this beat attack the
@@ -219,66 +233,74 @@ func (t *offlineTurn) combatNarration(l step) string {
 	}
 	switch l.Name {
 	case "attack":
-		var o engine.AttackOutcome
-		_ = json.Unmarshal([]byte(l.Result), &o)
-		w := t.weaponOf(o.Attacker)
-		var s string
-		switch {
-		case o.Result.Fumble:
-			s = fmt.Sprintf("%s swings wildly with the %s and stumbles, off balance.", o.Attacker, w)
-		case o.Result.Crit:
-			s = fmt.Sprintf("A perfect strike! %s's %s tears into %s for %d damage.", o.Attacker, w, o.Target, o.Result.Damage)
-		case o.Result.Hit && o.Result.Damage == 0:
-			s = fmt.Sprintf("%s lands a blow on %s, but the armour takes it all.", o.Attacker, o.Target)
-		case o.Result.Hit && t.rangedOf(o.Attacker):
-			s = fmt.Sprintf("%s %s %s: the %s hits for %d damage.", o.Attacker, t.pick("shoot", "looses a shot at", "takes aim at", "fires at"), o.Target, w, o.Result.Damage)
-		case o.Result.Hit:
-			s = fmt.Sprintf("%s %s %s with the %s for %d damage.", o.Attacker, t.pick("hitverb", "catches", "cuts", "batters", "strikes"), o.Target, w, o.Result.Damage)
-		case t.rangedOf(o.Attacker):
-			s = fmt.Sprintf("%s's shot from the %s goes wide of %s.", o.Attacker, w, o.Target)
-		default:
-			s = fmt.Sprintf("%s %s; the %s finds only air.", o.Target, t.pick("dodge", "twists aside", "ducks", "sidesteps"), w)
-		}
-		switch o.Down {
-		case engine.StatusDead:
-			s += " " + o.Target + t.pick("dead", " crumples and does not rise.", " falls, lifeless.")
-		case engine.StatusUnconscious:
-			s += " " + o.Target + " collapses, senseless."
-		default:
-			if o.Result.Hit {
-				s += fmt.Sprintf(" (%s: %d/%d HP)", o.Target, o.HP, o.MaxHP)
-			}
-		}
-		return s
+		o := decodeStep[engine.AttackOutcome](l)
+		return t.blow(o) + t.afterBlow(o)
 	case "use_item":
-		var r struct {
-			Used   string             `json:"used"`
-			By     string             `json:"by"`
-			Healed engine.HealOutcome `json:"healed"`
-		}
-		_ = json.Unmarshal([]byte(l.Result), &r)
-		if r.Healed.Target == r.By {
-			return fmt.Sprintf("%s %s and recovers %d HP (%d/%d).", r.By, t.pick("drink", "gulps down a remedy", "drinks deep"), r.Healed.Amount, r.Healed.HP, r.Healed.MaxHP)
-		}
-		return fmt.Sprintf("%s tends to %s: +%d HP (%d/%d).", r.By, r.Healed.Target, r.Healed.Amount, r.Healed.HP, r.Healed.MaxHP)
+		return t.remedy(l)
 	case "heal":
-		var r engine.HealOutcome
-		_ = json.Unmarshal([]byte(l.Result), &r)
+		r := decodeStep[engine.HealOutcome](l)
 		return fmt.Sprintf("%s %s: %s recovers %d HP (%d/%d).", t.actorOrNPC(), t.pick("pray", "calls on the light", "murmurs a prayer", "works quickly"), r.Target, r.Amount, r.HP, r.MaxHP)
 	case "defend":
 		return t.actorOrNPC() + t.pick("def", " raises a guard and waits for the blow.", " sets their feet and watches for an opening.")
 	case "attempt_flee":
-		var r struct {
+		r := decodeStep[struct {
 			Fled bool   `json:"fled"`
 			Who  string `json:"who"`
-		}
-		_ = json.Unmarshal([]byte(l.Result), &r)
+		}](l)
 		if r.Fled {
 			return r.Who + t.pick("fled", " breaks away and escapes!", " bolts and is gone.")
 		}
 		return r.Who + " tries to break away, but is cut off."
 	}
 	return "The fight goes on."
+}
+
+// blow narrates an attack: a fumble, a critical, armour that holds, a hit
+// (a shot for ranged weapons) or a miss.
+func (t *offlineTurn) blow(o engine.AttackOutcome) string {
+	w := t.weaponOf(o.Attacker)
+	switch {
+	case o.Result.Fumble:
+		return fmt.Sprintf("%s swings wildly with the %s and stumbles, off balance.", o.Attacker, w)
+	case o.Result.Crit:
+		return fmt.Sprintf("A perfect strike! %s's %s tears into %s for %d damage.", o.Attacker, w, o.Target, o.Result.Damage)
+	case o.Result.Hit && o.Result.Damage == 0:
+		return fmt.Sprintf("%s lands a blow on %s, but the armour takes it all.", o.Attacker, o.Target)
+	case o.Result.Hit && t.rangedOf(o.Attacker):
+		return fmt.Sprintf("%s %s %s: the %s hits for %d damage.", o.Attacker, t.pick("shoot", "looses a shot at", "takes aim at", "fires at"), o.Target, w, o.Result.Damage)
+	case o.Result.Hit:
+		return fmt.Sprintf("%s %s %s with the %s for %d damage.", o.Attacker, t.pick("hitverb", "catches", "cuts", "batters", "strikes"), o.Target, w, o.Result.Damage)
+	case t.rangedOf(o.Attacker):
+		return fmt.Sprintf("%s's shot from the %s goes wide of %s.", o.Attacker, w, o.Target)
+	}
+	return fmt.Sprintf("%s %s; the %s finds only air.", o.Target, t.pick("dodge", "twists aside", "ducks", "sidesteps"), w)
+}
+
+// afterBlow says how the target fares: down, or its HP after a hit.
+func (t *offlineTurn) afterBlow(o engine.AttackOutcome) string {
+	switch o.Down {
+	case engine.StatusDead:
+		return " " + o.Target + t.pick("dead", " crumples and does not rise.", " falls, lifeless.")
+	case engine.StatusUnconscious:
+		return " " + o.Target + " collapses, senseless."
+	}
+	if o.Result.Hit {
+		return fmt.Sprintf(" (%s: %d/%d HP)", o.Target, o.HP, o.MaxHP)
+	}
+	return ""
+}
+
+// remedy narrates use_item: a potion drunk, or an ally tended.
+func (t *offlineTurn) remedy(l step) string {
+	r := decodeStep[struct {
+		Used   string             `json:"used"`
+		By     string             `json:"by"`
+		Healed engine.HealOutcome `json:"healed"`
+	}](l)
+	if r.Healed.Target == r.By {
+		return fmt.Sprintf("%s %s and recovers %d HP (%d/%d).", r.By, t.pick("drink", "gulps down a remedy", "drinks deep"), r.Healed.Amount, r.Healed.HP, r.Healed.MaxHP)
+	}
+	return fmt.Sprintf("%s tends to %s: +%d HP (%d/%d).", r.By, r.Healed.Target, r.Healed.Amount, r.Healed.HP, r.Healed.MaxHP)
 }
 
 func (t *offlineTurn) actorOrNPC() string {

@@ -32,38 +32,49 @@ func (t *offlineTurn) narrativeFollowUp(l step) agent.ToolCall {
 		if c, ok := t.reactions(l); ok {
 			return c
 		}
-		var r struct {
-			Location agent.LocationView `json:"location"`
-		}
-		_ = json.Unmarshal([]byte(l.Result), &r)
-		t.Ctx.Location = &r.Location
-		s := t.pick("arrive", "You make your way to ", "The party sets off and soon reaches ", "A short walk brings you to ") +
-			r.Location.Name + ". " + r.Location.Description
-		if hostile := t.hostiles(); len(hostile) > 0 {
-			s += " " + t.pick("danger", "Shapes stir ahead: ", "You are not alone: ", "Eyes glint in the gloom: ") + strings.Join(hostile, ", ") + "."
-		} else if p := t.peopleSentence(); p != "" {
-			s += " " + p
-		}
-		return t.respond(s, t.hints())
+		return t.respond(t.arrival(l), t.hints())
 	case "look":
 		return t.respond(t.describeHere(), t.hints())
 	case "pickup_item":
 		return t.respond(fmt.Sprintf("%s %s %s.", res["by"], t.pick("take", "picks up", "stows away", "takes"), strings.ToLower(fmt.Sprint(res["picked_up"]))), t.hints())
 	case "get_player_info":
-		var inv []string
-		if items, ok := res["inventory"].([]any); ok {
-			for _, it := range items {
-				if m, ok := it.(map[string]any); ok {
-					inv = append(inv, fmt.Sprint(m["name"]))
-				}
-			}
-		}
-		return t.respond(fmt.Sprintf("%s, level %v %s: %v/%v HP, %v gold, %s and %s. Carrying: %s.",
-			res["name"], res["level"], res["class"], res["hp"], res["max_hp"], res["gold"], res["weapon"], res["armour"], fmtList(inv)), t.hints())
+		return t.respond(sheet(res), t.hints())
 	case "get_npc_info":
 		return t.respond(t.dialogue(res), t.hints())
 	}
 	return t.respond(t.ambient(), t.hints())
+}
+
+// arrival narrates the party reaching the place move_party's result
+// names, and what waits there.
+func (t *offlineTurn) arrival(moved step) string {
+	var r struct {
+		Location agent.LocationView `json:"location"`
+	}
+	_ = json.Unmarshal([]byte(moved.Result), &r)
+	t.Ctx.Location = &r.Location
+	s := t.pick("arrive", "You make your way to ", "The party sets off and soon reaches ", "A short walk brings you to ") +
+		r.Location.Name + ". " + r.Location.Description
+	if hostile := t.hostiles(); len(hostile) > 0 {
+		s += " " + t.pick("danger", "Shapes stir ahead: ", "You are not alone: ", "Eyes glint in the gloom: ") + strings.Join(hostile, ", ") + "."
+	} else if p := t.peopleSentence(); p != "" {
+		s += " " + p
+	}
+	return s
+}
+
+// sheet reads get_player_info's result out: the character in one line.
+func sheet(res map[string]any) string {
+	var inv []string
+	if items, ok := res["inventory"].([]any); ok {
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				inv = append(inv, fmt.Sprint(m["name"]))
+			}
+		}
+	}
+	return fmt.Sprintf("%s, level %v %s: %v/%v HP, %v gold, %s and %s. Carrying: %s.",
+		res["name"], res["level"], res["class"], res["hp"], res["max_hp"], res["gold"], res["weapon"], res["armour"], fmtList(inv))
 }
 
 func (t *offlineTurn) respond(narration string, hints []string) agent.ToolCall {

@@ -66,10 +66,6 @@ func score(words map[string]bool, names ...string) int {
 
 func (t *offlineTurn) narrative() agent.ToolCall {
 	text := strings.ToLower(t.Words)
-	loc := t.Ctx.Location
-	if loc == nil {
-		loc = &agent.LocationView{}
-	}
 	if c, ok := t.worldIntent(); ok {
 		return c
 	}
@@ -85,6 +81,16 @@ func (t *offlineTurn) narrative() agent.ToolCall {
 	}
 	if l := t.last(); l != nil {
 		return t.narrativeFollowUp(*l)
+	}
+	return t.firstStep(text, words)
+}
+
+// firstStep answers the plain intents (move, take, inventory, talk,
+// look) with their one tool call, or narrates that nothing comes of it.
+func (t *offlineTurn) firstStep(text string, words map[string]bool) agent.ToolCall {
+	loc := t.Ctx.Location
+	if loc == nil {
+		loc = &agent.LocationView{}
 	}
 	switch {
 	case reAttack.MatchString(text):

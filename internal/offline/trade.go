@@ -4,7 +4,6 @@ package offline
 // quest), looting the fallen.
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -75,7 +74,13 @@ func (t *offlineTurn) give(n *agent.NPCBrief, words map[string]bool) agent.ToolC
 	if gave.Err {
 		return t.respond(strings.TrimPrefix(gave.Result, "Error: "), t.hints())
 	}
-	given := decodeStep[struct{ Given string }](gave).Given
+	return t.delivered(n, decodeStep[struct{ Given string }](gave).Given)
+}
+
+// delivered follows a gift: if it is what one of the NPC's open quests
+// requires, the quest is completed (the engine checks and pays) and the
+// NPC is grateful.
+func (t *offlineTurn) delivered(n *agent.NPCBrief, given string) agent.ToolCall {
 	qs, ok := t.stepNamed("get_player_quests")
 	if !ok {
 		return call("get_player_quests", map[string]any{})
@@ -115,51 +120,10 @@ func (t *offlineTurn) loot() agent.ToolCall {
 	if !ok {
 		return call("get_items_at_location", map[string]any{})
 	}
-	var dead []agent.NPCBrief
-	if t.Ctx.Location != nil {
-		for _, n := range t.Ctx.Location.NPCs {
-			if engine.HasStatus(n.Statuses, engine.StatusDead) {
-				dead = append(dead, n)
-			}
-		}
-	}
-	took := map[string]bool{}
-	var names []string
-	for _, s := range t.Steps {
-		if (s.Name == "pickup_item" || s.Name == "transfer_item") && !s.Err {
-			id, _ := s.Args["item"].(string)
-			took[id] = true
-			var r struct {
-				PickedUp string `json:"picked_up"`
-				Item     string `json:"item"`
-			}
-			_ = json.Unmarshal([]byte(s.Result), &r)
-			names = append(names, strings.ToLower(r.PickedUp+r.Item))
-		}
-	}
+	took, names := t.looted()
 	if len(took) < 3 {
-		for _, it := range decodeStep[[]struct {
-			InstanceID string `json:"instance_id"`
-			Template   string `json:"template"`
-		}](items) {
-			if !took[it.InstanceID] && it.Template != "bone-totem" {
-				return call("pickup_item", map[string]any{"item": it.InstanceID})
-			}
-		}
-		for _, n := range dead {
-			inv, ok := t.stepWith("get_npc_inventory", "npc", n.ID)
-			if !ok {
-				return call("get_npc_inventory", map[string]any{"npc": n.ID})
-			}
-			for _, it := range decodeStep[struct {
-				Items []struct {
-					InstanceID string `json:"instance_id"`
-				} `json:"items"`
-			}](inv).Items {
-				if !took[it.InstanceID] {
-					return call("transfer_item", map[string]any{"item": it.InstanceID, "new_owner_type": engine.OwnerCharacter, "new_owner": t.Ctx.Actor.ID})
-				}
-			}
+		if c, ok := t.nextLoot(items, took); ok {
+			return c
 		}
 	}
 	if len(names) == 0 {
@@ -169,4 +133,65 @@ func (t *offlineTurn) loot() agent.ToolCall {
 		return call("update_player_experience", map[string]any{"amount": 10, "reason": "a careful search"})
 	}
 	return t.respond(fmt.Sprintf("%s searches the fallen and comes away with %s.", t.actorName(), strings.Join(names, ", ")), t.hints())
+}
+
+// looted returns the instance ids and names of what this turn has taken.
+func (t *offlineTurn) looted() (map[string]bool, []string) {
+	took := map[string]bool{}
+	var names []string
+	for _, s := range t.Steps {
+		if (s.Name == "pickup_item" || s.Name == "transfer_item") && !s.Err {
+			id, _ := s.Args["item"].(string)
+			took[id] = true
+			r := decodeStep[struct {
+				PickedUp string `json:"picked_up"`
+				Item     string `json:"item"`
+			}](s)
+			names = append(names, strings.ToLower(r.PickedUp+r.Item))
+		}
+	}
+	return took, names
+}
+
+// nextLoot returns the call that takes the next thing not taken yet:
+// what lies here (get_items_at_location's result), then what each dead
+// NPC here carries.
+func (t *offlineTurn) nextLoot(items step, took map[string]bool) (agent.ToolCall, bool) {
+	for _, it := range decodeStep[[]struct {
+		InstanceID string `json:"instance_id"`
+		Template   string `json:"template"`
+	}](items) {
+		if !took[it.InstanceID] && it.Template != "bone-totem" {
+			return call("pickup_item", map[string]any{"item": it.InstanceID}), true
+		}
+	}
+	for _, n := range t.deadHere() {
+		inv, ok := t.stepWith("get_npc_inventory", "npc", n.ID)
+		if !ok {
+			return call("get_npc_inventory", map[string]any{"npc": n.ID}), true
+		}
+		for _, it := range decodeStep[struct {
+			Items []struct {
+				InstanceID string `json:"instance_id"`
+			} `json:"items"`
+		}](inv).Items {
+			if !took[it.InstanceID] {
+				return call("transfer_item", map[string]any{"item": it.InstanceID, "new_owner_type": engine.OwnerCharacter, "new_owner": t.Ctx.Actor.ID}), true
+			}
+		}
+	}
+	return agent.ToolCall{}, false
+}
+
+// deadHere lists the dead NPCs at the party's location.
+func (t *offlineTurn) deadHere() []agent.NPCBrief {
+	var dead []agent.NPCBrief
+	if t.Ctx.Location != nil {
+		for _, n := range t.Ctx.Location.NPCs {
+			if engine.HasStatus(n.Statuses, engine.StatusDead) {
+				dead = append(dead, n)
+			}
+		}
+	}
+	return dead
 }
