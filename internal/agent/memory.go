@@ -52,6 +52,10 @@ func memoryTools(idx MemoryIndex) []*Tool {
 	if idx == nil {
 		return nil
 	}
+	return []*Tool{searchMemoriesTool(idx), recallSessionTool(idx)}
+}
+
+func searchMemoriesTool(idx MemoryIndex) *Tool {
 	search := &Tool{
 		Name:        "search_memories",
 		Description: "Search the summaries of earlier sessions at this table (archived history) by keywords: names, places, items, events. Returns session ids with titles and summaries.",
@@ -86,6 +90,10 @@ func memoryTools(idx MemoryIndex) []*Tool {
 		}
 		return toolResult(out), nil
 	}
+	return search
+}
+
+func recallSessionTool(idx MemoryIndex) *Tool {
 	recall := &Tool{
 		Name:        "recall_session_details",
 		Description: "Get the full record of one earlier session (from search_memories or the memories above): its summary and what was said and done, turn by turn.",
@@ -113,7 +121,7 @@ func memoryTools(idx MemoryIndex) []*Tool {
 			"summary": m.Summary, "keywords": m.Keywords, "transcript": Transcript(msgs, 6000),
 		}), nil
 	}
-	return []*Tool{search, recall}
+	return recall
 }
 
 var turnHeadRE = regexp.MustCompile(`^Turn \d+\. ([^\n]*)`)
