@@ -21,6 +21,7 @@ import (
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/offline"
 )
 
 // testEnv is a running Tavern web server on a real SQLite file and a real
@@ -69,7 +70,7 @@ func newTestEnv(t *testing.T) *testEnv {
 	log := slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	h := hub.New(hub.Config{
 		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: agent.Offline{}, Combat: agent.Offline{}, Log: log},
+		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}, Log: log},
 		Log:    log, Seed: func() uint64 { return 7 }, ShutdownGrace: 2 * time.Second,
 	})
 	if err := h.Start(ctx); err != nil {

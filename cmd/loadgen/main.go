@@ -37,6 +37,7 @@ import (
 	"tavern/internal/agent"
 	"tavern/internal/db"
 	"tavern/internal/hub"
+	"tavern/internal/offline"
 	"tavern/web"
 )
 
@@ -150,7 +151,7 @@ func startServer(ctx context.Context) (*server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	h := hub.New(hub.Config{Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: agent.Offline{}, Combat: agent.Offline{}}, Log: log})
+		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}, Log: log})
 	if err := h.Start(ctx); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,8 @@ import (
 	"tavern/internal/agent"
 	"tavern/internal/db"
 	"tavern/internal/hub"
+	"tavern/internal/offline"
+	"tavern/internal/openai"
 	"tavern/web"
 )
 
@@ -96,14 +98,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return nil
 }
 
-// newRunner builds the agents' runner from the environment: the OpenAI
-// adapter for each agent when OPENAI_API_KEY or OPENAI_BASE_URL is set
-// (models from TAVERN_MODEL and TAVERN_MODEL_NARRATIVE/COMBAT/SUMMARY),
-// else the offline narrator; every call logged with its estimated cost
-// (prices: agent.DefaultPrices, extended by TAVERN_PRICES); the memory
-// tools over the store. It returns the DM's name for the UI.
+// newRunner builds the agents' runner from the environment: the models
+// of pickModels; every call logged with its estimated cost (prices:
+// agent.DefaultPrices, extended by TAVERN_PRICES); the memory tools over
+// the store. It returns the DM's name for the UI.
 func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*agent.Runner, string, error) {
-	base := agent.OpenAIConfig{Log: log}
+	base := openai.Config{Log: log}
 	if v := getenv("TAVERN_LLM_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -124,7 +124,7 @@ func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*age
 			prices[k] = p
 		}
 	}
-	ms := agent.ModelsFromEnv(getenv, base)
+	ms := pickModels(getenv, base)
 	if ms.Online {
 		log.Info("AI game master", "narrative", ms.Narrative.Name(), "combat", ms.Combat.Name(), "summary", ms.Summary.Name())
 	} else {
@@ -137,6 +137,30 @@ func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*age
 		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),
 		Memory: store, Log: log,
 	}, ms.DM, nil
+}
+
+// models is the model of each agent.
+type models struct {
+	Narrative, Combat, Summary agent.Model
+	// DM names the game master for the UI: "offline", or the model ids
+	// (and the server's host when it is not OpenAI's).
+	DM string
+	// Online is false when the offline narrator runs.
+	Online bool
+}
+
+// pickModels chooses the models: the OpenAI adapter for each agent when
+// OPENAI_API_KEY or OPENAI_BASE_URL is set (models from TAVERN_MODEL and
+// TAVERN_MODEL_NARRATIVE/COMBAT/SUMMARY, see openai.ModelsFromEnv), else
+// the offline narrator for every agent. base supplies the adapter's other
+// settings (timeouts, logger).
+func pickModels(getenv func(string) string, base openai.Config) models {
+	ms, ok := openai.ModelsFromEnv(getenv, base)
+	if !ok {
+		n := offline.Narrator{}
+		return models{Narrative: n, Combat: n, Summary: n, DM: "offline"}
+	}
+	return models{Narrative: ms.Narrative, Combat: ms.Combat, Summary: ms.Summary, DM: ms.DM, Online: true}
 }
 
 func envOr(getenv func(string) string, key, def string) string {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"tavern/internal/agent"
-	"tavern/internal/agent/llmtest"
 	"tavern/internal/db"
+	llmtest "tavern/internal/openai/openaitest"
 )
 
 func TestNewRunner(t *testing.T) {

@@ -93,6 +93,9 @@ type Logged struct {
 // Name implements Model.
 func (l *Logged) Name() string { return l.Model.Name() }
 
+// CanSummarize implements Summarizer for the wrapped model.
+func (l *Logged) CanSummarize() bool { return canSummarize(l.Model) }
+
 // Complete implements Model.
 func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 	now := l.Now

@@ -41,9 +41,16 @@ func TableFrom(ctx context.Context) string {
 }
 
 // memoryTools returns the tools search_memories and
-// recall_session_details bound to idx and the table of ctx.
-func memoryTools(ctx context.Context, idx MemoryIndex) []*Tool {
-	tableID := TableFrom(ctx)
+// recall_session_details over idx, or none when idx is nil. Each call
+// reads the memories of the table its ctx carries (see WithTable).
+func memoryTools(idx MemoryIndex) []*Tool {
+	if idx == nil {
+		return nil
+	}
+	return []*Tool{searchMemoriesTool(idx), recallSessionTool(idx)}
+}
+
+func searchMemoriesTool(idx MemoryIndex) *Tool {
 	search := &Tool{
 		Name:        "search_memories",
 		Description: "Search the summaries of earlier sessions at this table (archived history) by keywords: names, places, items, events. Returns session ids with titles and summaries.",
@@ -51,14 +58,14 @@ func memoryTools(ctx context.Context, idx MemoryIndex) []*Tool {
 			"query": str("Words to look for, e.g. \"Snikket lantern\"."),
 		}),
 	}
-	search.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
+	search.Run = func(ctx context.Context, tc *ToolContext, args json.RawMessage) (string, error) {
 		var a struct {
 			Query string `json:"query"`
 		}
 		if err := decode(search, args, &a); err != nil {
 			return "", err
 		}
-		ms, err := idx.SearchMemories(ctx, tableID, a.Query, 5)
+		ms, err := idx.SearchMemories(ctx, TableFrom(ctx), a.Query, 5)
 		if err != nil {
 			return "", engine.Errorf(engine.EINTERNAL, "search memories: %v", err)
 		}
@@ -78,6 +85,10 @@ func memoryTools(ctx context.Context, idx MemoryIndex) []*Tool {
 		}
 		return toolResult(out), nil
 	}
+	return search
+}
+
+func recallSessionTool(idx MemoryIndex) *Tool {
 	recall := &Tool{
 		Name:        "recall_session_details",
 		Description: "Get the full record of one earlier session (from search_memories or the memories above): its summary and what was said and done, turn by turn.",
@@ -85,14 +96,14 @@ func memoryTools(ctx context.Context, idx MemoryIndex) []*Tool {
 			"session_id": map[string]any{"type": "integer", "description": "The session id."},
 		}),
 	}
-	recall.Run = func(tc *ToolContext, args json.RawMessage) (string, error) {
+	recall.Run = func(ctx context.Context, tc *ToolContext, args json.RawMessage) (string, error) {
 		var a struct {
 			Session int64 `json:"session_id"`
 		}
 		if err := decode(recall, args, &a); err != nil {
 			return "", err
 		}
-		m, rows, err := idx.MemorySession(ctx, tableID, a.Session)
+		m, rows, err := idx.MemorySession(ctx, TableFrom(ctx), a.Session)
 		msgs := DecodeMessages(rows)
 		if engine.ErrorCode(err) == engine.ENOTFOUND {
 			return "", errf("There is no session %d; use search_memories to find session ids.", a.Session)
@@ -105,10 +116,9 @@ func memoryTools(ctx context.Context, idx MemoryIndex) []*Tool {
 			"summary": m.Summary, "keywords": m.Keywords, "transcript": Transcript(msgs, 6000),
 		}), nil
 	}
-	return []*Tool{search, recall}
+	return recall
 }
 
-var playerWordsRE = regexp.MustCompile(`(?s)<player_words>\n(.*)\n</player_words>`)
 var turnHeadRE = regexp.MustCompile(`^Turn \d+\. ([^\n]*)`)
 
 // Transcript renders messages as short readable lines — who acted, what
@@ -191,11 +201,28 @@ var saveMemoryTool = ToolSpec{
 	}),
 }
 
+// Summarizer is implemented by a Model that knows whether it can write a
+// summary; a Model that does not implement it is asked for one. The
+// offline rules narrator cannot: [Summarize] then summarises extractively
+// without calling it. [Logged] answers for the model it wraps.
+type Summarizer interface {
+	CanSummarize() bool
+}
+
+// canSummarize reports whether Summarize may ask model for a summary.
+func canSummarize(model Model) bool {
+	if model == nil {
+		return false
+	}
+	s, ok := model.(Summarizer)
+	return !ok || s.CanSummarize()
+}
+
 // Summarize makes the memory of an archived block of history: with model
-// (the summary model) unless it is nil or the offline narrator, else — and
-// whenever the model fails — extractively from the transcript, so
-// archiving never depends on a model being up. The returned Memory has no
-// ID, table or creation time yet.
+// (the summary model) unless it is nil or cannot summarise (see
+// Summarizer: the offline narrator), else — and whenever the model fails —
+// extractively from the transcript, so archiving never depends on a model
+// being up. The returned Memory has no ID, table or creation time yet.
 func Summarize(ctx context.Context, model Model, agentName string, block []Message, log *slog.Logger) store.Memory {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -208,7 +235,7 @@ func Summarize(ctx context.Context, model Model, agentName string, block []Messa
 		m.LastTurn = max(m.LastTurn, msg.Turn)
 	}
 	transcript := Transcript(block, 12000)
-	if model != nil && model.Name() != (Offline{}).Name() && transcript != "" {
+	if canSummarize(model) && transcript != "" {
 		if t, s, k, err := summarizeWith(ctx, model, agentName, transcript); err == nil {
 			m.Title, m.Summary, m.Keywords, m.Source = t, s, k, model.Name()
 			return m
@@ -262,17 +289,20 @@ func cleanKeywords(ks []string) []string {
 	return out
 }
 
-var memoryStopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`the a an and or but of to in on at by for with from into onto over under
+// memoryStopwords are words too common to be keywords.
+var memoryStopwords = wordSet(`the a an and or but of to in on at by for with from into onto over under
 	you your he she it they them his her their its we our i me my this that these those there here is are was
 	were be been being has have had do does did not no yes as so if then than too very can could would should
 	will shall may might must just now out up down off again more most some any all each every one two
 	turn dm acts seat player players round begins look what who how when where why which while also
-	only own same other such like well back still even much many`) {
-		memoryStopwords[w] = true
+	only own same other such like well back still even much many`)
+
+func wordSet(words string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		out[w] = true
 	}
+	return out
 }
 
 // extractive builds a title, summary and keywords without a model: the

@@ -5,13 +5,26 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"tavern/adventures"
 	"tavern/internal/agent"
-	"tavern/internal/agent/llmtest"
 	"tavern/internal/engine"
+	"tavern/internal/offline"
+	"tavern/internal/openai"
+	"tavern/internal/openai/openaitest"
 	"tavern/internal/store"
 )
+
+// newFakeModel is the OpenAI adapter pointed at a fake server.
+func newFakeModel(t *testing.T, fake *openaitest.Server) *openai.Model {
+	t.Helper()
+	return openai.New(openai.Config{
+		APIKey: "sk-test", BaseURL: fake.URL, Model: "fake-gm",
+		CallTimeout: 2 * time.Second, MaxAttempts: 3,
+		Backoff: func(int) time.Duration { return time.Millisecond },
+	})
+}
 
 func block() []agent.Message {
 	return []agent.Message{
@@ -29,7 +42,7 @@ func block() []agent.Message {
 }
 
 func TestSummarizeExtractive(t *testing.T) {
-	for _, model := range []agent.Model{nil, agent.Offline{}} {
+	for _, model := range []agent.Model{nil, offline.Narrator{}} {
 		m := agent.Summarize(context.Background(), model, "narrative", block(), nil)
 		if m.Source != "extractive" || m.FirstTurn != 4 || m.LastTurn != 5 || m.Messages != 8 {
 			t.Fatalf("memory %+v", m)
@@ -53,8 +66,8 @@ func TestSummarizeExtractive(t *testing.T) {
 }
 
 func TestSummarizeWithModel(t *testing.T) {
-	fake := llmtest.New(t, nil)
-	fake.Push(llmtest.Reply{ToolCalls: []agent.ToolCall{llmtest.Call("save_memory", map[string]any{
+	fake := openaitest.New(t, nil)
+	fake.Push(openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("save_memory", map[string]any{
 		"title": "The Lantern's trail", "summary": "Maren names Snikket as the thief; the party heads to the mill.",
 		"keywords": []string{"Maren", "Snikket", "Lantern", "mill", "Maren"}})}})
 	m := agent.Summarize(context.Background(), newFakeModel(t, fake), "narrative", block(), nil)
@@ -67,7 +80,7 @@ func TestSummarizeWithModel(t *testing.T) {
 	}
 
 	// A model that fails or answers badly gives an extractive memory.
-	for _, reply := range []llmtest.Reply{{Status: 400}, {Content: "Here is a summary."}, {ToolCalls: []agent.ToolCall{llmtest.Call("save_memory", `{"title":""}`)}}} {
+	for _, reply := range []openaitest.Reply{{Status: 400}, {Content: "Here is a summary."}, {ToolCalls: []agent.ToolCall{openaitest.Call("save_memory", `{"title":""}`)}}} {
 		fake.Push(reply)
 		m := agent.Summarize(context.Background(), newFakeModel(t, fake), "narrative", block(), nil)
 		if m.Source != "extractive" || m.Summary == "" {
@@ -131,11 +144,11 @@ func TestMemoryTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := llmtest.New(t, nil)
+	fake := openaitest.New(t, nil)
 	fake.Push(
-		llmtest.Reply{ToolCalls: []agent.ToolCall{llmtest.Call("search_memories", map[string]any{"query": "Snikket"}), llmtest.Call("search_memories", map[string]any{"query": "dragons"})}},
-		llmtest.Reply{ToolCalls: []agent.ToolCall{llmtest.Call("recall_session_details", map[string]any{"session_id": 7}), llmtest.Call("recall_session_details", map[string]any{"session_id": 99})}},
-		llmtest.Reply{ToolCalls: []agent.ToolCall{llmtest.Call("respond", map[string]any{"narration": "You remember Maren's words."})}},
+		openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("search_memories", map[string]any{"query": "Snikket"}), openaitest.Call("search_memories", map[string]any{"query": "dragons"})}},
+		openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("recall_session_details", map[string]any{"session_id": 7}), openaitest.Call("recall_session_details", map[string]any{"session_id": 99})}},
+		openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("respond", map[string]any{"narration": "You remember Maren's words."})}},
 	)
 	m := newFakeModel(t, fake)
 	r := &agent.Runner{Narrative: m, Combat: m, Memory: fakeIndex{}}

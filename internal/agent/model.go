@@ -1,20 +1,21 @@
-// Package agent is the LLM side of Tavern: the [Model] interface, the
-// offline rules narrator ([Offline]), the tool registry with JSON schemas,
-// the prompts, and the run loop ([Runner.Run]) that plays one turn: the
-// model calls tools, the tools call the engine on the turn's copy of the
-// state, and the model ends the turn with one output tool.
+// Package agent is the LLM side of Tavern without an LLM client: the
+// [Model] interface, the toolsets with their JSON schemas, the prompts,
+// and the run loop ([Runner.Run]) that plays one turn: the model calls
+// tools, the tools call the engine on the turn's copy of the state, and
+// the model ends the turn with one output tool.
 //
-// Start with [Runner.Run] and [Turn]. The openai-go adapter plugs in behind
-// [Model]; nothing else depends on which model runs.
+// Start with [Runner.Run] and [Turn]. Models live in packages of their own
+// and plug in behind [Model]: internal/openai (the openai-go adapter) and
+// internal/offline (the rules narrator); cmd/server picks one. Nothing
+// here depends on which model runs.
 //
-// Beside the run loop: [OpenAI] is that adapter (Chat Completions,
-// streaming, retries; [ModelsFromEnv] configures it); [WindowConfig] and
-// [Sanitize] decide which history a turn sees (cut only at turn
-// boundaries, then sanitised, seed 004); [Summarize] turns archived history
-// into a [store.Memory], which the tools search_memories and
-// recall_session_details read through a [MemoryIndex] (seed 001);
-// [Logged] writes every call to a [CallLog] with its estimated cost. The
-// fake Chat Completions server for tests is package llmtest.
+// Beside the run loop: [NewNarrativeTools] and [NewCombatTools] build each
+// agent's [Toolset] from its dependencies; [WindowConfig] and [Sanitize]
+// decide which history a turn sees (cut only at turn boundaries, then
+// sanitised, seed 004); [Summarize] turns archived history into a
+// [Memory], which the tools search_memories and recall_session_details
+// read through a [MemoryIndex] (seed 001); [Logged] writes every call to a
+// [CallLog] with its estimated cost.
 package agent
 
 import (

@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"tavern/internal/engine"
 	"tavern/internal/store"
 )
 
-// Runner plays turns. Its fields are read-only after construction; it is
-// safe for concurrent use.
+// Runner plays turns. Its exported fields are read-only after
+// construction (it builds each agent's toolset from them on first use);
+// it is safe for concurrent use and must not be copied.
 type Runner struct {
 	Narrative Model
 	Combat    Model
@@ -35,20 +37,26 @@ type Runner struct {
 	Summary Model
 	// Window shapes the history each turn sees (zero: the defaults).
 	Window WindowConfig
+	// Limits bound what one turn's tools may create or grant (zero
+	// fields: DefaultLimits).
+	Limits Limits
+
+	once                        sync.Once
+	narrativeTools, combatTools *Toolset
 }
 
-// registry returns the tools of agentName, with the memory tools when the
-// runner has a memory index. The order is fixed, so the tool schemas are
+// toolset returns the toolset of agentName, built on first use from the
+// runner's memory index and limits. Built once, so the tool schemas are
 // byte-identical from call to call.
-func (r *Runner) registry(ctx context.Context, agentName string) *Registry {
-	reg := NarrativeTools()
+func (r *Runner) toolset(agentName string) *Toolset {
+	r.once.Do(func() {
+		deps := ToolDeps{Memory: r.Memory, Limits: r.Limits}
+		r.narrativeTools, r.combatTools = NewNarrativeTools(deps), NewCombatTools(deps)
+	})
 	if agentName == engine.AgentCombat {
-		reg = CombatTools()
+		return r.combatTools
 	}
-	if r.Memory == nil {
-		return reg
-	}
-	return NewRegistry(append(append([]*Tool{}, reg.tools...), memoryTools(ctx, r.Memory)...)...)
+	return r.narrativeTools
 }
 
 // Summarize makes the memory of an archived block of agentName's history
@@ -74,7 +82,7 @@ var ErrTurnFailed = errors.New("turn failed")
 // the caller must discard t.State.
 func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	agentName := t.AgentName()
-	model, reg := r.Narrative, r.registry(ctx, agentName)
+	model := r.Narrative
 	if agentName == engine.AgentCombat {
 		model = r.Combat
 	}
@@ -90,26 +98,23 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	log := r.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	p := &play{turn: t, tools: r.toolset(agentName), maxCalls: maxCalls, log: r.Log,
+		tc:   &ToolContext{Turn: t, State: t.State, Dice: t.Dice},
+		msgs: []Message{{Role: "user", Content: t.userMessage(), Turn: t.No}}}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
 	}
-
-	tc := &ToolContext{Turn: t, State: t.State, Dice: t.Dice}
 	res := Result{Agent: agentName}
-	system := SystemPrompt(agentName, t.Adventure)
-	newMsgs := []Message{{Role: "user", Content: t.userMessage(), Turn: t.No}}
-	specs := reg.Specs()
-	errs, calls := 0, 0
+	system, specs := SystemPrompt(agentName, t.Adventure), p.tools.Specs()
 	fail := func(format string, args ...any) (Result, error) {
 		return Result{}, fmt.Errorf("%w: %s", ErrTurnFailed, fmt.Sprintf(format, args...))
 	}
-	for tc.Output == nil {
-		if errs > retries {
-			return fail("%d invalid responses from the model", errs)
+	for p.tc.Output == nil {
+		if p.errs > retries {
+			return fail("%d invalid responses from the model", p.errs)
 		}
-		msgs := make([]Message, 0, len(t.History)+len(newMsgs))
-		msgs = append(append(msgs, t.History...), newMsgs...)
+		msgs := make([]Message, 0, len(t.History)+len(p.msgs))
+		msgs = append(append(msgs, t.History...), p.msgs...)
 		resp, err := model.Complete(ctx, Request{Agent: agentName, System: system, Messages: msgs, Tools: specs, OnDelta: t.OnDelta})
 		if err != nil {
 			return Result{}, fmt.Errorf("%w: model: %w", ErrTurnFailed, err)
@@ -117,51 +122,70 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
 		res.Usage.CachedTokens += resp.Usage.CachedTokens
-		am := resp.Message
-		am.Role = "assistant"
-		am.Turn = t.No
-		if am.Content != "" || len(am.ToolCalls) > 0 {
-			// An empty answer is not kept: the API refuses empty
-			// assistant messages.
-			newMsgs = append(newMsgs, am)
-		}
-		if len(am.ToolCalls) == 0 {
-			errs++
-			newMsgs = append(newMsgs, Message{Role: "user", Turn: t.No, Content: fmt.Sprintf(
-				"You must end the turn by calling one output tool: %s.", strings.Join(reg.OutputNames(), " or "))})
-			continue
-		}
-		for _, call := range am.ToolCalls {
-			calls++
-			var text string
-			switch tool, ok := reg.Get(call.Function.Name); {
-			case tc.Output != nil:
-				text = "Ignored: the turn has already ended."
-			case calls > maxCalls:
-				text = "Ignored: too many tool calls this turn."
-			case !ok:
-				errs++
-				text = fmt.Sprintf("Unknown tool %q. Available tools: %s.", call.Function.Name, strings.Join(reg.Names(), ", "))
-			default:
-				out, err := tool.Run(tc, json.RawMessage(call.Function.Arguments))
-				if err != nil {
-					errs++
-					text = "Error: " + engine.ErrorMessage(err)
-					if engine.ErrorCode(err) == engine.EINTERNAL {
-						log.Error("tool failed", "tool", tool.Name, "err", err)
-					}
-				} else {
-					text = out
-				}
-			}
-			newMsgs = append(newMsgs, Message{Role: "tool", ToolCallID: call.ID, Content: text, Turn: t.No})
-		}
-		if tc.Output == nil && calls > maxCalls {
+		p.answer(ctx, resp.Message)
+		if p.tc.Output == nil && p.calls > maxCalls {
 			return fail("more than %d tool calls", maxCalls)
 		}
 	}
-	res.Output = *tc.Output
-	res.Events = tc.Events
-	res.Messages = newMsgs
+	res.Output = *p.tc.Output
+	res.Events = p.tc.Events
+	res.Messages = p.msgs
 	return res, nil
+}
+
+// play is one turn in progress: the messages it added to the history, the
+// tool calls made and the invalid ones among them.
+type play struct {
+	turn        *Turn
+	tools       *Toolset
+	tc          *ToolContext
+	log         *slog.Logger
+	maxCalls    int
+	msgs        []Message
+	errs, calls int
+}
+
+// answer takes the model's message into the turn: its tool calls run and
+// their results follow it; a message without any is told to end the turn.
+func (p *play) answer(ctx context.Context, am Message) {
+	am.Role = "assistant"
+	am.Turn = p.turn.No
+	if am.Content != "" || len(am.ToolCalls) > 0 {
+		// An empty answer is not kept: the API refuses empty assistant
+		// messages.
+		p.msgs = append(p.msgs, am)
+	}
+	if len(am.ToolCalls) == 0 {
+		p.errs++
+		p.msgs = append(p.msgs, Message{Role: "user", Turn: p.turn.No, Content: fmt.Sprintf(
+			"You must end the turn by calling one output tool: %s.", strings.Join(p.tools.OutputNames(), " or "))})
+		return
+	}
+	for _, call := range am.ToolCalls {
+		p.calls++
+		p.msgs = append(p.msgs, Message{Role: "tool", ToolCallID: call.ID, Content: p.run(ctx, call), Turn: p.turn.No})
+	}
+}
+
+// run runs one tool call and returns the text the model reads back.
+func (p *play) run(ctx context.Context, call ToolCall) string {
+	tool, ok := p.tools.Get(call.Function.Name)
+	switch {
+	case p.tc.Output != nil:
+		return "Ignored: the turn has already ended."
+	case p.calls > p.maxCalls:
+		return "Ignored: too many tool calls this turn."
+	case !ok:
+		p.errs++
+		return fmt.Sprintf("Unknown tool %q. Available tools: %s.", call.Function.Name, strings.Join(p.tools.Names(), ", "))
+	}
+	out, err := tool.Run(ctx, p.tc, json.RawMessage(call.Function.Arguments))
+	if err != nil {
+		p.errs++
+		if engine.ErrorCode(err) == engine.EINTERNAL {
+			p.log.Error("tool failed", "tool", tool.Name, "err", err)
+		}
+		return "Error: " + engine.ErrorMessage(err)
+	}
+	return out
 }

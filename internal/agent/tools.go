@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -10,15 +11,16 @@ import (
 )
 
 // Tool is one function a model may call. Run validates its arguments
-// against the state and returns a result text for the model, or an error
-// whose message tells the model what to do instead.
+// against the turn's state and returns a result text for the model, or an
+// error whose message tells the model what to do instead. ctx is the
+// turn's: it carries the turn's deadline and its table (see TableFrom).
 type Tool struct {
 	Name        string
 	Description string
 	Parameters  map[string]any
 	// Output tools end the turn.
 	Output bool
-	Run    func(tc *ToolContext, args json.RawMessage) (string, error)
+	Run    func(ctx context.Context, tc *ToolContext, args json.RawMessage) (string, error)
 }
 
 // Spec returns the tool's schema for the model.
@@ -26,16 +28,23 @@ func (t *Tool) Spec() ToolSpec {
 	return ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
 }
 
-// Registry is an ordered set of tools. Immutable once built; safe for
-// concurrent use.
-type Registry struct {
+// Toolset is the ordered set of tools one agent may call. A toolset is a
+// value built with what its tools depend on: [NewNarrativeTools] and
+// [NewCombatTools] take a [ToolDeps] (memory index, limits) and their
+// tools close over it; what varies per turn comes in through the
+// [ToolContext] and the ctx of each call. A new agent gets its own
+// toolset the same way — a NewXTools(deps) constructor over its own
+// dependencies (the admin data agent: query_data and visualize over a
+// read-only store) — never package variables or init. Immutable once
+// built; safe for concurrent use, so one toolset serves every turn.
+type Toolset struct {
 	tools []*Tool
 	by    map[string]*Tool
 }
 
-// NewRegistry builds a registry from tools, in order.
-func NewRegistry(tools ...*Tool) *Registry {
-	r := &Registry{by: map[string]*Tool{}}
+// NewToolset builds a toolset from tools, in order.
+func NewToolset(tools ...*Tool) *Toolset {
+	r := &Toolset{by: map[string]*Tool{}}
 	for _, t := range tools {
 		r.tools = append(r.tools, t)
 		r.by[t.Name] = t
@@ -44,14 +53,14 @@ func NewRegistry(tools ...*Tool) *Registry {
 }
 
 // Get returns the named tool.
-func (r *Registry) Get(name string) (*Tool, bool) {
+func (r *Toolset) Get(name string) (*Tool, bool) {
 	t, ok := r.by[name]
 	return t, ok
 }
 
-// Specs returns the schemas in registry order (stable, so the prompt prefix
+// Specs returns the schemas in toolset order (stable, so the prompt prefix
 // is byte-identical from call to call).
-func (r *Registry) Specs() []ToolSpec {
+func (r *Toolset) Specs() []ToolSpec {
 	out := make([]ToolSpec, 0, len(r.tools))
 	for _, t := range r.tools {
 		out = append(out, t.Spec())
@@ -60,7 +69,7 @@ func (r *Registry) Specs() []ToolSpec {
 }
 
 // Names lists tool names, sorted.
-func (r *Registry) Names() []string {
+func (r *Toolset) Names() []string {
 	var out []string
 	for _, t := range r.tools {
 		out = append(out, t.Name)
@@ -70,7 +79,7 @@ func (r *Registry) Names() []string {
 }
 
 // OutputNames lists the output tools.
-func (r *Registry) OutputNames() []string {
+func (r *Toolset) OutputNames() []string {
 	var out []string
 	for _, t := range r.tools {
 		if t.Output {
@@ -78,6 +87,41 @@ func (r *Registry) OutputNames() []string {
 		}
 	}
 	return out
+}
+
+// ToolDeps is what the game agents' toolsets depend on beyond the turn.
+type ToolDeps struct {
+	// Memory, if set, adds the tools search_memories and
+	// recall_session_details over the memories of the turn's table.
+	Memory MemoryIndex
+	// Limits bound what one turn may create or grant (zero fields: the
+	// defaults of DefaultLimits).
+	Limits Limits
+}
+
+// NewNarrativeTools returns the narrative agent's toolset: the world tools
+// of seed 001, skill_check, the output tools respond and start_combat,
+// and the memory tools when deps has a memory index.
+func NewNarrativeTools(deps ToolDeps) *Toolset {
+	lim := deps.Limits.withDefaults()
+	tools := []*Tool{lookTool(), locationInfoTool(), moveTool(), npcInfoTool(), npcsAtTool(), playerInfoTool(), relationshipTool(), questsTool(),
+		allLocationsTool(), templatesTool(), itemsAtTool(), inventoryTool(), npcInventoryTool(),
+		pickupTool(), dropTool(), giveTool(), transferTool(), buyTool(),
+		createForPlayerTool(lim), createForNPCTool(lim), spawnItemTool(lim),
+		playerHealthTool(), playerGoldTool(lim), playerXPTool(lim),
+		moveNPCTool(), npcHealthTool(), behaviorTool(), dispositionTool(), createNPCTool(lim),
+		updateRelationshipTool(), createQuestTool(lim), questStatusTool(), createLocationTool(lim), createTemplateTool(lim), skillCheckTool(),
+		respondTool(), startCombatTool()}
+	return NewToolset(append(tools, memoryTools(deps.Memory)...)...)
+}
+
+// NewCombatTools returns the combat agent's toolset: the actions of seed
+// 000's combat agent, the output tools continue_combat and end_combat, and
+// the memory tools when deps has a memory index.
+func NewCombatTools(deps ToolDeps) *Toolset {
+	tools := []*Tool{attackTool(), defendTool(), fleeTool(), useItemTool(), healTool(), applyDamageTool(), applyEffectTool(),
+		addCombatantTool(), statusTool(), snapshotTool(), continueTool(), endCombatTool()}
+	return NewToolset(append(tools, memoryTools(deps.Memory)...)...)
 }
 
 // Output is how a turn ended.
@@ -123,6 +167,34 @@ func strEnum(desc string, values ...string) map[string]any {
 
 func strList(desc string) map[string]any {
 	return map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": desc}
+}
+
+// defineTool builds a tool whose arguments decode strictly into T and
+// whose result, unless run returns a string, is sent as JSON.
+func defineTool[T any](name, desc string, required []string, props map[string]any, run func(tc *ToolContext, a T) (any, error)) *Tool {
+	t := &Tool{Name: name, Description: desc, Parameters: object(required, props)}
+	t.Run = func(_ context.Context, tc *ToolContext, args json.RawMessage) (string, error) {
+		var a T
+		if err := decode(t, args, &a); err != nil {
+			return "", err
+		}
+		out, err := run(tc, a)
+		if err != nil {
+			return "", err
+		}
+		if s, ok := out.(string); ok {
+			return s, nil
+		}
+		return toolResult(out), nil
+	}
+	return t
+}
+
+// defineOutput is defineTool for an output tool.
+func defineOutput[T any](name, desc string, required []string, props map[string]any, run func(tc *ToolContext, a T) (any, error)) *Tool {
+	t := defineTool(name, desc, required, props, run)
+	t.Output = true
+	return t
 }
 
 // decode parses tool arguments strictly into v and checks required fields

@@ -32,14 +32,14 @@ func fightState(t *testing.T, combatMode string) (*engine.State, *engine.Dice) {
 	return st, d
 }
 
-func runTool(t *testing.T, reg *Registry, tc *ToolContext, name string, args any) (string, error) {
+func runTool(t *testing.T, reg *Toolset, tc *ToolContext, name string, args any) (string, error) {
 	t.Helper()
 	tool, ok := reg.Get(name)
 	if !ok {
 		t.Fatalf("no tool %s", name)
 	}
 	b, _ := json.Marshal(args)
-	return tool.Run(tc, b)
+	return tool.Run(t.Context(), tc, b)
 }
 
 func TestToolsRefuseBadArguments(t *testing.T) {
@@ -96,7 +96,7 @@ func TestToolsRefuseBadArguments(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			st, d := fightState(t, engine.CombatTactical)
 			tn := c.setup(st, d)
-			reg := CombatTools()
+			reg := NewCombatTools(ToolDeps{})
 			before := st.Clone()
 			_, err := runTool(t, reg, &ToolContext{Turn: tn, State: st, Dice: d}, c.tool, c.args)
 			if err == nil || !strings.Contains(err.Error(), c.mention) {
@@ -129,7 +129,7 @@ func TestNarrativeToolsRefuseBadArguments(t *testing.T) {
 			st, d := fightState(t, engine.CombatTactical)
 			before := mustJSON(st)
 			tc := &ToolContext{Turn: &Turn{Kind: TurnPlayer, State: st, Dice: d, Actor: st.Party[0]}, State: st, Dice: d}
-			_, err := runTool(t, NarrativeTools(), tc, c.tool, c.args)
+			_, err := runTool(t, NewNarrativeTools(ToolDeps{}), tc, c.tool, c.args)
 			if err == nil || !strings.Contains(err.Error(), c.mention) {
 				t.Fatalf("err = %v, want it to mention %q", err, c.mention)
 			}
@@ -146,10 +146,10 @@ func TestOneActionPerTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := &ToolContext{Turn: &Turn{Kind: TurnPlayer, State: st, Dice: d, Actor: st.Party[0]}, State: st, Dice: d}
-	if _, err := runTool(t, CombatTools(), tc, "defend", map[string]string{}); err != nil {
+	if _, err := runTool(t, NewCombatTools(ToolDeps{}), tc, "defend", map[string]string{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runTool(t, CombatTools(), tc, "attack", map[string]string{"target": "snikket"}); err == nil || !strings.Contains(err.Error(), "already acted") {
+	if _, err := runTool(t, NewCombatTools(ToolDeps{}), tc, "attack", map[string]string{"target": "snikket"}); err == nil || !strings.Contains(err.Error(), "already acted") {
 		t.Fatalf("second action: %v", err)
 	}
 }
@@ -160,13 +160,13 @@ func TestNarrativeCombatLetsFoesAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := &ToolContext{Turn: &Turn{Kind: TurnPlayer, State: st, Dice: d, Actor: st.Party[0]}, State: st, Dice: d}
-	if _, err := runTool(t, CombatTools(), tc, "attack", map[string]string{"target": "snikket"}); err != nil {
+	if _, err := runTool(t, NewCombatTools(ToolDeps{}), tc, "attack", map[string]string{"target": "snikket"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runTool(t, CombatTools(), tc, "attack", map[string]string{"attacker": "dm:goblin-archer", "target": "pc:1"}); err != nil {
+	if _, err := runTool(t, NewCombatTools(ToolDeps{}), tc, "attack", map[string]string{"attacker": "dm:goblin-archer", "target": "pc:1"}); err != nil {
 		t.Fatalf("a foe answering in narrative combat: %v", err)
 	}
-	if _, err := runTool(t, CombatTools(), tc, "attack", map[string]string{"attacker": "dm:goblin-archer", "target": "pc:1"}); err == nil {
+	if _, err := runTool(t, NewCombatTools(ToolDeps{}), tc, "attack", map[string]string{"attacker": "dm:goblin-archer", "target": "pc:1"}); err == nil {
 		t.Fatal("the same foe acted twice in one beat")
 	}
 }

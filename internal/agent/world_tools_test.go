@@ -73,7 +73,7 @@ func TestWorldToolsSucceed(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.tool, func(t *testing.T) {
 			st, tc := marketState(t)
-			reg := NarrativeTools()
+			reg := NewNarrativeTools(ToolDeps{})
 			out, err := runTool(t, reg, tc, c.tool, c.args)
 			if err != nil || !strings.Contains(out, c.want) {
 				t.Fatalf("%s: %v, result %s (want %q)", c.tool, err, out, c.want)
@@ -106,21 +106,21 @@ func TestWorldToolsRefuse(t *testing.T) {
 		{"too many traits", "create_item_for_player", map[string]any{"template": "dagger", "buffs": []string{"a", "b", "c", "d"}}, "at most 3", nil},
 		{"over the item limit", "create_item_for_player", map[string]any{"template": "dagger"}, "limit", func(st *engine.State, tc *ToolContext) {
 			for range 3 {
-				if _, err := runTool(t, NarrativeTools(), tc, "create_item_for_player", map[string]any{"template": "dagger"}); err != nil {
+				if _, err := runTool(t, NewNarrativeTools(ToolDeps{}), tc, "create_item_for_player", map[string]any{"template": "dagger"}); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}},
 		{"over the NPC limit", "create_npc", map[string]any{"name": "C", "kind": "x", "personality": "y"}, "limit", func(st *engine.State, tc *ToolContext) {
 			for _, n := range []string{"A", "B"} {
-				if _, err := runTool(t, NarrativeTools(), tc, "create_npc", map[string]any{"name": n, "kind": "x", "personality": "y"}); err != nil {
+				if _, err := runTool(t, NewNarrativeTools(ToolDeps{}), tc, "create_npc", map[string]any{"name": n, "kind": "x", "personality": "y"}); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}},
 		{"gold over the cap", "update_player_gold", map[string]any{"amount": 10000, "reason": "asked nicely"}, "at most 50", nil},
 		{"gold over the turn", "update_player_gold", map[string]any{"amount": 30, "reason": "b"}, "already 30", func(st *engine.State, tc *ToolContext) {
-			if _, err := runTool(t, NarrativeTools(), tc, "update_player_gold", map[string]any{"amount": 30, "reason": "a"}); err != nil {
+			if _, err := runTool(t, NewNarrativeTools(ToolDeps{}), tc, "update_player_gold", map[string]any{"amount": 30, "reason": "a"}); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -143,7 +143,7 @@ func TestWorldToolsRefuse(t *testing.T) {
 				c.before(st, tc)
 			}
 			snap := mustJSON(st)
-			_, err := runTool(t, NarrativeTools(), tc, c.tool, c.args)
+			_, err := runTool(t, NewNarrativeTools(ToolDeps{}), tc, c.tool, c.args)
 			if err == nil || !strings.Contains(err.Error(), c.mention) {
 				t.Fatalf("err = %v, want it to mention %q", err, c.mention)
 			}

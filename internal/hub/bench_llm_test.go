@@ -18,10 +18,12 @@ import (
 
 	"tavern/adventures"
 	"tavern/internal/agent"
-	"tavern/internal/agent/llmtest"
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/offline"
+	"tavern/internal/openai"
+	llmtest "tavern/internal/openai/openaitest"
 	"tavern/internal/store"
 )
 
@@ -50,8 +52,8 @@ func turnOf(r llmtest.Request) int {
 func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []store.Memory) {
 	tb.Helper()
 	ctx := context.Background()
-	fake := llmtest.New(tb, llmtest.FromModel(agent.Offline{}))
-	model := agent.NewOpenAI(agent.OpenAIConfig{APIKey: "sk-bench", BaseURL: fake.URL, Model: "fake-gm", CallTimeout: 10 * time.Second})
+	fake := llmtest.New(tb, llmtest.FromModel(offline.Narrator{}))
+	model := openai.New(openai.Config{APIKey: "sk-bench", BaseURL: fake.URL, Model: "fake-gm", CallTimeout: 10 * time.Second})
 	store, err := db.Open(ctx, filepath.Join(tb.TempDir(), "tavern.db"))
 	if err != nil {
 		tb.Fatal(err)

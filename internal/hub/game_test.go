@@ -13,6 +13,7 @@ import (
 	"tavern/internal/agent"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/offline"
 )
 
 // TestFullGame plays the built-in adventure through the websocket with the
@@ -239,7 +240,7 @@ func TestAcknowledgedActionResolvedOnceAfterCrash(t *testing.T) {
 	<-started
 	e.shutdown() // the turn in flight is rolled back
 
-	e.model = agent.Offline{}
+	e.model = offline.Narrator{}
 	e.open()
 	a = e.dial(tid, "player", tok1, act.Seq)
 	a.event("narration")

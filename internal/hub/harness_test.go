@@ -20,6 +20,7 @@ import (
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/offline"
 )
 
 // env is a running Tavern: a real SQLite file, a hub with the offline
@@ -46,7 +47,7 @@ func (w tlogWriter) Write(p []byte) (int, error) {
 
 func newEnv(t *testing.T, seed uint64) *env {
 	t.Helper()
-	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "tavern.db"), players: map[string]*engine.Player{}, model: agent.Offline{}, seed: seed}
+	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "tavern.db"), players: map[string]*engine.Player{}, model: offline.Narrator{}, seed: seed}
 	e.open()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws/tables/{id}", func(w http.ResponseWriter, r *http.Request) {

@@ -14,10 +14,11 @@ import (
 
 	"tavern/adventures"
 	"tavern/internal/agent"
-	"tavern/internal/agent/llmtest"
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/openai"
+	llmtest "tavern/internal/openai/openaitest"
 	"tavern/internal/store"
 )
 
@@ -25,7 +26,7 @@ import (
 // Chat Completions server, and the memory tools on.
 func newLLMEnv(t *testing.T, seed uint64, fake *llmtest.Server) *env {
 	t.Helper()
-	model := agent.NewOpenAI(agent.OpenAIConfig{
+	model := openai.New(openai.Config{
 		APIKey: "sk-test", BaseURL: fake.URL, Model: "fake-gm",
 		CallTimeout: 300 * time.Millisecond, MaxAttempts: 2,
 		Backoff: func(int) time.Duration { return time.Millisecond },

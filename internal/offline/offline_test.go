@@ -1,4 +1,4 @@
-package agent
+package offline_test
 
 import (
 	"context"
@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"tavern/adventures"
+	"tavern/internal/agent"
 	"tavern/internal/engine"
+	"tavern/internal/offline"
 )
 
 // game plays turns the way the hub does: the runner on the state, then
@@ -16,9 +18,9 @@ type game struct {
 	t       *testing.T
 	st      *engine.State
 	dice    *engine.Dice
-	r       *Runner
+	r       *agent.Runner
 	turn    int
-	history map[string][]Message
+	history map[string][]agent.Message
 	log     []string
 }
 
@@ -36,13 +38,13 @@ func newGame(t *testing.T) *game {
 			t.Fatal(err)
 		}
 	}
-	return &game{t: t, st: st, dice: d, r: &Runner{Narrative: Offline{}, Combat: Offline{}}, history: map[string][]Message{}}
+	return &game{t: t, st: st, dice: d, r: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}, history: map[string][]agent.Message{}}
 }
 
-func (g *game) play(kind string, actor *engine.Character, text string) Result {
+func (g *game) play(kind string, actor *engine.Character, text string) agent.Result {
 	g.t.Helper()
 	g.turn++
-	tn := &Turn{No: g.turn, Kind: kind, State: g.st, Dice: g.dice, Actor: actor, Text: text}
+	tn := &agent.Turn{No: g.turn, Kind: kind, State: g.st, Dice: g.dice, Actor: actor, Text: text}
 	if cb := g.st.Game.Combat; cb != nil {
 		tn.Entry = cb.Current()
 	}
@@ -64,28 +66,28 @@ func TestOfflineNarratorPlaysAGame(t *testing.T) {
 	g := newGame(t)
 	aldric, brina := g.st.Party[0], g.st.Party[1]
 
-	res := g.play(TurnPlayer, aldric, "I look around the square")
+	res := g.play(agent.TurnPlayer, aldric, "I look around the square")
 	if res.Output.Tool != "respond" || !strings.Contains(res.Output.Narration, "Greyhollow Square") {
 		t.Fatalf("look: %+v", res.Output)
 	}
-	res = g.play(TurnPlayer, brina, "I pick up the coil of rope")
+	res = g.play(agent.TurnPlayer, brina, "I pick up the coil of rope")
 	if it := g.st.World.Items["rope-1"]; it.OwnerType != engine.OwnerCharacter || it.OwnerID != brina.ID {
 		t.Fatalf("rope owned by %s %s after %q", it.OwnerType, it.OwnerID, res.Output.Narration)
 	}
-	g.play(TurnPlayer, aldric, "We head into the Crooked Lantern inn")
+	g.play(agent.TurnPlayer, aldric, "We head into the Crooked Lantern inn")
 	if g.st.Game.Location != "tavern" || brina.Location != "tavern" {
 		t.Fatalf("party at %s (Brina at %s), want the tavern: the party travels together", g.st.Game.Location, brina.Location)
 	}
-	res = g.play(TurnPlayer, brina, "I ask Maren about the goblins and the lantern")
+	res = g.play(agent.TurnPlayer, brina, "I ask Maren about the goblins and the lantern")
 	if !strings.Contains(res.Output.Narration, "Maren") || !strings.Contains(res.Output.Narration, "mill") {
 		t.Fatalf("talk: %q", res.Output.Narration)
 	}
-	g.play(TurnPlayer, aldric, "back to the square")
-	g.play(TurnPlayer, aldric, "go to the old mill")
+	g.play(agent.TurnPlayer, aldric, "back to the square")
+	g.play(agent.TurnPlayer, aldric, "go to the old mill")
 	if g.st.Game.Location != "mill" {
 		t.Fatalf("at %s, want the mill", g.st.Game.Location)
 	}
-	res = g.play(TurnPlayer, aldric, "I attack Snikket!")
+	res = g.play(agent.TurnPlayer, aldric, "I attack Snikket!")
 	if res.Output.Tool != "start_combat" || g.st.Game.Mode != engine.ModeCombat {
 		t.Fatalf("attack did not start combat: %+v", res.Output)
 	}
@@ -103,13 +105,13 @@ func TestOfflineNarratorPlaysAGame(t *testing.T) {
 		cur := cb.Current()
 		switch {
 		case cb.Ending != "":
-			g.play(TurnResolution, nil, "")
+			g.play(agent.TurnResolution, nil, "")
 		case cur.Kind == engine.KindBookend:
-			g.play(TurnBookend, nil, "")
+			g.play(agent.TurnBookend, nil, "")
 		case cur.Kind == engine.KindNPC:
-			g.play(TurnNPC, nil, "")
+			g.play(agent.TurnNPC, nil, "")
 		default:
-			g.play(TurnPlayer, g.st.Character(cur.Ref), "I strike at the nearest goblin")
+			g.play(agent.TurnPlayer, g.st.Character(cur.Ref), "I strike at the nearest goblin")
 		}
 		for _, c := range g.st.Party {
 			if c.HP < 0 || c.HP > c.MaxHP {
@@ -122,7 +124,7 @@ func TestOfflineNarratorPlaysAGame(t *testing.T) {
 		t.Fatalf("no combat result: %+v", r)
 	}
 	t.Logf("outcome %s, xp %d, gold %d, loot %v", r.Outcome, r.XP, r.Gold, r.Loot)
-	res = g.play(TurnPlayer, aldric, "I look around")
+	res = g.play(agent.TurnPlayer, aldric, "I look around")
 	if !g.st.Game.ResultSeen || res.Output.Tool != "respond" {
 		t.Errorf("the narrative agent must be given the combat result once: %+v", res.Output)
 	}
@@ -146,7 +148,7 @@ func TestOfflineNPCsFollowTactics(t *testing.T) {
 	for cb.Current().Entry != "dm:snikket" {
 		g.st.AdvanceTurn(g.dice)
 	}
-	res := g.play(TurnNPC, nil, "")
+	res := g.play(agent.TurnNPC, nil, "")
 	var target string
 	for _, m := range res.Messages {
 		for _, c := range m.ToolCalls {
@@ -165,8 +167,8 @@ func TestOfflineNPCsFollowTactics(t *testing.T) {
 	for cb.Current().Entry != "dm:snikket" {
 		g.st.AdvanceTurn(g.dice)
 	}
-	res = g.play(TurnNPC, nil, "")
-	if !strings.Contains(mustJSON(res.Messages), "use_item") || g.st.World.Items["potion-s1"] != nil {
+	res = g.play(agent.TurnNPC, nil, "")
+	if !strings.Contains(mustJSON(t, res.Messages), "use_item") || g.st.World.Items["potion-s1"] != nil {
 		t.Errorf("a hurt Snikket should drink his potion: %s", res.Output.Narration)
 	}
 	// Below a third of his HP, the cowardly chief tries to flee.
@@ -174,8 +176,17 @@ func TestOfflineNPCsFollowTactics(t *testing.T) {
 	for cb.Current().Entry != "dm:snikket" {
 		g.st.AdvanceTurn(g.dice)
 	}
-	res = g.play(TurnNPC, nil, "")
-	if !strings.Contains(mustJSON(res.Messages), "attempt_flee") {
+	res = g.play(agent.TurnNPC, nil, "")
+	if !strings.Contains(mustJSON(t, res.Messages), "attempt_flee") {
 		t.Errorf("a hurt coward should try to flee: %s", res.Output.Narration)
 	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

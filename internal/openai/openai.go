@@ -1,4 +1,14 @@
-package agent
+// Package openai is the OpenAI adapter: an agent.Model ([Model]) backed by
+// the Chat Completions API through github.com/openai/openai-go, with
+// tools, streaming (narration forwarded as it arrives), cached-token
+// usage, a deadline per attempt and retries with backoff. It reaches
+// OpenAI and every compatible server (Ollama, vLLM, llama.cpp, LM Studio,
+// OpenRouter) through the base URL.
+//
+// Start with [New], or [ModelsFromEnv], which reads the per-agent models
+// from the environment. The fake Chat Completions server for tests is
+// package openaitest.
+package openai
 
 import (
 	"context"
@@ -14,28 +24,30 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
+	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
+
+	"tavern/internal/agent"
 )
 
-// DefaultOpenAIModel is the model used when TAVERN_MODEL is not set.
-const DefaultOpenAIModel = "gpt-4o-mini"
+// DefaultModel is the model used when TAVERN_MODEL is not set.
+const DefaultModel = "gpt-4o-mini"
 
 // DefaultBaseURL is OpenAI's API. Compatible servers (Ollama, vLLM,
 // llama.cpp, LM Studio, OpenRouter) are reached through OPENAI_BASE_URL,
 // which includes the /v1.
-const DefaultBaseURL = "https://api.openai.com/v1"
+const DefaultBaseURL = "https://api.sdk.com/v1"
 
-// OpenAIConfig configures an [OpenAI] model. Zero fields take the defaults
+// Config configures a [Model]. Zero fields take the defaults
 // documented on each.
-type OpenAIConfig struct {
+type Config struct {
 	// APIKey is sent as a bearer token. Local servers usually need none.
 	APIKey string
 	// BaseURL includes the /v1 (default DefaultBaseURL).
 	BaseURL string
-	// Model is the model id sent with each call (default DefaultOpenAIModel).
+	// Model is the model id sent with each call (default DefaultModel).
 	Model string
 	// CallTimeout bounds one attempt, from the request to the last streamed
 	// chunk (default 60s). The caller's ctx bounds all attempts together.
@@ -53,24 +65,24 @@ type OpenAIConfig struct {
 	Log *slog.Logger
 }
 
-// OpenAI is a [Model] backed by the Chat Completions API through
+// Model is an agent.Model backed by the Chat Completions API through
 // github.com/openai/openai-go: tools, streaming (narration forwarded to
 // Request.OnDelta as it arrives), usage with cached prompt tokens, a
 // deadline per attempt and retries with backoff. It is safe for concurrent
 // use.
-type OpenAI struct {
-	client openai.Client
-	cfg    OpenAIConfig
+type Model struct {
+	client sdk.Client
+	cfg    Config
 	log    *slog.Logger
 }
 
-// NewOpenAI returns a model for cfg. It does not contact the server.
-func NewOpenAI(cfg OpenAIConfig) *OpenAI {
+// New returns a model for cfg. It does not contact the server.
+func New(cfg Config) *Model {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
 	if cfg.Model == "" {
-		cfg.Model = DefaultOpenAIModel
+		cfg.Model = DefaultModel
 	}
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = 60 * time.Second
@@ -99,11 +111,11 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &OpenAI{client: openai.NewClient(opts...), cfg: cfg, log: log}
+	return &Model{client: sdk.NewClient(opts...), cfg: cfg, log: log}
 }
 
-// Name implements Model: the model id.
-func (m *OpenAI) Name() string { return m.cfg.Model }
+// Name implements agent.Model: the model id.
+func (m *Model) Name() string { return m.cfg.Model }
 
 func defaultBackoff(n int) time.Duration {
 	d := 500 * time.Millisecond << min(n-1, 4)
@@ -118,12 +130,12 @@ var errCallTimeout = errors.New("call timed out")
 // errEmptyResponse marks a stream that ended without any choice.
 var errEmptyResponse = errors.New("empty response")
 
-// Complete implements Model. It streams the answer, forwarding narration
+// Complete implements agent.Model. It streams the answer, forwarding narration
 // (assistant text and the "narration" argument of tool calls) to
 // req.OnDelta while it arrives, and retries transient failures. The error
-// after the last attempt wraps the last failure (an *openai.Error for HTTP
+// after the last attempt wraps the last failure (an *openai.Error of the SDK for HTTP
 // errors, so callers can read its StatusCode).
-func (m *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
+func (m *Model) Complete(ctx context.Context, req agent.Request) (agent.Response, error) {
 	params := m.params(req)
 	// Once an attempt has streamed text, its retries stream nothing: the
 	// players would read the same narration twice (or two versions of
@@ -144,10 +156,10 @@ func (m *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 			return resp, nil
 		}
 		if ctx.Err() != nil {
-			return Response{}, fmt.Errorf("openai %s: %w", m.cfg.Model, err)
+			return agent.Response{}, fmt.Errorf("openai %s: %w", m.cfg.Model, err)
 		}
 		if !retryable(err) || n >= m.cfg.MaxAttempts {
-			return Response{}, fmt.Errorf("openai %s: %d attempt(s): %w", m.cfg.Model, n, err)
+			return agent.Response{}, fmt.Errorf("openai %s: %d attempt(s): %w", m.cfg.Model, n, err)
 		}
 		delay := max(m.cfg.Backoff(n), retryAfter(err))
 		m.log.Warn("model call failed, retrying", "model", m.cfg.Model, "agent", req.Agent, "attempt", n, "in", delay, "err", err)
@@ -156,22 +168,22 @@ func (m *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		case <-timer.C:
 		case <-ctx.Done():
 			timer.Stop()
-			return Response{}, fmt.Errorf("openai %s: %w (after %w)", m.cfg.Model, ctx.Err(), err)
+			return agent.Response{}, fmt.Errorf("openai %s: %w (after %w)", m.cfg.Model, ctx.Err(), err)
 		}
 	}
 }
 
-func (m *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewParams, onDelta func(string)) (Response, error) {
+func (m *Model) attempt(ctx context.Context, params sdk.ChatCompletionNewParams, onDelta func(string)) (agent.Response, error) {
 	actx, cancel := context.WithTimeout(ctx, m.cfg.CallTimeout)
 	defer cancel()
 	stream := m.client.Chat.Completions.NewStreaming(actx, params)
 	defer stream.Close()
-	var acc openai.ChatCompletionAccumulator
+	var acc sdk.ChatCompletionAccumulator
 	scanners := map[int64]*narrationScanner{}
 	for stream.Next() {
 		chunk := stream.Current()
 		if !acc.AddChunk(chunk) {
-			return Response{}, fmt.Errorf("inconsistent stream chunk %q", chunk.ID)
+			return agent.Response{}, fmt.Errorf("inconsistent stream chunk %q", chunk.ID)
 		}
 		if onDelta == nil {
 			continue
@@ -197,25 +209,25 @@ func (m *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewPar
 	}
 	if err := stream.Err(); err != nil {
 		if actx.Err() != nil && ctx.Err() == nil {
-			return Response{}, fmt.Errorf("%w after %s: %w", errCallTimeout, m.cfg.CallTimeout, err)
+			return agent.Response{}, fmt.Errorf("%w after %s: %w", errCallTimeout, m.cfg.CallTimeout, err)
 		}
-		return Response{}, err
+		return agent.Response{}, err
 	}
 	if len(acc.Choices) == 0 {
-		return Response{}, errEmptyResponse
+		return agent.Response{}, errEmptyResponse
 	}
 	msg := acc.Choices[0].Message
-	out := Message{Role: "assistant", Content: msg.Content}
+	out := agent.Message{Role: "assistant", Content: msg.Content}
 	for i, tc := range msg.ToolCalls {
 		id := tc.ID
 		if id == "" { // some compatible servers leave it out
 			id = fmt.Sprintf("call_%s_%d", acc.ID, i)
 		}
-		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: id, Type: "function",
-			Function: FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
+		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: id, Type: "function",
+			Function: agent.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
 	}
 	u := acc.Usage
-	return Response{Message: out, Usage: Usage{
+	return agent.Response{Message: out, Usage: agent.Usage{
 		PromptTokens:     int(u.PromptTokens),
 		CompletionTokens: int(u.CompletionTokens),
 		CachedTokens:     int(u.PromptTokensDetails.CachedTokens),
@@ -225,57 +237,57 @@ func (m *OpenAI) attempt(ctx context.Context, params openai.ChatCompletionNewPar
 // params builds the request. The system prompt and the tool schemas come
 // first and are rendered the same way on every call (encoding/json sorts
 // map keys), so the prompt prefix stays byte-identical and cacheable.
-func (m *OpenAI) params(req Request) openai.ChatCompletionNewParams {
-	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1)
+func (m *Model) params(req agent.Request) sdk.ChatCompletionNewParams {
+	msgs := make([]sdk.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1)
 	if req.System != "" {
-		msgs = append(msgs, openai.SystemMessage(req.System))
+		msgs = append(msgs, sdk.SystemMessage(req.System))
 	}
 	for _, msg := range req.Messages {
 		msgs = append(msgs, messageParam(msg))
 	}
-	p := openai.ChatCompletionNewParams{
+	p := sdk.ChatCompletionNewParams{
 		Model:         shared.ChatModel(m.cfg.Model),
 		Messages:      msgs,
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)},
 	}
 	for _, t := range req.Tools {
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name:        t.Name,
-			Description: openai.String(t.Description),
+			Description: sdk.String(t.Description),
 			Parameters:  shared.FunctionParameters(t.Parameters),
 		}))
 	}
 	return p
 }
 
-func messageParam(msg Message) openai.ChatCompletionMessageParamUnion {
+func messageParam(msg agent.Message) sdk.ChatCompletionMessageParamUnion {
 	switch msg.Role {
 	case "system":
-		return openai.SystemMessage(msg.Content)
+		return sdk.SystemMessage(msg.Content)
 	case "tool":
-		return openai.ToolMessage(msg.Content, msg.ToolCallID)
+		return sdk.ToolMessage(msg.Content, msg.ToolCallID)
 	case "assistant":
-		var a openai.ChatCompletionAssistantMessageParam
+		var a sdk.ChatCompletionAssistantMessageParam
 		if msg.Content != "" || len(msg.ToolCalls) == 0 {
-			a.Content.OfString = openai.String(msg.Content)
+			a.Content.OfString = sdk.String(msg.Content)
 		}
 		for _, c := range msg.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+			a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
 					ID:       c.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Function.Name, Arguments: c.Function.Arguments},
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Function.Name, Arguments: c.Function.Arguments},
 				},
 			})
 		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+		return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}
 	default:
-		return openai.UserMessage(msg.Content)
+		return sdk.UserMessage(msg.Content)
 	}
 }
 
 // retryable reports whether a failed attempt may succeed if repeated.
 func retryable(err error) bool {
-	var apiErr *openai.Error
+	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
 		s := apiErr.StatusCode
 		return s == http.StatusRequestTimeout || s == http.StatusConflict || s == http.StatusTooManyRequests || s >= 500
@@ -289,7 +301,7 @@ func retryable(err error) bool {
 // retryAfter reads the server's Retry-After (or retry-after-ms) header, at
 // most 30s.
 func retryAfter(err error) time.Duration {
-	var apiErr *openai.Error
+	var apiErr *sdk.Error
 	if !errors.As(err, &apiErr) || apiErr.Response == nil {
 		return 0
 	}
@@ -303,30 +315,29 @@ func retryAfter(err error) time.Duration {
 	return min(max(d, 0), 30*time.Second)
 }
 
-// Models is the model of each agent, as configured by [ModelsFromEnv].
+// Models is the OpenAI model of each agent, as configured by
+// [ModelsFromEnv].
 type Models struct {
-	Narrative, Combat, Summary Model
-	// DM names the game master for the UI: "offline", or the model ids
-	// (and the server's host when it is not OpenAI's).
+	Narrative, Combat, Summary *Model
+	// DM names the game master for the UI: the model ids (and the
+	// server's host when it is not OpenAI's).
 	DM string
-	// Online is false when the offline narrator runs.
-	Online bool
 }
 
 // ModelsFromEnv reads the model configuration through getenv:
 // OPENAI_API_KEY, OPENAI_BASE_URL, TAVERN_MODEL and the per-agent
 // overrides TAVERN_MODEL_NARRATIVE, TAVERN_MODEL_COMBAT and
-// TAVERN_MODEL_SUMMARY. With neither a key nor a base URL it returns the
-// offline narrator for every agent. base supplies the other OpenAIConfig
-// fields (timeouts, retries, logger).
-func ModelsFromEnv(getenv func(string) string, base OpenAIConfig) Models {
+// TAVERN_MODEL_SUMMARY. ok is false when neither a key nor a base URL is
+// set: no server is configured, and the caller picks another model. base
+// supplies the other Config fields (timeouts, retries, logger).
+func ModelsFromEnv(getenv func(string) string, base Config) (ms Models, ok bool) {
 	key, baseURL := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
 	if key == "" && baseURL == "" {
-		return Models{Narrative: Offline{}, Combat: Offline{}, Summary: Offline{}, DM: "offline"}
+		return Models{}, false
 	}
 	def := getenv("TAVERN_MODEL")
 	if def == "" {
-		def = DefaultOpenAIModel
+		def = DefaultModel
 	}
 	pick := func(k string) string {
 		if v := getenv(k); v != "" {
@@ -334,16 +345,15 @@ func ModelsFromEnv(getenv func(string) string, base OpenAIConfig) Models {
 		}
 		return def
 	}
-	mk := func(model string) *OpenAI {
+	mk := func(model string) *Model {
 		cfg := base
 		cfg.APIKey, cfg.BaseURL, cfg.Model = key, baseURL, model
-		return NewOpenAI(cfg)
+		return New(cfg)
 	}
-	ms := Models{
+	ms = Models{
 		Narrative: mk(pick("TAVERN_MODEL_NARRATIVE")),
 		Combat:    mk(pick("TAVERN_MODEL_COMBAT")),
 		Summary:   mk(pick("TAVERN_MODEL_SUMMARY")),
-		Online:    true,
 	}
 	dm := ms.Narrative.Name()
 	if c := ms.Combat.Name(); c != dm {
@@ -355,5 +365,5 @@ func ModelsFromEnv(getenv func(string) string, base OpenAIConfig) Models {
 		}
 	}
 	ms.DM = dm
-	return ms
+	return ms, true
 }

@@ -1,4 +1,4 @@
-package llmtest_test
+package openaitest_test
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"tavern/internal/agent"
-	"tavern/internal/agent/llmtest"
+	"tavern/internal/openai/openaitest"
 )
 
 // The non-streaming JSON answer, read by the real client; usage with
 // cached tokens once a long prefix repeats; every request recorded.
 func TestJSONAnswerAndCachedTokens(t *testing.T) {
-	fake := llmtest.New(t, func(r llmtest.Request) llmtest.Reply {
-		return llmtest.Reply{Content: "echo " + r.Messages[len(r.Messages)-1].Content,
-			ToolCalls: []agent.ToolCall{llmtest.Call("respond", `{"narration":"x"}`)}}
+	fake := openaitest.New(t, func(r openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Content: "echo " + r.Messages[len(r.Messages)-1].Content,
+			ToolCalls: []agent.ToolCall{openaitest.Call("respond", `{"narration":"x"}`)}}
 	})
 	client := openai.NewClient(option.WithBaseURL(fake.URL+"/"), option.WithAPIKey("k"), option.WithMaxRetries(0))
 	system := strings.Repeat("You are the game master. ", 400) // ~10 KB: over 1024 tokens
@@ -56,8 +56,8 @@ func TestJSONAnswerAndCachedTokens(t *testing.T) {
 
 // Error replies carry OpenAI's error body and status.
 func TestErrorReply(t *testing.T) {
-	fake := llmtest.New(t, nil)
-	fake.Push(llmtest.Reply{Status: 429, Error: "slow down", RetryAfter: "1"})
+	fake := openaitest.New(t, nil)
+	fake.Push(openaitest.Reply{Status: 429, Error: "slow down", RetryAfter: "1"})
 	client := openai.NewClient(option.WithBaseURL(fake.URL+"/"), option.WithAPIKey("k"), option.WithMaxRetries(0))
 	_, err := client.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
 		Model: "fake", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})

@@ -1,4 +1,4 @@
-// Package llmtest is a scriptable fake of the OpenAI Chat Completions API
+// Package openaitest is a scriptable fake of the OpenAI Chat Completions API
 // for tests and benchmarks: an httptest server that speaks the wire format
 // the real openai-go client expects, JSON and SSE streaming, with tool
 // calls, usage (cached prompt tokens included) and faults (delays that
@@ -6,10 +6,10 @@
 // It records every request it sees.
 //
 // Start with [New]: give it a [Responder] (or [FromModel] to let a
-// tavern model such as agent.Offline answer over the wire) and queue
+// tavern model such as the offline narrator answer over the wire) and queue
 // scripted replies with [Server.Push]; point the client at [Server.URL].
 // Only loopback is used.
-package llmtest
+package openaitest
 
 import (
 	"bytes"
@@ -156,7 +156,7 @@ func Call(name string, args any) agent.ToolCall {
 	return agent.ToolCall{Type: "function", Function: agent.FunctionCall{Name: name, Arguments: a}}
 }
 
-// FromModel answers every request with m (agent.Offline plays the game
+// FromModel answers every request with m (the offline narrator plays the game
 // over the wire). The agent is told from the tools offered.
 func FromModel(m agent.Model) Responder {
 	return func(r Request) Reply {

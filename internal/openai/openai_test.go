@@ -1,4 +1,4 @@
-package agent_test
+package openai_test
 
 import (
 	"context"
@@ -7,15 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openai/openai-go/v3"
+	sdk "github.com/openai/openai-go/v3"
 
 	"tavern/internal/agent"
-	"tavern/internal/agent/llmtest"
+	"tavern/internal/openai"
+	"tavern/internal/openai/openaitest"
 )
 
-func newFakeModel(t *testing.T, fake *llmtest.Server) *agent.OpenAI {
+func newFakeModel(t *testing.T, fake *openaitest.Server) *openai.Model {
 	t.Helper()
-	return agent.NewOpenAI(agent.OpenAIConfig{
+	return openai.New(openai.Config{
 		APIKey: "sk-test", BaseURL: fake.URL, Model: "fake-gm",
 		CallTimeout: 2 * time.Second, MaxAttempts: 3,
 		Backoff: func(int) time.Duration { return time.Millisecond },
@@ -23,11 +24,11 @@ func newFakeModel(t *testing.T, fake *llmtest.Server) *agent.OpenAI {
 }
 
 func TestOpenAIStreamsToolCallsAndUsage(t *testing.T) {
-	fake := llmtest.New(t, nil)
+	fake := openaitest.New(t, nil)
 	narration := "Snikket \"the Quick\" bares his teeth — 🐺\nRun!"
-	fake.Push(llmtest.Reply{
+	fake.Push(openaitest.Reply{
 		Content:   "Thinking. ",
-		ToolCalls: []agent.ToolCall{llmtest.Call("respond", map[string]any{"hints": []string{"flee"}, "narration": narration})},
+		ToolCalls: []agent.ToolCall{openaitest.Call("respond", map[string]any{"hints": []string{"flee"}, "narration": narration})},
 		Usage:     &agent.Usage{PromptTokens: 2048, CompletionTokens: 40, CachedTokens: 1920},
 		ChunkSize: 3,
 	})
@@ -75,25 +76,25 @@ func TestOpenAIStreamsToolCallsAndUsage(t *testing.T) {
 }
 
 func TestOpenAIRetries(t *testing.T) {
-	ok := llmtest.Reply{ToolCalls: []agent.ToolCall{llmtest.Call("respond", `{"narration":"ok"}`)}}
+	ok := openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("respond", `{"narration":"ok"}`)}}
 	cases := []struct {
 		name     string
-		replies  []llmtest.Reply
+		replies  []openaitest.Reply
 		requests int
 		status   int // of the final error, 0 = success
 	}{
-		{"429 then success", []llmtest.Reply{{Status: 429, RetryAfter: "0"}, ok}, 2, 0},
-		{"timeout then success", []llmtest.Reply{{Delay: time.Minute}, ok}, 2, 0},
-		{"503 twice then success", []llmtest.Reply{{Status: 503}, {Status: 502}, ok}, 3, 0},
-		{"500 forever", []llmtest.Reply{{Status: 500}, {Status: 500}, {Status: 500}, ok}, 3, 500},
-		{"400 is not retried", []llmtest.Reply{{Status: 400, Error: "bad tools"}, ok}, 1, 400},
-		{"401 is not retried", []llmtest.Reply{{Status: 401}, ok}, 1, 401},
+		{"429 then success", []openaitest.Reply{{Status: 429, RetryAfter: "0"}, ok}, 2, 0},
+		{"timeout then success", []openaitest.Reply{{Delay: time.Minute}, ok}, 2, 0},
+		{"503 twice then success", []openaitest.Reply{{Status: 503}, {Status: 502}, ok}, 3, 0},
+		{"500 forever", []openaitest.Reply{{Status: 500}, {Status: 500}, {Status: 500}, ok}, 3, 500},
+		{"400 is not retried", []openaitest.Reply{{Status: 400, Error: "bad tools"}, ok}, 1, 400},
+		{"401 is not retried", []openaitest.Reply{{Status: 401}, ok}, 1, 401},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fake := llmtest.New(t, nil)
+			fake := openaitest.New(t, nil)
 			fake.Push(c.replies...)
-			m := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: fake.URL, Model: "fake", CallTimeout: 100 * time.Millisecond,
+			m := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake", CallTimeout: 100 * time.Millisecond,
 				MaxAttempts: 3, Backoff: func(int) time.Duration { return time.Millisecond }})
 			resp, err := m.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: "user", Content: "hi"}}})
 			if n := len(fake.Requests()); n != c.requests {
@@ -105,7 +106,7 @@ func TestOpenAIRetries(t *testing.T) {
 				}
 				return
 			}
-			var apiErr *openai.Error
+			var apiErr *sdk.Error
 			if !errors.As(err, &apiErr) || apiErr.StatusCode != c.status {
 				t.Fatalf("err %v, want an *openai.Error with status %d", err, c.status)
 			}
@@ -114,8 +115,8 @@ func TestOpenAIRetries(t *testing.T) {
 }
 
 func TestOpenAIHonoursContext(t *testing.T) {
-	fake := llmtest.New(t, nil)
-	fake.Push(llmtest.Reply{Delay: time.Minute})
+	fake := openaitest.New(t, nil)
+	fake.Push(openaitest.Reply{Delay: time.Minute})
 	m := newFakeModel(t, fake)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -133,46 +134,15 @@ func TestOpenAIHonoursContext(t *testing.T) {
 	}
 }
 
-func TestModelsFromEnv(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		m := map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return func(k string) string { return m[k] }
-	}
-	cases := []struct {
-		name                       string
-		getenv                     func(string) string
-		dm, narrative, combat, sum string
-	}{
-		{"offline", env(), "offline", "offline", "offline", "offline"},
-		{"key", env("OPENAI_API_KEY", "k"), agent.DefaultOpenAIModel, agent.DefaultOpenAIModel, agent.DefaultOpenAIModel, agent.DefaultOpenAIModel},
-		{"local server", env("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1", "TAVERN_MODEL", "llama3.1"), "llama3.1 @ 127.0.0.1:11434", "llama3.1", "llama3.1", "llama3.1"},
-		{"per agent", env("OPENAI_API_KEY", "k", "TAVERN_MODEL", "m", "TAVERN_MODEL_COMBAT", "c", "TAVERN_MODEL_SUMMARY", "s"), "m, combat: c", "m", "c", "s"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			ms := agent.ModelsFromEnv(c.getenv, agent.OpenAIConfig{})
-			if ms.DM != c.dm || ms.Narrative.Name() != c.narrative || ms.Combat.Name() != c.combat || ms.Summary.Name() != c.sum {
-				t.Errorf("got %q %q %q %q", ms.DM, ms.Narrative.Name(), ms.Combat.Name(), ms.Summary.Name())
-			}
-			if ms.Online != (c.dm != "offline") {
-				t.Errorf("online %v", ms.Online)
-			}
-		})
-	}
-}
-
 // A stream that breaks after some narration is retried without streaming
 // the narration a second time.
 func TestOpenAIRetryDoesNotRepeatDeltas(t *testing.T) {
-	fake := llmtest.New(t, nil)
+	fake := openaitest.New(t, nil)
 	long := strings.Repeat("The rain falls on Greyhollow. ", 40)
 	// The first answer hangs after 20 deltas (the role chunk, then 19 of
 	// text) until the call times out; the retry succeeds.
-	fake.Push(llmtest.Reply{Content: long, ChunkSize: 4, StallAfter: 20}, respond(long))
-	m := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: fake.URL, Model: "fake", CallTimeout: 200 * time.Millisecond,
+	fake.Push(openaitest.Reply{Content: long, ChunkSize: 4, StallAfter: 20}, respond(long))
+	m := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake", CallTimeout: 200 * time.Millisecond,
 		MaxAttempts: 2, Backoff: func(int) time.Duration { return time.Millisecond }})
 	var got strings.Builder
 	resp, err := m.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: "user", Content: "hi"}},
@@ -188,6 +158,6 @@ func TestOpenAIRetryDoesNotRepeatDeltas(t *testing.T) {
 	}
 }
 
-func respond(narration string) llmtest.Reply {
-	return llmtest.Reply{ToolCalls: []agent.ToolCall{llmtest.Call("respond", map[string]any{"narration": narration})}}
+func respond(narration string) openaitest.Reply {
+	return openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("respond", map[string]any{"narration": narration})}}
 }

@@ -1,0 +1,221 @@
+package offline
+
+// Reading intent: what the player's words ask for, and which of the
+// narrator's plans answers it. Each plan is small: given the tool results
+// of the turn so far, the next call.
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"tavern/internal/agent"
+	"tavern/internal/engine"
+)
+
+var (
+	reAttack = regexp.MustCompile(`\b(attack|attacks|fight|kill|strike|hit|charge|ambush|stab|slash|shoot|punch|swing|smite|cut|draw my|draw our)\b`)
+	reFlee   = regexp.MustCompile(`\b(flee|run away|escape|retreat|withdraw)\b`)
+	reDefend = regexp.MustCompile(`\b(defend|block|parry|guard|shield|brace|dodge)\b`)
+	reMove   = regexp.MustCompile(`\b(go|goes|walk|head|enter|travel|leave|return|follow|climb|cross|move|visit|proceed|back to)\b`)
+	reTake   = regexp.MustCompile(`\b(take|pick up|picks up|grab|pocket|collect|loot)\b`)
+	reTalk   = regexp.MustCompile(`\b(talk|speak|ask|greet|chat|say|tell|hail|question|bargain|haggle|buy)\b`)
+	reLook   = regexp.MustCompile(`\b(look|search|examine|inspect|explore|observe|where|survey|around)\b`)
+	reInv    = regexp.MustCompile(`\b(inventory|my gear|my items|my pack|backpack|check myself|my wounds|status)\b`)
+	reQuest  = regexp.MustCompile(`\b(quest|job|work|help|lantern|goblin|goblins|task|reward|trouble|rumou?r|news)\b`)
+	reTrade  = regexp.MustCompile(`\b(buy|sell|trade|wares|price|potion|shop)\b`)
+	reToken  = regexp.MustCompile(`[a-z0-9]+`)
+)
+
+var (
+	reFollow   = regexp.MustCompile(`\b(follow|come with|join (us|me)|accompany|travel with)\b`)
+	reBuy      = regexp.MustCompile(`\b(buy|purchase)\b`)
+	reGive     = regexp.MustCompile(`\b(give|deliver|hand|return|bring)\b`)
+	reAccept   = regexp.MustCompile(`\b(accept|we'll do it|i'll do it|take (the|your) (job|quest|task))\b`)
+	reExplore  = regexp.MustCompile(`\b(explore|discover|venture into|delve into)\s+(?:the\s+|a\s+|an\s+)?(.+)$`)
+	reThreaten = regexp.MustCompile(`\b(threaten|threatens|intimidate|menace|bully)\b`)
+	reLoot     = regexp.MustCompile(`\b(loot|search (the |their |his |her )?(body|bodies|corpse|corpses|remains|dead|fallen))\b`)
+)
+
+var stopwords = map[string]bool{"the": true, "and": true, "to": true, "a": true, "an": true, "of": true, "at": true,
+	"with": true, "my": true, "his": true, "her": true, "into": true, "in": true, "on": true, "i": true, "we": true,
+	"our": true, "back": true, "path": true, "way": true, "for": true, "from": true}
+
+func tokens(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range reToken.FindAllString(strings.ToLower(s), -1) {
+		if !stopwords[w] && len(w) > 1 {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// score counts the words of the player's text found in any of names.
+func score(words map[string]bool, names ...string) int {
+	n := 0
+	for _, name := range names {
+		for w := range tokens(name) {
+			if words[w] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (t *offlineTurn) narrative() agent.ToolCall {
+	text := strings.ToLower(t.Words)
+	if c, ok := t.worldIntent(); ok {
+		return c
+	}
+	words := tokens(text)
+	if reAttack.MatchString(text) {
+		// Scenario 1: attacking sours the relationship, then the fight.
+		if n := t.matchNPC(words, true); n != nil {
+			if _, ok := t.stepNamed("update_relationship"); !ok {
+				return call("update_relationship", map[string]any{"b": n.ID, "delta": -20})
+			}
+			return call("start_combat", map[string]any{"narration": t.combatOpening(n), "foes": []string{n.ID}})
+		}
+	}
+	if l := t.last(); l != nil {
+		return t.narrativeFollowUp(*l)
+	}
+	return t.firstStep(text, words)
+}
+
+// firstStep answers the plain intents (move, take, inventory, talk,
+// look) with their one tool call, or narrates that nothing comes of it.
+func (t *offlineTurn) firstStep(text string, words map[string]bool) agent.ToolCall {
+	loc := t.Ctx.Location
+	if loc == nil {
+		loc = &agent.LocationView{}
+	}
+	switch {
+	case reAttack.MatchString(text):
+		return t.respond(t.pick("nofoe", "There is nobody here to fight. ", "Your hand drops to your weapon, but no foe is in sight. ")+t.ambient(), t.hints())
+	case reMove.MatchString(text):
+		if e := t.matchExit(words); e != nil {
+			return call("move_party", map[string]any{"to": e.To})
+		}
+		return t.respond(fmt.Sprintf("You look for that way but cannot find it. From %s you can take: %s.", loc.Name, t.exitList()), t.hints())
+	case reTake.MatchString(text):
+		if it := t.matchItem(words); it != nil {
+			return call("pickup_item", map[string]any{"item": it.ID})
+		}
+		return t.respond("There is nothing like that lying here. "+t.itemsSentence(), t.hints())
+	case reInv.MatchString(text):
+		return call("get_player_info", map[string]any{})
+	case reTalk.MatchString(text) || strings.Contains(t.Words, `"`):
+		if n := t.matchNPC(words, false); n != nil {
+			return call("get_npc_info", map[string]any{"npc": n.ID})
+		}
+		return t.respond("Your words fall into silence: nobody here answers. "+t.peopleSentence(), t.hints())
+	case reLook.MatchString(text):
+		return call("look", map[string]any{})
+	}
+	if n := t.matchNPC(words, false); n != nil && score(words, n.Name) > 0 {
+		return call("get_npc_info", map[string]any{"npc": n.ID})
+	}
+	return t.respond(t.actorName()+" "+t.pick("generic",
+		"takes a moment. Nothing in the world answers, yet.",
+		"tries it; the moment passes without consequence.",
+		"does so, and the day moves on around them.")+" "+t.ambient(), t.hints())
+}
+
+// worldIntent returns the next call of a world scenario, if the turn is one.
+func (t *offlineTurn) worldIntent() (agent.ToolCall, bool) {
+	if t.Ctx.Kind == agent.TurnStart {
+		return t.startSession(), true
+	}
+	text := strings.ToLower(t.Words)
+	words := tokens(text)
+	switch {
+	case reLoot.MatchString(text):
+		return t.loot(), true
+	case reThreaten.MatchString(text):
+		if n := t.matchNPC(words, false); n != nil {
+			return t.threaten(n), true
+		}
+	case reFollow.MatchString(text):
+		if n := t.matchNPC(words, false); n != nil {
+			return t.follow(n), true
+		}
+	case reBuy.MatchString(text):
+		if n := t.matchNPC(words, false); n != nil {
+			return t.buy(n, words), true
+		}
+	case reGive.MatchString(text):
+		if n := t.matchNPC(words, false); n != nil {
+			return t.give(n, words), true
+		}
+	case reAccept.MatchString(text):
+		return t.accept(), true
+	}
+	if m := reExplore.FindStringSubmatch(text); m != nil && t.matchExit(tokens(m[2])) == nil {
+		return t.explore(m[2]), true
+	}
+	return agent.ToolCall{}, false
+}
+
+func (t *offlineTurn) matchNPC(words map[string]bool, preferHostile bool) *agent.NPCBrief {
+	loc := t.Ctx.Location
+	if loc == nil {
+		return nil
+	}
+	var best *agent.NPCBrief
+	bestScore := 0
+	for i := range loc.NPCs {
+		n := &loc.NPCs[i]
+		if engine.HasStatus(n.Statuses, engine.StatusDead) {
+			continue
+		}
+		s := score(words, n.Name, n.Kind, n.ID) * 2
+		if preferHostile && n.Hostile {
+			s++
+		}
+		if s > bestScore {
+			best, bestScore = n, s
+		}
+	}
+	if best == nil && len(loc.NPCs) == 1 && !engine.HasStatus(loc.NPCs[0].Statuses, engine.StatusDead) {
+		best = &loc.NPCs[0]
+	}
+	return best
+}
+
+func (t *offlineTurn) matchExit(words map[string]bool) *agent.ExitView {
+	loc := t.Ctx.Location
+	if loc == nil {
+		return nil
+	}
+	var best *agent.ExitView
+	bestScore := 0
+	for i := range loc.Exits {
+		e := &loc.Exits[i]
+		if s := score(words, e.Name, e.Dest, e.To); s > bestScore {
+			best, bestScore = e, s
+		}
+	}
+	return best
+}
+
+func (t *offlineTurn) matchItem(words map[string]bool) *agent.ItemRef {
+	loc := t.Ctx.Location
+	if loc == nil {
+		return nil
+	}
+	var best *agent.ItemRef
+	bestScore := 0
+	for i := range loc.Items {
+		it := &loc.Items[i]
+		if s := score(words, it.Name, it.ID); s > bestScore {
+			best, bestScore = it, s
+		}
+	}
+	if best == nil && len(loc.Items) == 1 && (words["it"] || words["everything"] || words["all"]) {
+		best = &loc.Items[0]
+	}
+	return best
+}

@@ -1,0 +1,212 @@
+// Package offline is the offline rules narrator: [Narrator], an
+// agent.Model that plays the game master without a language model. It is
+// the model when no API key is set and the model of most tests.
+//
+// It reads a turn the way an LLM would (the turn message's <context> block
+// and the player's words, then the tool results of the turn so far) and
+// answers with the next tool call. Start with [Narrator.Complete]; each
+// file narrates one part of the game: intent.go reads what the player
+// means, explore.go moving and looking around, talk.go talking and quests,
+// trade.go buying, giving and looting, combat.go the fight, tactics.go
+// what an NPC does on its turn, backstory.go a character's session start.
+package offline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"tavern/internal/agent"
+	"tavern/internal/engine"
+)
+
+// Narrator is the deterministic rules narrator, the default agent.Model
+// when no API key is set and the model of most tests. It reads the turn
+// (the <context> block and the player's words) and the tool results of the
+// turn so far, and answers with the tool calls and output tool an LLM
+// would: it parses intent (attack, move, look, talk, take, inventory,
+// defend, flee), plays NPC turns by their tactics, and varies its
+// narration with a hash of the turn, so the same turn always reads the
+// same. Safe for concurrent use: it keeps no state between calls.
+type Narrator struct{}
+
+// Name implements agent.Model.
+func (Narrator) Name() string { return "offline" }
+
+// CanSummarize implements agent.Summarizer: the narrator plays by rules
+// and writes no summaries, so archived history is summarised
+// extractively.
+func (Narrator) CanSummarize() bool { return false }
+
+// step is one tool call of the current turn and its result.
+type step struct {
+	Name   string
+	Args   map[string]any
+	Result string
+	Err    bool
+}
+
+// offlineTurn is what the narrator knows of the turn.
+type offlineTurn struct {
+	Ctx   agent.TurnContext
+	Words string
+	Steps []step
+	key   string
+}
+
+// Complete implements agent.Model.
+func (Narrator) Complete(ctx context.Context, req agent.Request) (agent.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return agent.Response{}, err
+	}
+	t, err := parseTurn(req.Messages)
+	if err != nil {
+		return agent.Response{}, err
+	}
+	var call agent.ToolCall
+	if req.Agent == engine.AgentCombat {
+		call = t.combat()
+	} else {
+		call = t.narrative()
+	}
+	call.ID = fmt.Sprintf("call_%d_%d", t.Ctx.Turn, len(t.Steps)+1)
+	call.Type = "function"
+	if req.OnDelta != nil {
+		var a struct {
+			Narration string `json:"narration"`
+		}
+		if json.Unmarshal([]byte(call.Function.Arguments), &a) == nil && a.Narration != "" {
+			for _, chunk := range chunks(a.Narration) {
+				req.OnDelta(chunk)
+			}
+		}
+	}
+	prompt := len(req.System)
+	for _, m := range req.Messages {
+		prompt += len(m.Content)
+	}
+	return agent.Response{
+		Message: agent.Message{Role: "assistant", ToolCalls: []agent.ToolCall{call}},
+		Usage:   agent.Usage{PromptTokens: prompt / 4, CompletionTokens: len(call.Function.Arguments) / 4},
+	}, nil
+}
+
+// chunks splits narration into word groups, the way a model streams.
+func chunks(s string) []string {
+	words := strings.SplitAfter(s, " ")
+	var out []string
+	for i := 0; i < len(words); i += 4 {
+		out = append(out, strings.Join(words[i:min(i+4, len(words))], ""))
+	}
+	return out
+}
+
+func parseTurn(msgs []agent.Message) (*offlineTurn, error) {
+	u := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" && agent.IsTurnMessage(msgs[i].Content) {
+			u = i
+			break
+		}
+	}
+	if u < 0 {
+		return nil, fmt.Errorf("offline narrator: no turn message")
+	}
+	t := &offlineTurn{}
+	var err error
+	if t.Ctx, t.Words, err = agent.ReadTurnMessage(msgs[u].Content); err != nil {
+		return nil, fmt.Errorf("offline narrator: %w", err)
+	}
+	results := map[string]agent.Message{}
+	for _, m := range msgs[u+1:] {
+		if m.Role == "tool" {
+			results[m.ToolCallID] = m
+		}
+	}
+	for _, m := range msgs[u+1:] {
+		for _, c := range m.ToolCalls {
+			s := step{Name: c.Function.Name}
+			_ = json.Unmarshal([]byte(c.Function.Arguments), &s.Args)
+			if r, ok := results[c.ID]; ok {
+				s.Result = r.Content
+				s.Err = strings.HasPrefix(r.Content, "Error:") || strings.HasPrefix(r.Content, "Unknown tool")
+			}
+			t.Steps = append(t.Steps, s)
+		}
+	}
+	t.key = fmt.Sprintf("%d|%s|%s", t.Ctx.Turn, t.Ctx.Kind, t.Words)
+	return t, nil
+}
+
+func (t *offlineTurn) last() *step {
+	if len(t.Steps) == 0 {
+		return nil
+	}
+	return &t.Steps[len(t.Steps)-1]
+}
+
+// pick chooses one of options by a hash of the turn and a salt.
+func (t *offlineTurn) pick(salt string, options ...string) string {
+	h := fnv.New32a()
+	h.Write([]byte(t.key + "|" + salt))
+	return options[int(h.Sum32()%uint32(len(options)))]
+}
+
+func call(name string, args map[string]any) agent.ToolCall {
+	b, err := json.Marshal(args)
+	if err != nil {
+		panic(err) // args are maps of strings, numbers and lists
+	}
+	return agent.ToolCall{Function: agent.FunctionCall{Name: name, Arguments: string(b)}}
+}
+
+// fmtList joins items for a sentence, or says there are none.
+func fmtList(items []string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	return strings.Join(items, ", ")
+}
+
+// stepNamed returns the result of the first step calling name.
+func (t *offlineTurn) stepNamed(name string) (step, bool) {
+	for _, s := range t.Steps {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return step{}, false
+}
+
+// stepWith returns the step calling name whose argument key is value.
+func (t *offlineTurn) stepWith(name, key, value string) (step, bool) {
+	for _, s := range t.Steps {
+		if s.Name == name && s.Args[key] == value {
+			return s, true
+		}
+	}
+	return step{}, false
+}
+
+func (t *offlineTurn) failed() (string, bool) {
+	for _, s := range t.Steps {
+		if s.Err {
+			return strings.TrimPrefix(s.Result, "Error: "), true
+		}
+	}
+	return "", false
+}
+
+func decodeStep[T any](s step) T {
+	var v T
+	_ = json.Unmarshal([]byte(s.Result), &v)
+	return v
+}
+
+func fnvHash(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}

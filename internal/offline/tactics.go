@@ -1,0 +1,62 @@
+package offline
+
+// NPC tactics: what an NPC does on its turn, by its profile (seed 000).
+
+import (
+	"sort"
+	"strings"
+
+	"tavern/internal/agent"
+	"tavern/internal/engine"
+)
+
+// npcAction decides an NPC's move from its profile (seed 000's rules:
+// flee when badly hurt and cowardly, or when alone and told to; focus the
+// weakest if its tactics say so; otherwise attack).
+func (t *offlineTurn) npcAction() agent.ToolCall {
+	p := t.Ctx.NPC
+	if p == nil {
+		return call("continue_combat", map[string]any{"narration": "The creature hesitates."})
+	}
+	tactics := strings.ToLower(p.Tactics + " " + p.Personality)
+	hurt := p.MaxHP > 0 && p.HP*3 < p.MaxHP
+	cowardly := strings.Contains(tactics, "coward") || strings.Contains(tactics, "flee")
+	alone := len(t.allies()) == 0
+	if (hurt && cowardly) || (alone && strings.Contains(tactics, "flees when alone") && p.HP < p.MaxHP) {
+		return call("attempt_flee", map[string]any{})
+	}
+	if p.HP*2 < p.MaxHP {
+		for _, it := range p.Items {
+			if strings.Contains(strings.ToLower(it.Name), "potion") {
+				return call("use_item", map[string]any{"item": it.ID})
+			}
+		}
+	}
+	foes := t.foes()
+	if len(foes) == 0 {
+		return call("continue_combat", map[string]any{"narration": p.Name + " finds no one left to fight."})
+	}
+	target := foes[0]
+	if strings.Contains(tactics, "weakest") {
+		sort.SliceStable(foes, func(i, j int) bool {
+			if foes[i].HP != foes[j].HP {
+				return foes[i].HP < foes[j].HP
+			}
+			return foes[i].Name < foes[j].Name
+		})
+		target = foes[0]
+	} else {
+		target = foes[int(fnvHash(t.key))%len(foes)]
+	}
+	return call("attack", map[string]any{"target": target.Entry})
+}
+
+func (t *offlineTurn) allies() []agent.CombatantView {
+	var out []agent.CombatantView
+	for _, c := range t.Ctx.Combat.Combatants {
+		if c.Side == "foes" && c.CanAct && (t.Ctx.NPC == nil || c.Entry != engine.NPCEntry(t.Ctx.NPC.ID)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

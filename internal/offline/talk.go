@@ -1,0 +1,145 @@
+package offline
+
+// Talk: NPCs answer in their own voice and manner; they follow the party
+// if they like the character, resent threats, and hand out quests.
+
+import (
+	"fmt"
+	"strings"
+
+	"tavern/internal/agent"
+	"tavern/internal/engine"
+)
+
+// dialogue voices an NPC from get_npc_info's result.
+func (t *offlineTurn) dialogue(n map[string]any) string {
+	name := fmt.Sprint(n["name"])
+	lines := map[string]string{}
+	if m, ok := n["lines"].(map[string]any); ok {
+		for k, v := range m {
+			lines[k] = fmt.Sprint(v)
+		}
+	}
+	personality := fmt.Sprint(n["personality"])
+	manner := mannerOf(personality, t)
+	if hostile, _ := n["hostile"].(bool); hostile {
+		return fmt.Sprintf("%s bares its teeth %s. Words will not settle this.", name, manner)
+	}
+	if here, _ := n["here"].(bool); !here {
+		return fmt.Sprintf("%s is not here to hear you.", name)
+	}
+	text := strings.ToLower(t.Words)
+	var said []string
+	if g := lines["greet"]; g != "" {
+		said = append(said, g)
+	}
+	switch {
+	case reTrade.MatchString(text) && lines["trade"] != "":
+		said = append(said, lines["trade"])
+	case reQuest.MatchString(text):
+		if r := lines["rumour"]; r != "" {
+			said = append(said, r)
+		}
+		if q := lines["quest"]; q != "" {
+			said = append(said, q)
+		}
+	default:
+		if r := lines["rumour"]; r != "" && t.pick("rum", "y", "n") == "y" {
+			said = append(said, r)
+		}
+	}
+	if len(said) == 0 {
+		said = append(said, "Hm. What do you want?")
+	}
+	return fmt.Sprintf("%s %s: \"%s\"", name, manner, strings.Join(said, " "))
+}
+
+func mannerOf(personality string, t *offlineTurn) string {
+	p := strings.ToLower(personality)
+	switch {
+	case strings.Contains(p, "warm"):
+		return t.pick("m", "smiles tiredly and says", "wipes her hands and answers")
+	case strings.Contains(p, "cheerful") || strings.Contains(p, "talkative"):
+		return t.pick("m", "beams and rattles off", "spreads his arms wide")
+	case strings.Contains(p, "riddle") || strings.Contains(p, "sharp"):
+		return t.pick("m", "squints at you and mutters", "cackles softly")
+	case strings.Contains(p, "cruel") || strings.Contains(p, "spiteful"):
+		return t.pick("m", "hisses", "spits")
+	}
+	return "says"
+}
+
+// follow: an NPC follows the party if it likes the character enough
+// (relationship above 25).
+func (t *offlineTurn) follow(n *agent.NPCBrief) agent.ToolCall {
+	rel, ok := t.stepNamed("get_relationship")
+	if !ok {
+		return call("get_relationship", map[string]any{"b": n.ID})
+	}
+	if msg, bad := t.failed(); bad {
+		return t.respond(msg, t.hints())
+	}
+	v := decodeStep[struct{ Value int }](rel).Value
+	if v <= 25 {
+		return t.respond(fmt.Sprintf("%s shakes their head. \"I don't know you well enough for that.\"", n.Name), t.hints())
+	}
+	if _, ok := t.stepNamed("update_npc_behavior"); !ok {
+		return call("update_npc_behavior", map[string]any{"npc": n.ID, "behavior": "following"})
+	}
+	if _, ok := t.stepNamed("update_npc_disposition"); !ok {
+		return call("update_npc_disposition", map[string]any{"npc": n.ID, "delta": 5})
+	}
+	return t.respond(fmt.Sprintf("%s nods, pleased to be asked, and falls in beside you. \"Lead on.\"", n.Name), t.hints())
+}
+
+// threaten: the NPC turns defensive, likes the party less, and resents the
+// character.
+func (t *offlineTurn) threaten(n *agent.NPCBrief) agent.ToolCall {
+	for _, c := range []agent.ToolCall{
+		call("update_npc_behavior", map[string]any{"npc": n.ID, "behavior": "defensive"}),
+		call("update_npc_disposition", map[string]any{"npc": n.ID, "delta": -15}),
+		call("update_relationship", map[string]any{"b": n.ID, "delta": -25}),
+	} {
+		if _, done := t.stepNamed(c.Function.Name); !done {
+			return c
+		}
+	}
+	return t.respond(fmt.Sprintf("%s stiffens and steps back, hand drifting to a weapon. \"Careful,\" %s says coldly. \"I'll remember this.\"", n.Name, n.Name), t.hints())
+}
+
+type questView struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Giver        string `json:"giver"`
+	Status       string `json:"status"`
+	Requires     string `json:"requires"`
+	RequiresName string `json:"requires_name"`
+}
+
+// accept: take on the first quest offered by an NPC here.
+func (t *offlineTurn) accept() agent.ToolCall {
+	qs, ok := t.stepNamed("get_player_quests")
+	if !ok {
+		return call("get_player_quests", map[string]any{})
+	}
+	here := map[string]string{}
+	if t.Ctx.Location != nil {
+		for _, n := range t.Ctx.Location.NPCs {
+			here[n.ID] = n.Name
+		}
+	}
+	var quest *questView
+	for _, q := range decodeStep[[]questView](qs) {
+		if _, ok := here[q.Giver]; ok && q.Status == engine.QuestOffered {
+			quest = &q
+			break
+		}
+	}
+	if quest == nil {
+		return t.respond("Nobody here has offered you a task to accept.", t.hints())
+	}
+	if _, ok := t.stepNamed("update_quest_status"); !ok {
+		return call("update_quest_status", map[string]any{"quest": quest.ID, "status": engine.QuestActive})
+	}
+	return t.respond(fmt.Sprintf("%s clasps your hand. The quest is yours: %s.", here[quest.Giver], quest.Name), t.hints())
+}
