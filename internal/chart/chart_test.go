@@ -3,20 +3,18 @@ package chart
 import (
 	"bytes"
 	"encoding/xml"
-	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden SVGs in testdata")
+	"tavern/internal/golden"
+)
 
 // usage is a result set like the data agent's "cost per model per day".
 var usageColumns = []string{"day", "model", "calls", "cost_usd"}
@@ -46,9 +44,9 @@ var tablesRows = [][]any{
 	{"Lost Caravan", int64(12)},
 }
 
-// golden is one chart per type, kept in testdata as SVG so a reviewer can
+// goldenCharts is one chart per type, kept in testdata as SVG so a reviewer can
 // open them, and compared byte for byte.
-var golden = []struct {
+var goldenCharts = []struct {
 	name    string
 	spec    Spec
 	columns []string
@@ -72,7 +70,7 @@ var golden = []struct {
 }
 
 func TestRenderGolden(t *testing.T) {
-	for _, tc := range golden {
+	for _, tc := range goldenCharts {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Render(tc.spec, tc.columns, tc.rows)
 			if err != nil {
@@ -96,13 +94,13 @@ func TestRenderGolden(t *testing.T) {
 // TestRenderConcurrent renders every chart at once: the library keeps
 // global state (themes, fonts), and the race detector watches it.
 func TestRenderConcurrent(t *testing.T) {
-	want := make([][]byte, len(golden))
-	for i, tc := range golden {
+	want := make([][]byte, len(goldenCharts))
+	for i, tc := range goldenCharts {
 		want[i], _ = Render(tc.spec, tc.columns, tc.rows)
 	}
 	var wg sync.WaitGroup
 	for range 3 {
-		for i, tc := range golden {
+		for i, tc := range goldenCharts {
 			wg.Go(func() {
 				got, err := Render(tc.spec, tc.columns, tc.rows)
 				if err != nil || !bytes.Equal(got, want[i]) {
@@ -386,23 +384,7 @@ func svgText(t *testing.T, out []byte) string {
 // compareGolden compares out with testdata/name.svg, rewriting it under -update.
 func compareGolden(t *testing.T, name string, out []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".svg")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if !bytes.Equal(out, want) {
-		t.Errorf("%s differs from the golden file; look at the chart and run go test -update if the change is right", path)
-	}
+	golden.Compare(t, filepath.Join("testdata", name+".svg"), out)
 }
 
 func TestThin(t *testing.T) {

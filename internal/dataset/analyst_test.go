@@ -3,9 +3,7 @@ package dataset_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,9 +11,8 @@ import (
 
 	"tavern/internal/dataset"
 	"tavern/internal/dataset/datasettest"
+	"tavern/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // analystCases are questions with the answer the seed makes true (see
 // datasettest.Now); the golden file holds the SQL, chart and rows too.
@@ -75,7 +72,7 @@ func TestAnalyst(t *testing.T) {
 					t.Errorf("chart %+v does not fit the result: %v", ans.Chart, err)
 				}
 			}
-			golden(t, filepath.Join("testdata", "analyst", tc.name+".golden"), render(ans))
+			golden.Compare(t, filepath.Join("testdata", "analyst", tc.name+".golden"), []byte(render(ans)))
 		})
 	}
 }
@@ -95,26 +92,6 @@ func render(a dataset.Answer) string {
 		fmt.Fprintf(&b, "\n-- result\n%s", a.Result.Text(50))
 	}
 	return b.String()
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
 }
 
 func TestSpecCheck(t *testing.T) {

@@ -3,18 +3,14 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
+	"tavern/internal/golden"
 	"tavern/internal/hub"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestOfflineGameTranscript plays a seeded game with the offline narrator
 // (explore, talk, travel, a whole fight in initiative order, the way home)
@@ -73,61 +69,5 @@ func TestOfflineGameTranscript(t *testing.T) {
 		data, _ := json.Marshal(ev.Data)
 		fmt.Fprintf(&b, "#%d %s %s %s\n", ev.Seq, ev.Turn, ev.Kind, data)
 	}
-	compareGolden(t, filepath.Join("testdata", "offline_game.golden"), stableIDs(b.String()))
-}
-
-// randomID matches the random part of ids (ident.New: 16 hex digits) and
-// turn deadlines, the two things a seeded game does not fix.
-var (
-	randomID = regexp.MustCompile(`\b([a-z]+)([-_])[0-9a-f]{16}\b`)
-	deadline = regexp.MustCompile(`"deadline":"[^"]*"`)
-)
-
-// stableIDs renames random ids in order of first appearance (t-1, c-1, …)
-// and blanks deadlines.
-func stableIDs(s string) string {
-	seen := map[string]string{}
-	count := map[string]int{}
-	s = randomID.ReplaceAllStringFunc(s, func(id string) string {
-		if r, ok := seen[id]; ok {
-			return r
-		}
-		m := randomID.FindStringSubmatch(id)
-		count[m[1]]++
-		seen[id] = fmt.Sprintf("%s%s%d", m[1], m[2], count[m[1]])
-		return seen[id]
-	})
-	return deadline.ReplaceAllString(s, `"deadline":"…"`)
-}
-
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d (run with -update to accept):\n got: %s\nwant: %s", path, i+1, g, w)
-			}
-		}
-	}
+	golden.Compare(t, filepath.Join("testdata", "offline_game.golden"), []byte(golden.Stable(b.String())))
 }
