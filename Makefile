@@ -4,6 +4,7 @@ STATICCHECK = $(GO) tool -modfile=tools/go.mod staticcheck
 
 .PHONY: run build test lint vet generate e2e bench fmt clean
 
+# run prints the lobby URL and, once, the admin URL (Admin: http://HOST/admin?token=...).
 run: build
 	./bin/tavern
 

@@ -468,7 +468,8 @@ func TestOperations(t *testing.T) {
 	}
 	e.newPlayer("Ann")
 	e.do("GET", "/api/tables/t-nope", nil, "")
-	r := e.do("GET", "/metrics", nil, "")
+	wantError(t, e.do("GET", "/metrics", nil, ""), http.StatusUnauthorized, "unauthorized")
+	r := e.do("GET", "/metrics", nil, testAdminToken)
 	for _, want := range []string{
 		`tavern_http_requests_total{code="201",method="POST",route="POST /api/players"} 1`,
 		`tavern_http_requests_total{code="404",method="GET",route="GET /api/tables/{id}"} 1`,

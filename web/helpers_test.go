@@ -77,7 +77,7 @@ func newTestEnv(t *testing.T) *testEnv {
 		t.Fatal(err)
 	}
 	players := &recordingPlayers{Players: store}
-	s := New(Config{Hub: h, Players: players, Log: log, Metrics: prometheus.NewRegistry()})
+	s := New(Config{Hub: h, Players: players, Log: log, Metrics: prometheus.NewRegistry(), AdminToken: testAdminToken})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
@@ -87,6 +87,9 @@ func newTestEnv(t *testing.T) *testEnv {
 	})
 	return &testEnv{t: t, srv: srv, hub: h, store: store, players: players}
 }
+
+// testAdminToken is the operator's token of every testEnv.
+const testAdminToken = "admin-test-token"
 
 // response is a decoded HTTP response.
 type response struct {

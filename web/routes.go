@@ -78,7 +78,9 @@ func (s *Server) routes() http.Handler {
 		}
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	handle("GET /metrics", s.metrics.handler)
+	handle("GET /metrics", s.adminOnly(s.metrics.handler.ServeHTTP))
+	// The operator's console (web/admin*.go).
+	s.adminRoutes(hf)
 
 	// Cookies are SameSite=Lax already; this also refuses state changes
 	// from other origins of the same site (Sec-Fetch-Site / Origin).

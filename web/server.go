@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -80,6 +81,10 @@ type Config struct {
 	// serves a private registry holding the HTTP metrics and the Go and
 	// process collectors.
 	Metrics prometheus.Registerer
+	// AdminToken is the operator's token (PROTOCOL.md "Operator
+	// (admin)"); only its SHA-256 hash is kept. Empty: nobody can sign in
+	// to /admin, the admin API or /metrics.
+	AdminToken string
 }
 
 // Server serves Tavern over HTTP. Its handler is safe for concurrent use.
@@ -89,6 +94,10 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics
 	handler http.Handler
+	// adminHash is the SHA-256 of the admin token, nil if there is none.
+	adminHash []byte
+	// started is when the server was built: the overview's uptime.
+	started time.Time
 	// assetVersion is a hash of the static files, appended to their URLs
 	// so browsers can cache them forever and still see a new release.
 	assetVersion string
@@ -124,6 +133,11 @@ func newServer(t tables, cfg Config) *Server {
 		log:          log,
 		metrics:      newMetrics(cfg.Metrics),
 		assetVersion: staticVersion(),
+		started:      time.Now(),
+	}
+	if cfg.AdminToken != "" {
+		h := sha256.Sum256([]byte(cfg.AdminToken))
+		s.adminHash = h[:]
 	}
 	s.handler = s.routes()
 	return s

@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -72,13 +73,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer h.Close()
 
-	srv := web.New(web.Config{Hub: h, Players: store, Log: log})
+	// The operator's token: TAVERN_ADMIN_TOKEN, or a fresh one printed
+	// once below (PROTOCOL.md "Operator (admin)").
+	adminToken := getenv("TAVERN_ADMIN_TOKEN")
+	generated := adminToken == ""
+	if generated {
+		adminToken = rand.Text()
+	}
+	srv := web.New(web.Config{Hub: h, Players: store, Log: log, AdminToken: adminToken})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "Tavern is open: http://%s/ (DM: %s, database: %s)\n", ln.Addr(), dmName, *dbPath)
+	if generated {
+		fmt.Fprintf(stdout, "Admin: http://%s/admin?token=%s\n", ln.Addr(), adminToken)
+	} else {
+		fmt.Fprintf(stdout, "Admin: http://%s/admin (token: TAVERN_ADMIN_TOKEN)\n", ln.Addr())
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	select {

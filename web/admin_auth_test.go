@@ -1,0 +1,148 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// noRedirect returns a client of e that does not follow redirects.
+func (e *testEnv) noRedirect() *http.Client {
+	c := *e.srv.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+func TestAdminAuth(t *testing.T) {
+	e := newTestEnv(t)
+	_, playerTok := e.newPlayer("Ann")
+
+	t.Run("API without the admin token is 401", func(t *testing.T) {
+		for name, tok := range map[string]string{"no token": "", "wrong token": "nope", "player token": playerTok} {
+			r := e.do("GET", "/metrics", nil, tok)
+			wantError(t, r, http.StatusUnauthorized, "unauthorized")
+			if r.header.Get("WWW-Authenticate") == "" {
+				t.Errorf("%s: no WWW-Authenticate header", name)
+			}
+		}
+	})
+	t.Run("API with the admin token", func(t *testing.T) {
+		if r := e.do("GET", "/metrics", nil, testAdminToken); r.status != 200 || !strings.Contains(string(r.body), "tavern_http_requests_total") {
+			t.Errorf("/metrics with the admin token = %d %.200s", r.status, r.body)
+		}
+	})
+	t.Run("pages without the token show the sign-in form", func(t *testing.T) {
+		for name, hdr := range map[string][]string{
+			"no token":      nil,
+			"wrong cookie":  {"Cookie", adminCookie + "=nope"},
+			"player cookie": {"Cookie", cookieName + "=" + playerTok},
+			"player bearer": {"Authorization", "Bearer " + playerTok},
+		} {
+			r := e.do("GET", "/admin", nil, "", hdr...)
+			if r.status != http.StatusUnauthorized || !strings.Contains(string(r.body), `action="/admin/login"`) {
+				t.Errorf("%s: GET /admin = %d, want 401 with the sign-in form\n%.300s", name, r.status, r.body)
+			}
+			if strings.Contains(string(r.body), `class="admin-nav"`) {
+				t.Errorf("%s: the sign-in page shows the admin nav", name)
+			}
+		}
+	})
+	t.Run("token exchanged for the cookie", func(t *testing.T) {
+		res, err := e.noRedirect().Get(e.srv.URL + "/admin?token=" + testAdminToken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/admin" {
+			t.Fatalf("GET /admin?token= = %d Location %q, want 303 to /admin", res.StatusCode, res.Header.Get("Location"))
+		}
+		var c *http.Cookie
+		for _, k := range res.Cookies() {
+			if k.Name == adminCookie {
+				c = k
+			}
+		}
+		if c == nil || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
+			t.Fatalf("admin cookie = %+v, want HttpOnly SameSite=Strict Path=/", c)
+		}
+		r := e.do("GET", "/admin", nil, "", "Cookie", adminCookie+"="+c.Value)
+		if r.status != 200 || !strings.Contains(string(r.body), `class="admin-nav"`) || !strings.Contains(string(r.body), `href="/admin/llm"`) {
+			t.Errorf("GET /admin with the cookie = %d\n%.400s", r.status, r.body)
+		}
+		if r := e.do("GET", "/metrics", nil, "", "Cookie", adminCookie+"="+c.Value); r.status != 200 {
+			t.Errorf("/metrics with the cookie = %d", r.status)
+		}
+	})
+	t.Run("wrong token in the URL", func(t *testing.T) {
+		res, err := e.noRedirect().Get(e.srv.URL + "/admin?token=nope")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized || len(res.Cookies()) != 0 {
+			t.Errorf("GET /admin?token=nope = %d cookies %v, want 401 and no cookie", res.StatusCode, res.Cookies())
+		}
+	})
+	t.Run("sign-in form", func(t *testing.T) {
+		post := func(token, next string) *http.Response {
+			req, _ := http.NewRequest("POST", e.srv.URL+"/admin/login", strings.NewReader("token="+token+"&next="+next))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			res, err := e.noRedirect().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			return res
+		}
+		if res := post("nope", "/admin/tables"); res.StatusCode != http.StatusUnauthorized || len(res.Cookies()) != 0 {
+			t.Errorf("wrong token: %d %v", res.StatusCode, res.Cookies())
+		}
+		if res := post(testAdminToken, "/admin/tables"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/admin/tables" || len(res.Cookies()) != 1 {
+			t.Errorf("right token: %d %q %v", res.StatusCode, res.Header.Get("Location"), res.Cookies())
+		}
+		// No open redirect.
+		for _, next := range []string{"https://evil.example/", "//evil.example/admin", "/tables/x"} {
+			if res := post(testAdminToken, next); res.Header.Get("Location") != "/admin" {
+				t.Errorf("next %q redirected to %q, want /admin", next, res.Header.Get("Location"))
+			}
+		}
+	})
+}
+
+func TestAdminOnlyRefusesCrossOrigin(t *testing.T) {
+	e := newTestEnv(t)
+	s := New(Config{Hub: e.hub, Players: e.store, AdminToken: testAdminToken})
+	ran := 0
+	h := s.adminOnly(func(w http.ResponseWriter, r *http.Request) { ran++; w.WriteHeader(http.StatusNoContent) })
+	for _, tc := range []struct {
+		name   string
+		method string
+		hdr    []string
+		want   int
+	}{
+		{"same origin", "POST", []string{"Sec-Fetch-Site", "same-origin"}, http.StatusNoContent},
+		{"non-browser client", "POST", nil, http.StatusNoContent},
+		{"cross site", "POST", []string{"Sec-Fetch-Site", "cross-site"}, http.StatusForbidden},
+		{"same site, other origin", "POST", []string{"Sec-Fetch-Site", "same-site"}, http.StatusForbidden},
+		{"other Origin", "DELETE", []string{"Origin", "https://evil.example"}, http.StatusForbidden},
+		{"cross-site GET reads", "GET", []string{"Sec-Fetch-Site", "cross-site"}, http.StatusNoContent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := ran
+			req := httptest.NewRequest(tc.method, "http://tavern.test/api/admin/tables/t1/pause", nil)
+			req.Header.Set("Authorization", "Bearer "+testAdminToken)
+			for i := 0; i+1 < len(tc.hdr); i += 2 {
+				req.Header.Set(tc.hdr[i], tc.hdr[i+1])
+			}
+			rec := httptest.NewRecorder()
+			h(rec, req)
+			if rec.Code != tc.want {
+				t.Errorf("status = %d, want %d (%s)", rec.Code, tc.want, rec.Body)
+			}
+			if ranNow := ran > before; ranNow != (tc.want == http.StatusNoContent) {
+				t.Errorf("handler ran = %v, want %v", ranNow, tc.want == http.StatusNoContent)
+			}
+		})
+	}
+}
