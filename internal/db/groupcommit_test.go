@@ -137,3 +137,38 @@ func BenchmarkConcurrentAcks(b *testing.B) {
 		}
 	})
 }
+
+// TestBatchWithAFailingCommit applies one batch directly (as the writer
+// does with what it finds queued): the failing commit gets its error, its
+// batch-mates are committed.
+func TestBatchWithAFailingCommit(t *testing.T) {
+	d := MustOpenDB(t)
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	turn := st.Clone()
+	turn.Party[0].HP = 3
+	reqs := []store.Commit{
+		ack("t1", 1, "k1"),
+		{TableID: "t1", State: turn},
+		ack("t1", 2, "k1"), // duplicate client id
+		ack("nope", 3, "k3"),
+		ack("t1", 4, "k4"),
+	}
+	var batch []*commitReq
+	for _, c := range reqs {
+		batch = append(batch, &commitReq{c: c, now: formatTime(t0), done: make(chan error, 1)})
+	}
+	d.committer.apply(batch)
+	want := []string{"", "", engine.ECONFLICT, engine.ENOTFOUND, ""}
+	for i, r := range batch {
+		err := <-r.done
+		if got := engine.ErrorCode(err); (err == nil) != (want[i] == "") || (err != nil && got != want[i]) {
+			t.Errorf("commit %d: err = %v, want code %q", i, err, want[i])
+		}
+	}
+	td := mustLoad(t, d, "t1")
+	if len(td.Pending) != 2 || td.Seq != 4 {
+		t.Errorf("pending %+v, seq %d: want a1 and a4, seq 4", td.Pending, td.Seq)
+	}
+	assertSameState(t, td.State, turn)
+}
