@@ -65,10 +65,10 @@ func mapsKeys[V any](m map[string]V) []string {
 }
 
 // TestCommitsThenReload commits a seeded sequence of turns, each changing
-// a few rows, the caller reusing and mutating one State as the hub does;
-// a commit that fails in the middle, which must leave nothing written; and
-// a reopen of the file, after which the writes go on. After every step a
-// reload equals the state in memory.
+// a few rows, the caller reusing and mutating one State between commits;
+// commits that fail after writing the state rows, which must leave
+// nothing written and not count as written; and reopens of the file.
+// After every step a reload equals the state in memory.
 func TestCommitsThenReload(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tavern.db")
 	d := MustOpenDBAt(t, path)
@@ -95,9 +95,9 @@ func TestCommitsThenReload(t *testing.T) {
 			assertSameState(t, mustLoad(t, d, "t1").State, durable)
 			continue
 		case step%10 == 8:
-			// Written behind the store's back, as another process or an
-			// older binary could: a reopened store must not trust a
-			// cache it does not have.
+			// Reopened, as after a restart or a crash: the new store
+			// knows nothing of what was written, so it writes every row
+			// of its first commit, then diffs again.
 			if err := d.Close(); err != nil {
 				t.Fatal(err)
 			}
