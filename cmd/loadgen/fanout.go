@@ -58,6 +58,12 @@ type receipts struct {
 	late      atomic.Int64
 }
 
+func (r *receipts) count() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return int64(len(r.latencies))
+}
+
 // got reads the send time after marker in b, if any, and records it.
 func (r *receipts) got(b []byte) {
 	i := bytes.Index(b, []byte(marker))
@@ -172,9 +178,14 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 	wg.Wait()
 	lastSend := time.Now()
 	rc.deadline.Store(lastSend.Add(c.drain).UnixNano())
-	select {
-	case <-time.After(c.drain):
-	case <-ctx.Done():
+	perSend := c.players + c.spectators
+	if c.target == "anchor" {
+		perSend = n
+	}
+	want := sent.Load() * int64(perSend)
+	// Wait for every frame, or until the drain time is up.
+	for time.Since(lastSend) < c.drain && ctx.Err() == nil && rc.count() < want {
+		time.Sleep(10 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
 	var after usage
@@ -188,11 +199,6 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 	lat := slices.Clone(rc.latencies)
 	rc.mu.Unlock()
 	slices.Sort(lat)
-	perSend := c.players + c.spectators
-	if c.target == "anchor" {
-		perSend = n
-	}
-	want := sent.Load() * int64(perSend)
 	fmt.Fprintf(out, "  %d sends (%d failed) in %s, %d frames delivered within %s of the last send: %.2f%% of %d (%d late)\n",
 		sent.Load(), failed.Load(), lastSend.Sub(start).Round(time.Millisecond), len(lat), c.drain,
 		100*float64(len(lat))/float64(max(want, 1)), want, rc.late.Load())
