@@ -111,3 +111,35 @@ func TestCommitsThenReload(t *testing.T) {
 	}
 	assertSameState(t, mustLoad(t, d, "t2").State, newState(t, ""))
 }
+
+// TestForget changes a row behind the store's back: a commit of the same
+// state skips the row (the store believes it holds the state) until the
+// table is forgotten; then the commit rewrites it.
+func TestForget(t *testing.T) {
+	d := MustOpenDB(t)
+	ctx := context.Background()
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.writer.Exec("UPDATE characters SET hp = 99 WHERE table_id = 't1' AND id = 'c1'"); err != nil {
+		t.Fatal(err)
+	}
+	hp := func() int {
+		return count(t, d.reader, "SELECT hp FROM characters WHERE table_id = 't1' AND id = 'c1'")
+	}
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st}); err != nil {
+		t.Fatal(err)
+	}
+	if hp() != 99 {
+		t.Fatalf("hp = %d: an unchanged row was rewritten (the diff is not in use)", hp())
+	}
+	d.Forget("t1")
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st}); err != nil {
+		t.Fatal(err)
+	}
+	if want := st.Character("c1").HP; hp() != want {
+		t.Errorf("hp after Forget and a commit = %d, want %d", hp(), want)
+	}
+}

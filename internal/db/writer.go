@@ -40,12 +40,14 @@ type committer struct {
 
 	// written holds, per table, a copy of the state whose rows the store
 	// wrote last, so that the next commit writes only the rows that
-	// changed. Owned by the writer goroutine. It is updated only when a
-	// transaction commits, and starts empty: after a restart (or a crash)
-	// the first commit of each table writes every row, so no row the
-	// store has not written is ever skipped. It assumes the store is the
-	// only writer of a table's rows while it is open.
-	written map[string]*engine.State
+	// changed. It is updated only when a transaction commits, and starts
+	// empty: after a restart (or a crash) the first commit of each table
+	// writes every row, so no row the store has not written is ever
+	// skipped. It assumes the store is the only writer of a table's rows
+	// while it is open. Written by the writer goroutine; writtenMu lets
+	// Forget drop an entry from outside.
+	writtenMu sync.Mutex
+	written   map[string]*engine.State
 }
 
 func newCommitter(d *DB) *committer {
@@ -133,6 +135,8 @@ func (m *committer) tx(batch []*commitReq) error {
 			if st, ok := staged[id]; ok {
 				return st
 			}
+			m.writtenMu.Lock()
+			defer m.writtenMu.Unlock()
 			return m.written[id]
 		}
 		w.recordWritten = func(id string, st *engine.State) { staged[id] = st.Clone() }
@@ -143,6 +147,8 @@ func (m *committer) tx(batch []*commitReq) error {
 		}
 		return nil
 	})
+	m.writtenMu.Lock()
+	defer m.writtenMu.Unlock()
 	if err != nil {
 		// The transaction may have failed in COMMIT, after its rows were
 		// written: forget what was written to its tables, so their next
@@ -156,4 +162,16 @@ func (m *committer) tx(batch []*commitReq) error {
 		m.written[id] = st
 	}
 	return nil
+}
+
+// Forget drops the copy of table tableID's state the store keeps to write
+// only changed rows (a few tens of KiB per table): the table's next commit
+// with a state writes every row. Call it when a table is unloaded, or
+// after its rows were changed other than by Commit. Safe for concurrent
+// use.
+func (d *DB) Forget(tableID string) {
+	m := d.committer
+	m.writtenMu.Lock()
+	delete(m.written, tableID)
+	m.writtenMu.Unlock()
 }
