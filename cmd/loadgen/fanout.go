@@ -34,6 +34,9 @@ type fanoutConfig struct {
 	players, spectators int
 	duration, drain     time.Duration
 	dialers             int
+	// inProcess: the server runs in loadgen's process, so its usage
+	// includes the clients'.
+	inProcess bool
 }
 
 func (c *fanoutConfig) flags(fs *flag.FlagSet) {
@@ -205,8 +208,12 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 	fmt.Fprintf(out, "  delivery latency p50 %s p90 %s p99 %s max %s\n", pct(lat, .5), pct(lat, .9), pct(lat, .99), pct(lat, 1))
 	if c.meter != nil {
 		cpu := after.cpu - before.cpu
-		fmt.Fprintf(out, "  server CPU (%s): %.2fs (%.0f%% of one core), %s per delivered frame\n",
-			c.meter.what(), cpu, 100*cpu/elapsed.Seconds(), per(cpu, int64(len(lat))))
+		who := "server"
+		if c.inProcess {
+			who = "server and clients (one process; use -url for the server alone)"
+		}
+		fmt.Fprintf(out, "  CPU of the %s (%s): %.2fs (%.0f%% of one core), %s per delivered frame\n",
+			who, c.meter.what(), cpu, 100*cpu/elapsed.Seconds(), per(cpu, int64(len(lat))))
 		if after.peakRSS > 0 {
 			fmt.Fprintf(out, "  server peak RSS %.1f MiB: %.1f KiB per socket\n",
 				float64(after.peakRSS)/(1<<20), float64(after.peakRSS)/1024/float64(len(s.conns)))

@@ -118,7 +118,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		c.meter = procMeter{os.Getpid()} // server and bots together
 	}
 	if *mode == "fanout" {
-		fo.url, fo.meter = c.url, c.meter
+		fo.url, fo.meter, fo.inProcess = c.url, c.meter, inProcess
 		return runFanout(ctx, fo, out)
 	} else if *mode != "play" {
 		return fmt.Errorf("-mode %q: want play or fanout", *mode)
