@@ -28,11 +28,14 @@ generate:
 e2e:
 	bash e2e/run.sh
 
-# Benchmarks, then the load generator: 20 tables of 3 players and 2
-# spectators on loopback, in-process server with the offline narrator.
+# Benchmarks, then the load generator (in-process server with the offline
+# narrator, so the CPU it reports includes the bots'): 20 tables of 3
+# players and 2 spectators, then 5 s of say fan-out to 20 tables × 20
+# sockets. README "Performance" has the runs against a separate server.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./cmd/loadgen -tables 20 -players 3 -spectators 2 -actions 15
+	$(GO) run ./cmd/loadgen -mode fanout -fanout-tables 20 -duration 5s
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

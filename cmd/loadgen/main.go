@@ -2,7 +2,16 @@
 // loopback and reports latencies and throughput. By default it starts its
 // own server in-process (offline narrator, temporary SQLite file), so
 // `go run ./cmd/loadgen` measures the whole stack: HTTP, websockets, the
-// hub's table goroutines, turn jobs and one SQLite transaction per turn.
+// hub's table goroutines, turn jobs and the SQLite commits; the CPU it
+// reports then includes the bots'. With -url it loads a server started
+// apart (run it with TAVERN_QUOTAS=off), and with -server-pid (or
+// -metrics, reading process_cpu_seconds_total, with -metrics-token if
+// /metrics needs the admin token) it reports that server's own CPU per
+// action and per delivered frame.
+//
+// -mode fanout measures fan-out instead (fanout.go): N tables of players
+// and spectators, one `say` per second per table, against Tavern or
+// against coder/websocket's chat example (-target anchor).
 //
 // Every bot is a real websocket client: players act in narrative mode and
 // on their own initiative turns in combat; spectators only watch. The run
@@ -52,6 +61,7 @@ func main() {
 
 type config struct {
 	url                         string
+	meter                       meter
 	tables, players, spectators int
 	actions                     int
 	timeout                     time.Duration
@@ -67,6 +77,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&c.actions, "actions", 15, "actions per player")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "stop after this long")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	serverPID := fs.Int("server-pid", 0, "pid of the server given by -url: report its CPU and memory from /proc")
+	metrics := fs.Bool("metrics", false, "read the server's CPU from its /metrics (process_cpu_seconds_total)")
+	metricsToken := fs.String("metrics-token", "", "bearer token for /metrics (implies -metrics)")
+	mode := fs.String("mode", "play", "play: bots play tables; fanout: say/s fan-out to many sockets (see fanout.go)")
+	var fo fanoutConfig
+	fo.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -86,7 +102,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	if c.url == "" {
+	inProcess := c.url == ""
+	if inProcess {
 		srv, err := startServer(ctx)
 		if err != nil {
 			return err
@@ -96,9 +113,26 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	} else if err := loopbackOnly(c.url); err != nil {
 		return err
 	}
+	c.meter = newMeter(c.url, *serverPID, *metrics, *metricsToken)
+	if inProcess && c.meter == nil {
+		c.meter = procMeter{os.Getpid()} // server and bots together
+	}
+	if *mode == "fanout" {
+		fo.url, fo.meter, fo.inProcess = c.url, c.meter, inProcess
+		return runFanout(ctx, fo, out)
+	} else if *mode != "play" {
+		return fmt.Errorf("-mode %q: want play or fanout", *mode)
+	}
 	fmt.Fprintf(out, "loadgen: %d tables × (%d players + %d spectators), %d actions each, against %s\n",
 		c.tables, c.players, c.spectators, c.actions, c.url)
 	st := &stats{}
+	var before usage
+	if c.meter != nil {
+		var err error
+		if before, err = c.meter.read(ctx); err != nil {
+			return fmt.Errorf("read server usage: %w", err)
+		}
+	}
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range c.tables {
@@ -111,7 +145,24 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}()
 	}
 	wg.Wait()
-	st.report(out, time.Since(start))
+	elapsed := time.Since(start)
+	st.report(out, elapsed)
+	if c.meter != nil {
+		after, err := c.meter.read(ctx)
+		if err != nil {
+			return fmt.Errorf("read server usage: %w", err)
+		}
+		who := "server"
+		if inProcess {
+			who = "server and bots (one process; use -url for the server alone)"
+		}
+		cpu := after.cpu - before.cpu
+		fmt.Fprintf(out, "  CPU of the %s: %.2fs (%.0f%% of one core), %s per action, %s per delivered event\n",
+			who, cpu, 100*cpu/elapsed.Seconds(), per(cpu, st.acts.Load()), per(cpu, st.events.Load()))
+		if after.peakRSS > 0 {
+			fmt.Fprintf(out, "  peak RSS: %.1f MiB\n", float64(after.peakRSS)/(1<<20))
+		}
+	}
 	if n := st.failures.Load(); n > 0 {
 		return fmt.Errorf("%d failures (first: %v)", n, st.firstErr.Load())
 	}
@@ -211,6 +262,14 @@ func (s *stats) report(out io.Writer, elapsed time.Duration) {
 	fmt.Fprintf(out, "  turn latency  p50 %-9s p90 %-9s p99 %-9s max %s  (act sent → its narration)\n", pct(s.turn, .5), pct(s.turn, .9), pct(s.turn, .99), pct(s.turn, 1))
 	fmt.Fprintf(out, "  events delivered to clients: %d (%.0f/s), narration deltas: %d\n", s.events.Load(), float64(s.events.Load())/elapsed.Seconds(), s.deltas.Load())
 	fmt.Fprintf(out, "  failures: %d\n", s.failures.Load())
+}
+
+// per formats seconds of CPU divided by n things.
+func per(cpu float64, n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return (time.Duration(cpu * float64(time.Second) / float64(n))).Round(time.Microsecond / 10).String()
 }
 
 func post(ctx context.Context, base, path, token string, body any, into any) error {

@@ -3,8 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/coder/websocket"
 )
 
 func TestSmallLoadRunsClean(t *testing.T) {
@@ -27,5 +35,88 @@ func TestLoopbackOnly(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"-url", "http://10.1.2.3:80"}, &bytes.Buffer{}); err == nil {
 		t.Error("a non-loopback target must be refused")
+	}
+}
+
+func TestFanoutAgainstTavern(t *testing.T) {
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"-mode", "fanout", "-fanout-tables", "3", "-fanout-players", "2",
+		"-fanout-spectators", "3", "-duration", "2s", "-drain", "30s", "-timeout", "60s"}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	// 3 tables × 2 sends × 5 sockets.
+	for _, want := range []string{"15 sockets open", "6 sends (0 failed)", "30 frames delivered", "100.00% of 30", "per delivered frame"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestFanoutAgainstAnchor runs the anchor mode against a stand-in for the
+// chat example: POST /publish sends the body to every /subscribe socket.
+func TestFanoutAgainstAnchor(t *testing.T) {
+	var mu sync.Mutex
+	var subs []*websocket.Conn
+	mux := http.NewServeMux()
+	mux.HandleFunc("/subscribe", func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		subs = append(subs, c)
+		mu.Unlock()
+		c.CloseRead(context.Background())
+	})
+	mux.HandleFunc("POST /publish", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range subs {
+			_ = c.Write(r.Context(), websocket.MessageText, b)
+		}
+		w.WriteHeader(http.StatusAccepted)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"-url", srv.URL, "-mode", "fanout", "-target", "anchor", "-fanout-tables", "2",
+		"-fanout-players", "1", "-fanout-spectators", "4", "-duration", "2s", "-drain", "30s", "-server-pid", strconv.Itoa(os.Getpid())}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range []string{"10 sockets open", "2 sends (0 failed)", "20 frames delivered", "100.00% of 20", "per delivered frame", "KiB per socket"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestMeters(t *testing.T) {
+	u, err := procMeter{os.Getpid()}.read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.rss <= 0 || u.peakRSS < u.rss {
+		t.Errorf("own usage %+v", u)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer adm" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		io.WriteString(w, "# HELP process_cpu_seconds_total x\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 12.5\nprocess_resident_memory_bytes 1.048576e+06\ngo_goroutines 7\n")
+	}))
+	defer srv.Close()
+	m := newMeter(srv.URL, 0, false, "adm")
+	if u, err := m.read(context.Background()); err != nil || u.cpu != 12.5 || u.rss != 1<<20 {
+		t.Errorf("metrics usage %+v, %v", u, err)
+	}
+	if _, err := newMeter(srv.URL, 0, true, "").read(context.Background()); err == nil {
+		t.Error("a 401 from /metrics must be an error")
+	}
+	if newMeter(srv.URL, 0, false, "") != nil {
+		t.Error("no pid, no -metrics: no meter")
 	}
 }

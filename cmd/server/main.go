@@ -40,6 +40,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	addr := fs.String("addr", envOr(getenv, "TAVERN_ADDR", "127.0.0.1:8080"), "listen address (env TAVERN_ADDR)")
 	dbPath := fs.String("db", envOr(getenv, "TAVERN_DB", "data/tavern.db"), "SQLite file (env TAVERN_DB)")
 	logLevel := fs.String("log-level", envOr(getenv, "TAVERN_LOG_LEVEL", "info"), "debug, info, warn or error")
+	pprofAddr := fs.String("pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (off when empty)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,6 +49,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("bad -log-level: %w", err)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if *pprofAddr != "" {
+		at, stop, err := startPprof(*pprofAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		log.Info("pprof listening", "addr", "http://"+at+"/debug/pprof/")
+	}
 
 	lib, err := adventures.Load()
 	if err != nil {

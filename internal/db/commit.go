@@ -27,62 +27,77 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 // (table, player, client id) or action id, or c.AddSeat a taken seat or a
 // seated player; ENOTFOUND if the table does not exist; EINVALID for a
 // message body that is not JSON or a relationship key without "|". An
-// event seq that exists is an internal error. Safe for concurrent use;
-// commits are serialised.
+// event seq that exists is an internal error. Safe for concurrent use.
+//
+// Commits are group-committed: one writer goroutine takes whatever commits
+// are queued and applies them in one transaction, in the order they
+// arrived, and Commit returns once the transaction holding c is durable
+// (or failed). A commit that fails does not fail the others of its batch:
+// the batch is rolled back and each of its commits is retried alone. ctx
+// bounds the wait for a place in the queue; once queued, c is applied and
+// Commit waits for the result. After Close, Commit fails.
 func (d *DB) Commit(ctx context.Context, c store.Commit) error {
-	now := formatTime(d.now())
-	err := d.write(ctx, func(w *writeTx) error {
-		if p := c.AddPending; p != nil {
-			status := p.Status
-			if status == "" {
-				status = engine.ActionPending
-			}
-			_, err := w.exec(qInsertPending, c.TableID, p.ID, p.PlayerID, p.CharacterID, p.Seat, p.ClientID,
-				p.Text, status, formatTime(p.CreatedAt), p.Kind)
-			if isUnique(err) {
-				return engine.Errorf(engine.ECONFLICT, "action %s (client id %s) was already received", p.ID, p.ClientID)
-			}
-			if err != nil {
-				return fmt.Errorf("insert pending action %s: %w", p.ID, err)
-			}
+	return d.groupCommit(ctx, c)
+}
+
+// applyCommit runs the statements of c in w's transaction (see Commit); now
+// stamps the rows.
+func applyCommit(w *writeTx, c store.Commit, now string) error {
+	if p := c.AddPending; p != nil {
+		status := p.Status
+		if status == "" {
+			status = engine.ActionPending
 		}
-		if c.State != nil {
-			if err := writeState(w, c.TableID, c.State, now); err != nil {
-				return err
-			}
+		_, err := w.exec(qInsertPending, c.TableID, p.ID, p.PlayerID, p.CharacterID, p.Seat, p.ClientID,
+			p.Text, status, formatTime(p.CreatedAt), p.Kind)
+		if isUnique(err) {
+			return engine.Errorf(engine.ECONFLICT, "action %s (client id %s) was already received", p.ID, p.ClientID)
 		}
-		if err := insertEvents(w, c.TableID, c.Events); err != nil {
+		if err != nil {
+			return fmt.Errorf("insert pending action %s: %w", p.ID, err)
+		}
+	}
+	if c.State != nil {
+		if err := writeState(w, c.TableID, c.State, w.written(c.TableID), now); err != nil {
 			return err
 		}
-		if err := insertMessages(w, c.TableID, c.Messages, now); err != nil {
-			return err
+		w.wrote(c.TableID, c.State)
+	}
+	if err := insertEvents(w, c.TableID, c.Events); err != nil {
+		return err
+	}
+	if err := insertMessages(w, c.TableID, c.Messages, now); err != nil {
+		return err
+	}
+	if s := c.AddSeat; s != nil {
+		_, err := w.exec(qInsertSeat, c.TableID, s.Seat, s.PlayerID, s.CharacterID, formatTime(s.JoinedAt))
+		if isUnique(err) {
+			return engine.Errorf(engine.ECONFLICT, "seat %s is taken or player %s is already seated", s.Seat, s.PlayerID)
 		}
-		if s := c.AddSeat; s != nil {
-			_, err := w.exec(qInsertSeat, c.TableID, s.Seat, s.PlayerID, s.CharacterID, formatTime(s.JoinedAt))
-			if isUnique(err) {
-				return engine.Errorf(engine.ECONFLICT, "seat %s is taken or player %s is already seated", s.Seat, s.PlayerID)
-			}
-			if err != nil {
-				return fmt.Errorf("insert seat %s: %w", s.Seat, err)
-			}
+		if err != nil {
+			return fmt.Errorf("insert seat %s: %w", s.Seat, err)
 		}
-		if c.RemoveSeat != "" {
-			if _, err := w.exec(qDeleteSeat, c.TableID, c.RemoveSeat); err != nil {
-				return fmt.Errorf("delete seat %s: %w", c.RemoveSeat, err)
-			}
+	}
+	if c.RemoveSeat != "" {
+		if _, err := w.exec(qDeleteSeat, c.TableID, c.RemoveSeat); err != nil {
+			return fmt.Errorf("delete seat %s: %w", c.RemoveSeat, err)
 		}
-		for _, id := range c.Resolve {
-			if _, err := w.exec(qResolvePending, now, c.TableID, id); err != nil {
-				return fmt.Errorf("resolve action %s: %w", id, err)
-			}
+	}
+	for _, id := range c.Resolve {
+		if _, err := w.exec(qResolvePending, now, c.TableID, id); err != nil {
+			return fmt.Errorf("resolve action %s: %w", id, err)
 		}
+	}
+	return nil
+}
+
+// commitError maps the error of applying c to what Commit returns.
+func commitError(c store.Commit, err error) error {
+	if err == nil {
 		return nil
-	})
+	}
 	if isForeignKey(err) {
 		err = tableNotFound(c.TableID)
 	}
-	if err != nil {
-		return fmt.Errorf("commit to table %s: %w", c.TableID, err)
-	}
-	return nil
+	return fmt.Errorf("commit to table %s: %w", c.TableID, err)
 }

@@ -70,6 +70,8 @@ type DB struct {
 	// now stamps updated_at, created_at of messages and resolved_at.
 	now func() time.Time
 
+	committer *committer
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -110,6 +112,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		d.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
+	d.committer = newCommitter(d)
 	return d, nil
 }
 
@@ -118,6 +121,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // return the first call's error.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
+		if d.committer != nil {
+			d.committer.close() // finishes the queued commits first
+		}
 		var errs []error
 		for _, s := range d.stmts {
 			errs = append(errs, s.Close())
@@ -183,6 +189,26 @@ type writeTx struct {
 	ctx   context.Context
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
+	// lookupWritten and recordWritten, set by the group-commit writer,
+	// give the state the rows of a table hold (nil: unknown) and record a
+	// state written.
+	lookupWritten func(tableID string) *engine.State
+	recordWritten func(tableID string, st *engine.State)
+}
+
+// written returns the state table id's rows hold, or nil if unknown.
+func (w *writeTx) written(id string) *engine.State {
+	if w.lookupWritten == nil {
+		return nil
+	}
+	return w.lookupWritten(id)
+}
+
+// wrote records that table id's rows now hold st.
+func (w *writeTx) wrote(id string, st *engine.State) {
+	if w.recordWritten != nil {
+		w.recordWritten(id, st)
+	}
 }
 
 func (w *writeTx) exec(q string, args ...any) (sql.Result, error) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -29,22 +30,68 @@ ON CONFLICT (table_id) DO UPDATE SET game = excluded.game, rng = excluded.rng, w
 	qDeleteCharacters = deleteMissingSQL("characters", "id")
 )
 
-// writeState makes the stored rows of table id equal to st: it updates the
-// table's config, upserts every row of the party and the world, deletes
-// those st no longer has, and upserts the game state. It returns ENOTFOUND
-// if the table does not exist.
-func writeState(w *writeTx, id string, st *engine.State, now string) error {
-	if err := writeConfig(w, id, st.Config); err != nil {
-		return err
+// writeState makes the stored rows of table id equal to st. prev is what
+// the rows hold already, as the store last wrote them, or nil when that is
+// not known: then every row is written. With prev, a row equal in prev and
+// st is skipped, and the stale-row delete of a kind runs only when prev has
+// a row st no longer has. The game state row is always written. It returns
+// ENOTFOUND if the table does not exist.
+func writeState(w *writeTx, id string, st, prev *engine.State, now string) error {
+	if prev == nil || prev.Config != st.Config {
+		if err := writeConfig(w, id, st.Config); err != nil {
+			return err
+		}
 	}
-	for _, write := range []func(*writeTx, string, *engine.State) error{
+	for _, write := range []func(*writeTx, string, *engine.State, *engine.State) error{
 		writeParty, writeLocations, writeNPCs, writeTemplates, writeItems, writeQuests, writeRelationships,
 	} {
-		if err := write(w, id, st); err != nil {
+		if err := write(w, id, st, prev); err != nil {
 			return err
 		}
 	}
 	return writeGame(w, id, st, now)
+}
+
+// writeRows upserts the rows of cur that differ from prev (all of them
+// when full), then deletes the table's stored rows cur does not have if
+// full or if prev has one of them. same compares a row of prev with cur's.
+func writeRows[V any](w *writeTx, tableID string, cur, prev map[string]V, full bool, same func(a, b V) bool,
+	upsert func(key string, v V) error, qDelete, what string) error {
+	for k, v := range cur {
+		if p, ok := prev[k]; ok && !full && same(p, v) {
+			continue
+		}
+		if err := upsert(k, v); err != nil {
+			return err
+		}
+	}
+	stale := full
+	for k := range prev {
+		if _, ok := cur[k]; !ok {
+			stale = true
+			break
+		}
+	}
+	if !stale {
+		return nil
+	}
+	keep := make([]string, 0, len(cur))
+	for k := range cur {
+		keep = append(keep, k)
+	}
+	return deleteMissing(w, qDelete, tableID, keep, what)
+}
+
+// samePtr reports whether two rows hold the same values; extra writes are
+// harmless, so it need not be tight (nil and empty slices differ).
+func samePtr[T any](a, b *T) bool { return reflect.DeepEqual(a, b) }
+
+// worldOf returns prev's world, or a zero one (nil maps) for a full write.
+func worldOf(prev *engine.State) (engine.World, bool) {
+	if prev == nil {
+		return engine.World{}, true
+	}
+	return prev.World, false
 }
 
 // loadState reads the state of table t (Config from t, Catalogue not set,
@@ -95,17 +142,26 @@ func loadGame(ctx context.Context, tx *sql.Tx, id string, st *engine.State) erro
 	return nil
 }
 
-func writeParty(w *writeTx, id string, st *engine.State) error {
-	keep := make([]string, 0, len(st.Party))
+func writeParty(w *writeTx, id string, st, prev *engine.State) error {
+	cur := make(map[string]*engine.Character, len(st.Party))
 	for _, c := range st.Party {
+		cur[c.ID] = c
+	}
+	var old map[string]*engine.Character
+	if prev != nil {
+		old = make(map[string]*engine.Character, len(prev.Party))
+		for _, c := range prev.Party {
+			old[c.ID] = c
+		}
+	}
+	return writeRows(w, id, cur, old, prev == nil, samePtr, func(_ string, c *engine.Character) error {
 		if _, err := w.exec(qUpsertCharacter, id, c.ID, c.PlayerID, c.Seat, c.Name, c.Class, c.Backstory,
 			c.Level, c.XP, c.HP, c.MaxHP, c.Gold, plainJSON(c.Stats), c.Weapon, c.Armour, c.Location,
 			plainJSON(c.Statuses)); err != nil {
 			return fmt.Errorf("write character %s: %w", c.ID, err)
 		}
-		keep = append(keep, c.ID)
-	}
-	return deleteMissing(w, qDeleteCharacters, id, keep, "characters")
+		return nil
+	}, qDeleteCharacters, "characters")
 }
 
 // loadParty reads the characters ordered by seat, then id.

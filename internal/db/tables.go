@@ -34,7 +34,7 @@ func (d *DB) CreateTable(ctx context.Context, t engine.Table, st *engine.State, 
 		if err != nil {
 			return err
 		}
-		if err := writeState(w, t.ID, st, now); err != nil {
+		if err := writeState(w, t.ID, st, nil, now); err != nil {
 			return err
 		}
 		return insertEvents(w, t.ID, evs)

@@ -42,15 +42,14 @@ ON CONFLICT (table_id, a, b) DO UPDATE SET value = excluded.value WHERE relation
 	qDeleteRelationships = deleteMissingSQL("relationships", "a || '|' || b")
 )
 
-func writeLocations(w *writeTx, id string, st *engine.State) error {
-	keep := make([]string, 0, len(st.World.Locations))
-	for _, l := range st.World.Locations {
+func writeLocations(w *writeTx, id string, st, prev *engine.State) error {
+	old, full := worldOf(prev)
+	return writeRows(w, id, st.World.Locations, old.Locations, full, samePtr, func(_ string, l *engine.Location) error {
 		if _, err := w.exec(qUpsertLocation, id, l.ID, l.Name, l.Description, plainJSON(l.Exits)); err != nil {
 			return fmt.Errorf("write location %s: %w", l.ID, err)
 		}
-		keep = append(keep, l.ID)
-	}
-	return deleteMissing(w, qDeleteLocations, id, keep, "locations")
+		return nil
+	}, qDeleteLocations, "locations")
 }
 
 func loadLocations(ctx context.Context, tx *sql.Tx, id string, st *engine.State) error {
@@ -73,18 +72,17 @@ func loadLocations(ctx context.Context, tx *sql.Tx, id string, st *engine.State)
 	return nil
 }
 
-func writeNPCs(w *writeTx, id string, st *engine.State) error {
-	keep := make([]string, 0, len(st.World.NPCs))
-	for _, n := range st.World.NPCs {
+func writeNPCs(w *writeTx, id string, st, prev *engine.State) error {
+	old, full := worldOf(prev)
+	return writeRows(w, id, st.World.NPCs, old.NPCs, full, samePtr, func(_ string, n *engine.NPC) error {
 		if _, err := w.exec(qUpsertNPC, id, n.ID, n.Name, n.Kind, n.Location, n.Hostile, n.Behavior,
 			n.Disposition, n.Faction, n.Personality, n.Tactics, n.Secret, plainJSON(n.Lines), n.Level,
 			n.HP, n.MaxHP, plainJSON(n.Stats), n.Weapon, n.Armour, n.Gold, n.Hidden,
 			plainJSON(n.Statuses)); err != nil {
 			return fmt.Errorf("write npc %s: %w", n.ID, err)
 		}
-		keep = append(keep, n.ID)
-	}
-	return deleteMissing(w, qDeleteNPCs, id, keep, "npcs")
+		return nil
+	}, qDeleteNPCs, "npcs")
 }
 
 func loadNPCs(ctx context.Context, tx *sql.Tx, id string, st *engine.State) error {
@@ -110,15 +108,14 @@ func loadNPCs(ctx context.Context, tx *sql.Tx, id string, st *engine.State) erro
 	return nil
 }
 
-func writeTemplates(w *writeTx, id string, st *engine.State) error {
-	keep := make([]string, 0, len(st.World.Templates))
-	for _, t := range st.World.Templates {
+func writeTemplates(w *writeTx, id string, st, prev *engine.State) error {
+	old, full := worldOf(prev)
+	return writeRows(w, id, st.World.Templates, old.Templates, full, samePtr, func(_ string, t *engine.ItemTemplate) error {
 		if _, err := w.exec(qUpsertTemplate, id, t.ID, t.Name, t.Category, t.Description, t.Value); err != nil {
 			return fmt.Errorf("write item template %s: %w", t.ID, err)
 		}
-		keep = append(keep, t.ID)
-	}
-	return deleteMissing(w, qDeleteTemplates, id, keep, "item templates")
+		return nil
+	}, qDeleteTemplates, "item templates")
 }
 
 func loadTemplates(ctx context.Context, tx *sql.Tx, id string, st *engine.State) error {
@@ -137,16 +134,15 @@ func loadTemplates(ctx context.Context, tx *sql.Tx, id string, st *engine.State)
 	return nil
 }
 
-func writeItems(w *writeTx, id string, st *engine.State) error {
-	keep := make([]string, 0, len(st.World.Items))
-	for _, it := range st.World.Items {
+func writeItems(w *writeTx, id string, st, prev *engine.State) error {
+	old, full := worldOf(prev)
+	return writeRows(w, id, st.World.Items, old.Items, full, samePtr, func(_ string, it *engine.Item) error {
 		if _, err := w.exec(qUpsertItem, id, it.ID, it.Template, it.Name, it.OwnerType, it.OwnerID,
 			plainJSON(it.Buffs), plainJSON(it.Flaws)); err != nil {
 			return fmt.Errorf("write item %s: %w", it.ID, err)
 		}
-		keep = append(keep, it.ID)
-	}
-	return deleteMissing(w, qDeleteItems, id, keep, "items")
+		return nil
+	}, qDeleteItems, "items")
 }
 
 func loadItems(ctx context.Context, tx *sql.Tx, id string, st *engine.State) error {
@@ -169,15 +165,14 @@ func loadItems(ctx context.Context, tx *sql.Tx, id string, st *engine.State) err
 	return nil
 }
 
-func writeQuests(w *writeTx, id string, st *engine.State) error {
-	keep := make([]string, 0, len(st.World.Quests))
-	for _, q := range st.World.Quests {
+func writeQuests(w *writeTx, id string, st, prev *engine.State) error {
+	old, full := worldOf(prev)
+	return writeRows(w, id, st.World.Quests, old.Quests, full, samePtr, func(_ string, q *engine.Quest) error {
 		if _, err := w.exec(qUpsertQuest, id, q.ID, q.Name, q.Description, q.Giver, q.Status, q.RewardXP, q.RewardGold, q.Requires); err != nil {
 			return fmt.Errorf("write quest %s: %w", q.ID, err)
 		}
-		keep = append(keep, q.ID)
-	}
-	return deleteMissing(w, qDeleteQuests, id, keep, "quests")
+		return nil
+	}, qDeleteQuests, "quests")
 }
 
 func loadQuests(ctx context.Context, tx *sql.Tx, id string, st *engine.State) error {
@@ -198,9 +193,10 @@ func loadQuests(ctx context.Context, tx *sql.Tx, id string, st *engine.State) er
 
 // writeRelationships stores each "a|b" key of the world's relationships as
 // an (a, b) row; EINVALID for a key without "|".
-func writeRelationships(w *writeTx, id string, st *engine.State) error {
-	keep := make([]string, 0, len(st.World.Relationships))
-	for key, v := range st.World.Relationships {
+func writeRelationships(w *writeTx, id string, st, prev *engine.State) error {
+	old, full := worldOf(prev)
+	same := func(a, b int) bool { return a == b }
+	return writeRows(w, id, st.World.Relationships, old.Relationships, full, same, func(key string, v int) error {
 		a, b, ok := strings.Cut(key, "|")
 		if !ok {
 			return engine.Errorf(engine.EINVALID, "relationship key %q is not \"a|b\"", key)
@@ -208,9 +204,8 @@ func writeRelationships(w *writeTx, id string, st *engine.State) error {
 		if _, err := w.exec(qUpsertRelationship, id, a, b, v); err != nil {
 			return fmt.Errorf("write relationship %s: %w", key, err)
 		}
-		keep = append(keep, key)
-	}
-	return deleteMissing(w, qDeleteRelationships, id, keep, "relationships")
+		return nil
+	}, qDeleteRelationships, "relationships")
 }
 
 func loadRelationships(ctx context.Context, tx *sql.Tx, id string, st *engine.State) error {

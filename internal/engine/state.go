@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -108,20 +107,6 @@ func NewState(cfg Config, adv *Adventure, cat *Catalogue, seed uint64) *State {
 	}
 	s.RNG = NewDice(seed).State()
 	return s
-}
-
-// Clone returns a deep copy sharing only the catalogue.
-func (s *State) Clone() *State {
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("engine: clone state: %v", err)) // State holds only plain data.
-	}
-	var c State
-	if err := json.Unmarshal(b, &c); err != nil {
-		panic(fmt.Sprintf("engine: clone state: %v", err))
-	}
-	c.Catalogue = s.Catalogue
-	return &c
 }
 
 // Ruleset returns the table's ruleset.

@@ -1,0 +1,174 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"tavern/internal/engine"
+	"tavern/internal/store"
+)
+
+// ack is the commit of a `say` or `act` acknowledgement: a pending action
+// and its event.
+func ack(table string, n int64, clientID string) store.Commit {
+	id := fmt.Sprintf("a%d", n)
+	return store.Commit{TableID: table,
+		AddPending: &engine.PendingAction{ID: id, PlayerID: "p1", CharacterID: "c1", Seat: "1", ClientID: clientID, Text: "I look", CreatedAt: t0},
+		Events:     []engine.Event{{Seq: n, TS: t0, Kind: "action", Data: map[string]any{"text": "I look"}}},
+	}
+}
+
+// TestConcurrentCommitters commits from many goroutines at once, some of
+// the commits failing (a duplicate client id, an unknown table), and checks
+// that each caller gets its own result: a failing commit fails alone, and
+// every commit that succeeded is there after the file is reopened. Run
+// under -race.
+func TestConcurrentCommitters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tavern.db")
+	d, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	mustCreateTable(t, d, "t2", st)
+
+	const writers, each = 16, 12
+	type result struct {
+		c    store.Commit
+		want string // an error code, "" for success
+		err  error
+	}
+	results := make(chan result, writers*each)
+	var wg sync.WaitGroup
+	var seq atomic.Int64
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				n := seq.Add(1)
+				var c store.Commit
+				var want string
+				switch {
+				case i%5 == 3:
+					// The client id of this writer's first ack (i = 0, committed before).
+					c, want = ack("t1", n, fmt.Sprintf("w%d-0", w)), engine.ECONFLICT
+				case i%7 == 6:
+					c, want = ack("nope", n, "x"), engine.ENOTFOUND
+				case i%2 == 0:
+					c = ack("t1", n, fmt.Sprintf("w%d-%d", w, i))
+				default:
+					c = ack("t2", n, fmt.Sprintf("w%d-%d", w, i))
+					if i%3 == 0 { // a turn with a state, in the same batches as acks
+						c.State = st.Clone()
+						c.State.Game.Turn = int(n)
+					}
+				}
+				results <- result{c, want, d.Commit(ctx, c)}
+			}
+		}()
+	}
+	wg.Wait()
+	close(results)
+	want := map[string]map[string]bool{"t1": {}, "t2": {}}
+	var ok, failed int
+	for r := range results {
+		p := r.c.AddPending
+		if r.want != "" {
+			if engine.ErrorCode(r.err) != r.want {
+				t.Errorf("commit %s to %s: err = %v, want %s", p.ID, r.c.TableID, r.err, r.want)
+			}
+			failed++
+			continue
+		}
+		if r.err != nil {
+			t.Errorf("commit %s: %v", p.ID, r.err)
+			continue
+		}
+		want[r.c.TableID][p.ID] = true
+		ok++
+	}
+	if ok == 0 || failed == 0 {
+		t.Fatalf("%d commits succeeded, %d failed: want both", ok, failed)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	d = MustOpenDBAt(t, path)
+	for table, ids := range want {
+		td := mustLoad(t, d, table)
+		got := map[string]bool{}
+		for _, p := range td.Pending {
+			got[p.ID] = true
+		}
+		for id := range ids {
+			if !got[id] {
+				t.Errorf("table %s: acknowledged action %s is not stored", table, id)
+			}
+		}
+		if len(got) != len(ids) {
+			t.Errorf("table %s: %d pending actions stored, want %d", table, len(got), len(ids))
+		}
+	}
+}
+
+// BenchmarkConcurrentAcks measures acks committed by many goroutines at
+// once, as the tables of a busy server do.
+func BenchmarkConcurrentAcks(b *testing.B) {
+	d := MustOpenDB(b)
+	ctx := context.Background()
+	mustCreateTable(b, d, "t1", fightingState(b))
+	var seq atomic.Int64
+	b.SetParallelism(16)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			n := seq.Add(1)
+			if err := d.Commit(ctx, ack("t1", n, fmt.Sprintf("k%d", n))); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// TestBatchWithAFailingCommit applies one batch directly (as the writer
+// does with what it finds queued): the failing commit gets its error, its
+// batch-mates are committed.
+func TestBatchWithAFailingCommit(t *testing.T) {
+	d := MustOpenDB(t)
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	turn := st.Clone()
+	turn.Party[0].HP = 3
+	reqs := []store.Commit{
+		ack("t1", 1, "k1"),
+		{TableID: "t1", State: turn},
+		ack("t1", 2, "k1"), // duplicate client id
+		ack("nope", 3, "k3"),
+		ack("t1", 4, "k4"),
+	}
+	var batch []*commitReq
+	for _, c := range reqs {
+		batch = append(batch, &commitReq{c: c, now: formatTime(t0), done: make(chan error, 1)})
+	}
+	d.committer.apply(batch)
+	want := []string{"", "", engine.ECONFLICT, engine.ENOTFOUND, ""}
+	for i, r := range batch {
+		err := <-r.done
+		if got := engine.ErrorCode(err); (err == nil) != (want[i] == "") || (err != nil && got != want[i]) {
+			t.Errorf("commit %d: err = %v, want code %q", i, err, want[i])
+		}
+	}
+	td := mustLoad(t, d, "t1")
+	if len(td.Pending) != 2 || td.Seq != 4 {
+		t.Errorf("pending %+v, seq %d: want a1 and a4, seq 4", td.Pending, td.Seq)
+	}
+	assertSameState(t, td.State, turn)
+}

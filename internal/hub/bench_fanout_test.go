@@ -1,0 +1,148 @@
+package hub_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"tavern/adventures"
+	"tavern/internal/agent"
+	"tavern/internal/db"
+	"tavern/internal/engine"
+	"tavern/internal/hub"
+	"tavern/internal/offline"
+)
+
+// BenchmarkFanout measures one `say` delivered to N spectators of a table:
+// one iteration is the say, its ack, and the chat event read by every
+// spectator (real websocket clients over loopback, so the clients' reads
+// are counted too; cmd/fanout measures the server alone).
+func BenchmarkFanout(b *testing.B) {
+	for _, n := range []int{16, 256} {
+		b.Run(fmt.Sprintf("sockets=%d", n), func(b *testing.B) { benchFanout(b, n) })
+	}
+}
+
+func benchFanout(b *testing.B, n int) {
+	ctx := context.Background()
+	st, err := db.Open(ctx, filepath.Join(b.TempDir(), "tavern.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	lib, err := adventures.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := hub.New(hub.Config{
+		Store: st, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
+		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}},
+		Log:    slog.New(slog.DiscardHandler), Seed: func() uint64 { return 1 }, ShutdownGrace: time.Second,
+	})
+	if err := h.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	p := engine.Player{ID: "p1", Name: "Ann"}
+	if err := st.CreatePlayer(ctx, p, []byte("tok")); err != nil {
+		b.Fatal(err)
+	}
+	ts, err := h.CreateTable(ctx, p, hub.TableSpec{Name: "Bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := h.Sit(ctx, ts.ID, p, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
+		b.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ws/tables/{id}", func(w http.ResponseWriter, r *http.Request) {
+		var pl *engine.Player
+		if r.URL.Query().Get("token") == "tok" {
+			pl = &p
+		}
+		h.ServeWS(w, r, r.PathValue("id"), pl)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	defer srv.CloseClientConnections()
+	base := strings.Replace(srv.URL, "http", "ws", 1) + "/ws/tables/" + ts.ID + "?role="
+	dial := func(q string) *websocket.Conn {
+		c, _, err := websocket.Dial(ctx, base+q, &websocket.DialOptions{Subprotocols: []string{"tavern.v1"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.SetReadLimit(1 << 20)
+		return c
+	}
+
+	// Every spectator signals got once per chat event it reads.
+	got := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	for range n {
+		c := dial("spectator")
+		defer c.CloseNow()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				_, data, err := c.Read(ctx)
+				if err != nil {
+					return
+				}
+				var f struct{ Type, Kind string }
+				if json.Unmarshal(data, &f) == nil && f.Type == "event" && f.Kind == engine.EventChat {
+					got <- struct{}{}
+				}
+			}
+		}()
+	}
+	// A connection may send 30 frames at once (the rate limit's burst), so
+	// the player reconnects every 25 says, off the clock.
+	var player *websocket.Conn
+	redial := func() {
+		if player != nil {
+			player.Close(websocket.StatusNormalClosure, "")
+		}
+		player = dial("player&token=tok")
+		go func(c *websocket.Conn) { // the player's own frames are not counted
+			for {
+				if _, _, err := c.Read(ctx); err != nil {
+					return
+				}
+			}
+		}(player)
+	}
+	redial()
+	defer func() { player.CloseNow() }()
+	for i := 0; b.Loop(); i++ {
+		if i > 0 && i%25 == 0 {
+			b.StopTimer()
+			redial()
+			b.StartTimer()
+		}
+		msg, _ := json.Marshal(map[string]string{"type": "say", "id": fmt.Sprint("s", i), "text": "hello"})
+		if err := player.Write(ctx, websocket.MessageText, msg); err != nil {
+			b.Fatal(err)
+		}
+		for range n {
+			select {
+			case <-got:
+			case <-time.After(10 * time.Second):
+				b.Fatalf("say %d not delivered to every spectator", i)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/frame")
+	srv.CloseClientConnections()
+}
