@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"tavern/internal/engine"
 	"tavern/internal/hub"
@@ -36,7 +38,20 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 			return badRequest("Content-Type must be application/json.")
 		}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return badRequest("The request body could not be read.")
+	}
+	// encoding/json would replace invalid UTF-8 with U+FFFD silently: a
+	// name or text is stored as sent or refused (issue 11).
+	if !utf8.Valid(body) {
+		return badRequest("The request body must be valid UTF-8.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError

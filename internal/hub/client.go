@@ -235,7 +235,8 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		default:
 		}
 		var f inFrame
-		parsed := typ == websocket.MessageText && json.Unmarshal(data, &f) == nil
+		// encoding/json would replace invalid UTF-8 with U+FFFD silently.
+		parsed := typ == websocket.MessageText && utf8.Valid(data) && json.Unmarshal(data, &f) == nil
 		if !lim.Allow() {
 			refusals++
 			if refusals > maxRefusals {
@@ -248,7 +249,7 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		}
 		refusals = 0
 		if !parsed {
-			c.send(errorFrame("", CodeBadRequest, "Frames are JSON text messages."))
+			c.send(errorFrame("", CodeBadRequest, "Frames are JSON text messages in valid UTF-8."))
 			continue
 		}
 		if len(f.ID) > maxFrameIDLen {
@@ -278,18 +279,26 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 	if f.Type == "say" {
 		maxLen = maxSayLen
 	}
-	switch n := utf8.RuneCountInString(f.Text); {
+	switch {
 	case f.ID == "":
 		c.send(errorFrame("", CodeBadRequest, f.Type+" needs an id."))
 		return
 	case c.role != rolePlayer:
 		c.send(errorFrame(f.ID, CodeForbidden, "Spectators cannot "+f.Type+"; take a seat to play."))
 		return
-	case n == 0 || n > maxLen || !utf8.ValidString(f.Text):
-		c.send(errorFrame(f.ID, CodeBadRequest, "text has 1 to "+strconv.Itoa(maxLen)+" characters."))
+	}
+	// The engine's one rule for free text: no control characters (NUL…),
+	// valid UTF-8, bounded length.
+	text, err := engine.CleanText("text", f.Text, maxLen)
+	if err == nil && text == "" {
+		err = engine.Errorf(engine.EINVALID, "text must not be empty.")
+	}
+	if err != nil {
+		c.send(errorFrame(f.ID, CodeBadRequest, engine.ErrorMessage(err)))
 		return
 	}
-	err := t.call(ctx, func() error {
+	f.Text = text
+	err = t.call(ctx, func() error {
 		var status string
 		var err error
 		if f.Type == "act" {
