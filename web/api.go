@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -127,6 +128,9 @@ func (s *Server) createPlayer(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
+	if s.allow(w, r, s.playerQuota, "players") == nil {
+		return
+	}
 	token := ident.Token()
 	p := engine.Player{ID: ident.New("p_"), Name: name, CreatedAt: time.Now().UTC()}
 	if err := s.players.CreatePlayer(r.Context(), p, hashToken(token)); err != nil {
@@ -151,15 +155,47 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request, p engine.Player) {
 
 type tablesResponse struct {
 	Tables []hub.TableSummary `json:"tables"`
+	// Next is the cursor of the following page; only paged requests
+	// (?limit= or ?cursor=) get it, and only when there is more.
+	Next string `json:"next,omitempty"`
 }
 
-// listTables is GET /api/tables.
+// listTables is GET /api/tables: every table, newest first. With ?limit=
+// (1..maxLimit) or ?cursor= it pages (additive): a page of at most limit
+// tables (default defaultLimit) after the table named by cursor, and next
+// when more follow. Without them the answer is the whole list, as before.
 func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
 	ts := s.hub.List()
 	if ts == nil {
 		ts = []hub.TableSummary{}
 	}
-	writeJSON(w, http.StatusOK, tablesResponse{Tables: ts})
+	q := r.URL.Query()
+	if !q.Has("limit") && !q.Has("cursor") {
+		writeJSON(w, http.StatusOK, tablesResponse{Tables: ts})
+		return
+	}
+	limit, err := intParam(q.Get("limit"), defaultLimit, 1, maxLimit)
+	if err != nil {
+		s.error(w, r, badRequest(fmt.Sprintf("limit must be between 1 and %d.", maxLimit)))
+		return
+	}
+	start := 0
+	if cur := q.Get("cursor"); cur != "" {
+		// The cursor is the id of the last table of the previous page, so
+		// tables created meanwhile (at the front) do not shift the pages.
+		i := slices.IndexFunc(ts, func(t hub.TableSummary) bool { return t.ID == cur })
+		if i < 0 {
+			s.error(w, r, badRequest("Unknown cursor; start again without one."))
+			return
+		}
+		start = i + 1
+	}
+	page := ts[start:min(len(ts), start+int(limit))]
+	res := tablesResponse{Tables: page}
+	if start+len(page) < len(ts) && len(page) > 0 {
+		res.Next = page[len(page)-1].ID
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 type createTableRequest struct {
@@ -178,11 +214,18 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request, p engine.Pl
 		s.error(w, r, err)
 		return
 	}
+	refund := s.allow(w, r, s.tableQuota, "tables")
+	if refund == nil {
+		return
+	}
 	// The hub validates the spec (engine.TableSpec.Validate).
 	spec := hub.TableSpec{Name: req.Name, Adventure: req.Adventure, Ruleset: req.Ruleset, CombatMode: req.CombatMode,
 		Seats: req.Seats, TurnTimeoutS: req.TurnTimeoutS}
 	t, err := s.hub.CreateTable(r.Context(), p, spec)
 	if err != nil {
+		if engine.ErrorCode(err) == engine.EINVALID {
+			refund()
+		}
 		s.error(w, r, err)
 		return
 	}

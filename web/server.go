@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -80,6 +81,9 @@ type Config struct {
 	// serves a private registry holding the HTTP metrics and the Go and
 	// process collectors.
 	Metrics prometheus.Registerer
+	// Quotas bound player and table creation per client address; the zero
+	// value takes the defaults (see Quotas).
+	Quotas Quotas
 }
 
 // Server serves Tavern over HTTP. Its handler is safe for concurrent use.
@@ -92,6 +96,8 @@ type Server struct {
 	// assetVersion is a hash of the static files, appended to their URLs
 	// so browsers can cache them forever and still see a new release.
 	assetVersion string
+	// playerQuota and tableQuota are nil when quotas are off.
+	playerQuota, tableQuota *quota
 }
 
 // The page's files, not their tests (static/*.test.mjs).
@@ -124,6 +130,10 @@ func newServer(t tables, cfg Config) *Server {
 		log:          log,
 		metrics:      newMetrics(cfg.Metrics),
 		assetVersion: staticVersion(),
+	}
+	if q := cfg.Quotas.withDefaults(); !q.Off {
+		s.playerQuota = newQuota(q.PlayersPerMinute, q.PlayersBurst, time.Now)
+		s.tableQuota = newQuota(q.TablesPerMinute, q.TablesBurst, time.Now)
 	}
 	s.handler = s.routes()
 	return s

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -39,9 +40,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	addr := fs.String("addr", envOr(getenv, "TAVERN_ADDR", "127.0.0.1:8080"), "listen address (env TAVERN_ADDR)")
 	dbPath := fs.String("db", envOr(getenv, "TAVERN_DB", "data/tavern.db"), "SQLite file (env TAVERN_DB)")
 	logLevel := fs.String("log-level", envOr(getenv, "TAVERN_LOG_LEVEL", "info"), "debug, info, warn or error")
+	quotasEnv := envOr(getenv, "TAVERN_QUOTAS", "on")
+	quotaPlayers := fs.Int("quota-players", envInt(getenv, "TAVERN_QUOTA_PLAYERS"), "players one client address may create a minute (bursts as many; 0: default 20; env TAVERN_QUOTA_PLAYERS)")
+	quotaTables := fs.Int("quota-tables", envInt(getenv, "TAVERN_QUOTA_TABLES"), "tables one client address may create a minute (bursts of 10 at least; 0: default 6; env TAVERN_QUOTA_TABLES)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if quotasEnv != "on" && quotasEnv != "off" {
+		return fmt.Errorf("bad TAVERN_QUOTAS %q: want on or off", quotasEnv)
+	}
+	quotas := web.Quotas{Off: quotasEnv == "off", PlayersPerMinute: *quotaPlayers, PlayersBurst: *quotaPlayers,
+		TablesPerMinute: *quotaTables, TablesBurst: max(10, *quotaTables)}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("bad -log-level: %w", err)
@@ -72,7 +81,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer h.Close()
 
-	srv := web.New(web.Config{Hub: h, Players: store, Log: log})
+	srv := web.New(web.Config{Hub: h, Players: store, Log: log, Quotas: quotas})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -161,6 +170,13 @@ func pickModels(getenv func(string) string, base openai.Config) models {
 		return models{Narrative: n, Combat: n, Summary: n, DM: "offline"}
 	}
 	return models{Narrative: ms.Narrative, Combat: ms.Combat, Summary: ms.Summary, DM: ms.DM, Online: true}
+}
+
+// envInt reads a whole number from the environment; empty or junk is 0
+// (the default), as the flag's usage says.
+func envInt(getenv func(string) string, key string) int {
+	n, _ := strconv.Atoi(getenv(key))
+	return n
 }
 
 func envOr(getenv func(string) string, key, def string) string {

@@ -21,11 +21,13 @@ const (
 	readLimit    = 16 << 10
 	outQueue     = 1024
 	writeTimeout = 5 * time.Second
-	// Per-connection rate limit: a steady 10 frames/s with bursts of 30;
-	// past 60 refusals in a row the connection is closed with 1008.
+	// Rate limit per player, across its connections: a steady 10 frames/s
+	// with bursts of 30; past 60 refusals in a row a connection is closed
+	// with 1008. maxLimiters bounds the players remembered.
 	frameRate   = 10
 	frameBurst  = 30
 	maxRefusals = 60
+	maxLimiters = 10000
 	// Limits of a frame's fields, in characters: its id, an action's text
 	// and a chat line's.
 	maxFrameIDLen = 64
@@ -219,7 +221,12 @@ type inFrame struct {
 }
 
 func (c *client) readLoop(ctx context.Context, t *table) {
+	// A player's budget is shared by every connection of the player; a
+	// spectator's (who can only ping) is its connection's.
 	lim := rate.NewLimiter(frameRate, frameBurst)
+	if c.player != nil {
+		lim = t.h.frameLimiter(c.player.ID)
+	}
 	refusals := 0
 	for {
 		typ, data, err := c.conn.Read(ctx)

@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -57,5 +58,45 @@ func TestFrameHygiene(t *testing.T) {
 		if ev.Kind == "chat" || ev.Kind == "action" {
 			t.Errorf("a refused frame was stored: %+v", ev)
 		}
+	}
+}
+
+// The frame budget is the player's, not the connection's: three sockets
+// of one player together get one burst (issue 11 item 7).
+func TestRateLimitPerPlayer(t *testing.T) {
+	e := newEnv(t, 1)
+	id := e.table(hub.TableSpec{})
+	p, tok := e.player("Ann")
+	e.sit(id, p, "Ann", "")
+	var cs []*wsClient
+	for range 3 {
+		c := e.dial(id, "player", tok, -1)
+		c.until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
+		cs = append(cs, c)
+	}
+	const perSocket = 30 // one whole burst per socket
+	for i := range perSocket {
+		for j, c := range cs {
+			c.send(map[string]string{"type": "say", "id": fmt.Sprintf("s%d-%d", j, i), "text": "hello"})
+		}
+	}
+	acked, limited := 0, 0
+	for _, c := range cs {
+		for range perSocket {
+			f := c.until("answer", func(f frame) bool { return f.Type == "ack" || f.Type == "error" })
+			switch {
+			case f.Type == "ack":
+				acked++
+			case f.Code == "rate_limited":
+				limited++
+			default:
+				t.Errorf("answer %s", f.Raw)
+			}
+		}
+	}
+	// 90 frames against one burst of 30 (plus what refills meanwhile at
+	// 10/s); per-connection budgets would have acked all 90.
+	if acked >= 2*perSocket || limited == 0 {
+		t.Errorf("acked %d, rate limited %d of %d frames: want the player's one budget to refuse most", acked, limited, 3*perSocket)
 	}
 }
