@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -135,8 +136,24 @@ func newServer(t tables, cfg Config) *Server {
 		s.playerQuota = newQuota(q.PlayersPerMinute, q.PlayersBurst, time.Now)
 		s.tableQuota = newQuota(q.TablesPerMinute, q.TablesBurst, time.Now)
 	}
-	s.handler = s.routes()
+	s.handler = readDeadline(s.routes())
 	return s
+}
+
+// ReadTimeout bounds reading one request (headers and body) on every
+// route but the websocket: a client that trickles its body is cut off
+// instead of holding a connection (issue 11). Streams clear it.
+const ReadTimeout = 30 * time.Second
+
+// readDeadline sets ReadTimeout on the request's connection; the
+// websocket upgrade is exempt (the hub reads it for as long as it lives).
+func readDeadline(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/ws/") {
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(ReadTimeout))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Handler returns the root handler: every route, with security headers.

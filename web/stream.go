@@ -42,8 +42,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc := http.NewResponseController(w)
-	// A stream outlives any server-wide write timeout.
+	// A stream outlives any server-wide write timeout and ReadTimeout (an
+	// expired read deadline would end the request's context).
 	_ = rc.SetWriteDeadline(time.Time{})
+	_ = rc.SetReadDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-store")

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -79,32 +80,54 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := h.Start(ctx); err != nil {
 		return err
 	}
-	defer h.Close()
+	defer h.Close() // on early returns; Close is safe to call twice
 
 	srv := web.New(web.Config{Hub: h, Players: store, Log: log, Quotas: quotas})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	stopped := &closeSignal{Listener: ln, closed: make(chan struct{})}
+	// Websockets and streams are long-lived and set their own deadlines;
+	// the other routes get web.ReadTimeout per request (web.Server).
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(stdout, "Tavern is open: http://%s/ (DM: %s, database: %s)\n", ln.Addr(), dmName, *dbPath)
 	errc := make(chan error, 1)
-	go func() { errc <- httpSrv.Serve(ln) }()
+	go func() { errc <- httpSrv.Serve(stopped) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
-	// Close the hub first so websockets get 1001 and running turns finish
-	// or roll back; then stop the HTTP server.
-	_ = h.Close()
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// First stop accepting (Shutdown closes the listener at once, then
+	// waits for requests in flight); then close the hub, which sends every
+	// websocket 1001 and waits for the handshakes, ends the streams, and
+	// lets running turns finish or roll back; then wait for the rest.
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := httpSrv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	shut := make(chan error, 1)
+	go func() { shut <- httpSrv.Shutdown(sctx) }()
+	<-stopped.closed
+	_ = h.Close()
+	if err := <-shut; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	log.Info("stopped")
 	return nil
+}
+
+// closeSignal is a listener that says when it has been closed.
+type closeSignal struct {
+	net.Listener
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (l *closeSignal) Close() error {
+	err := l.Listener.Close()
+	l.once.Do(func() { close(l.closed) })
+	return err
 }
 
 // newRunner builds the agents' runner from the environment: the models

@@ -21,6 +21,11 @@ const (
 	readLimit    = 16 << 10
 	outQueue     = 1024
 	writeTimeout = 5 * time.Second
+	// closeTimeout bounds a close handshake (the library's own bound is
+	// 5 s to write the close frame plus 5 s for the answer); past it the
+	// TCP connection is dropped. A client too slow to read its frames
+	// would otherwise hold its socket for ~25 s and see 1006 (issue 11).
+	closeTimeout = 2 * time.Second
 	// Rate limit per player, across its connections: a steady 10 frames/s
 	// with bursts of 30; past 60 refusals in a row a connection is closed
 	// with 1008. maxLimiters bounds the players remembered.
@@ -53,6 +58,7 @@ func roleLabel(r role) string {
 // goroutine; send never blocks (a client that cannot keep up is closed).
 type client struct {
 	conn   *websocket.Conn
+	log    interface{ Warn(string, ...any) }
 	out    chan []byte
 	role   role
 	player *engine.Player
@@ -83,6 +89,13 @@ func (c *client) closeWith(code websocket.StatusCode, reason string, flush bool)
 		c.closeCode, c.closeReason, c.flush = code, reason, flush
 		close(c.done)
 	})
+}
+
+func (c *client) playerID() string {
+	if c.player == nil {
+		return ""
+	}
+	return c.player.ID
 }
 
 func mustFrame(v any) []byte {
@@ -157,7 +170,12 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		return
 	}
 	conn.SetReadLimit(readLimit)
-	c := &client{conn: conn, out: make(chan []byte, outQueue), role: rl, player: p, done: make(chan struct{})}
+	if !h.trackSocket() {
+		conn.Close(websocket.StatusGoingAway, "server shutting down")
+		return
+	}
+	defer h.untrackSocket()
+	c := &client{conn: conn, log: t.log, out: make(chan []byte, outQueue), role: rl, player: p, done: make(chan struct{})}
 	// Reads are not tied to the hub's context: on shutdown the table closes
 	// the socket with 1001, and the close handshake needs this reader.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -168,6 +186,10 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 			t.log.Error("join failed", "err", err)
 		}
 		_ = conn.Write(ctx, websocket.MessageText, errorFrame("", code, msg))
+		if code == CodeUnavailable {
+			conn.Close(websocket.StatusGoingAway, "server shutting down")
+			return
+		}
 		conn.Close(websocket.StatusInternalError, "join failed")
 		return
 	}
@@ -194,6 +216,9 @@ func (c *client) writeLoop() {
 	for {
 		select {
 		case <-c.done:
+			if !c.flush && c.log != nil {
+				c.log.Warn("closing websocket", "code", int(c.closeCode), "reason", c.closeReason, "player", c.playerID(), "queued", len(c.out))
+			}
 			for c.flush {
 				select {
 				case frame := <-c.out:
@@ -204,7 +229,11 @@ func (c *client) writeLoop() {
 					c.flush = false
 				}
 			}
+			// The handshake gets closeTimeout; then the connection is
+			// dropped (CloseNow unblocks Close).
+			drop := time.AfterFunc(closeTimeout, func() { _ = c.conn.CloseNow() })
 			_ = c.conn.Close(c.closeCode, c.closeReason)
+			drop.Stop()
 			return
 		case frame := <-c.out:
 			if write(frame) != nil {

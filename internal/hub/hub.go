@@ -75,7 +75,26 @@ type Hub struct {
 	// chat events/s when the budget was per connection).
 	limitsMu sync.Mutex
 	limits   map[string]*rate.Limiter
+	// sockets counts the websocket handlers running, so that Close returns
+	// only once every socket got its 1001 (issue 11: 11 of 480 saw 1006
+	// when the process exited first). socketsMu guards socketsClosed.
+	socketsMu     sync.Mutex
+	socketsClosed bool
+	sockets       sync.WaitGroup
 }
+
+// trackSocket counts a websocket handler; false once Close waits.
+func (h *Hub) trackSocket() bool {
+	h.socketsMu.Lock()
+	defer h.socketsMu.Unlock()
+	if h.socketsClosed {
+		return false
+	}
+	h.sockets.Add(1)
+	return true
+}
+
+func (h *Hub) untrackSocket() { h.sockets.Done() }
 
 // frameLimiter returns the frame budget of the player with id playerID.
 func (h *Hub) frameLimiter(playerID string) *rate.Limiter {
@@ -183,6 +202,13 @@ func (h *Hub) Close() error {
 		}
 	}
 	h.cancel()
+	// Every table closes its sockets with 1001 as it stops; wait for the
+	// handshakes (each bounded by closeTimeout) so the process does not
+	// exit under them.
+	h.socketsMu.Lock()
+	h.socketsClosed = true
+	h.socketsMu.Unlock()
+	h.sockets.Wait()
 	h.stopSpawning()
 	h.wg.Wait()
 	return nil
