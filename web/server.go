@@ -57,7 +57,7 @@ type tables interface {
 	Leave(ctx context.Context, tableID string, p engine.Player) error
 	Snapshot(ctx context.Context, tableID string) (hub.Snapshot, error)
 	Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error)
-	Subscribe(ctx context.Context, tableID string, since int64) (<-chan engine.Event, error)
+	Stream(ctx context.Context, tableID string, since int64) (hub.Stream, error)
 	ServeWS(w http.ResponseWriter, r *http.Request, tableID string, p *engine.Player)
 	Classes() []engine.Class
 	AdventureIDs() []string

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -180,7 +181,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	// the socket with 1001, and the close handshake needs this reader.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := t.call(ctx, func() error { return t.join(ctx, c, since) }); err != nil {
+	if err := h.join(ctx, t, c, since); err != nil {
 		code, msg := ErrorCode(err)
 		if code == CodeInternal {
 			t.log.Error("join failed", "err", err)
@@ -359,8 +360,52 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 }
 
 // join registers c: welcome, then a replay of the events after since or a
-// snapshot, all queued before any later event can be.
-func (t *table) join(ctx context.Context, c *client, since int64) error {
+// snapshot, all queued before any later event can be. The table goroutine
+// never reads the disk for it (issue 11): it hands out the seq boundary,
+// the replay up to it is read here, and the table then adds what came
+// after from its recent events (or, if more came, a snapshot).
+func (h *Hub) join(ctx context.Context, t *table, c *client, since int64) error {
+	var boundary int64
+	replay := false
+	if err := t.call(ctx, func() error {
+		replay = t.welcome(c, since)
+		boundary = t.seq
+		return nil
+	}); err != nil || !replay {
+		return err
+	}
+	rctx, cancel := h.storeCtx(ctx)
+	defer cancel()
+	evs, err := h.cfg.Store.Events(rctx, t.id, since, int(boundary-since))
+	if err != nil {
+		return fmt.Errorf("replay for a joining client: %w", err)
+	}
+	return t.call(ctx, func() error {
+		for _, e := range evs {
+			c.send(eventFrame(e))
+		}
+		var gap []engine.Event
+		for _, e := range t.recent {
+			if e.Seq > boundary {
+				gap = append(gap, e)
+			}
+		}
+		if int64(len(gap)) == t.seq-boundary {
+			for _, e := range gap {
+				c.send(eventFrame(e))
+			}
+		} else {
+			c.send(snapshotFrame(t.snapshot()))
+		}
+		t.register(c)
+		return nil
+	})
+}
+
+// welcome queues c's welcome and reports whether c resumes by a replay of
+// the events after since; if not it queues a snapshot and registers c.
+// Runs on the table goroutine.
+func (t *table) welcome(c *client, since int64) (replay bool) {
 	you := map[string]any{"role": roleLabel(c.role)}
 	if c.player != nil {
 		you["player_id"] = c.player.ID
@@ -371,23 +416,20 @@ func (t *table) join(ctx context.Context, c *client, since int64) error {
 		}
 	}
 	c.send(mustFrame(map[string]any{"type": "welcome", "table": t.id, "you": you, "seq": t.seq}))
-	replayed := false
 	if since >= 0 && t.seq-since <= replayLimit {
-		evs, err := t.h.cfg.Store.Events(ctx, t.id, since, replayLimit)
-		if err != nil {
-			return err
+		if since < t.seq {
+			return true
 		}
-		for _, e := range evs {
-			c.send(eventFrame(e))
-		}
-		replayed = true
-	}
-	if !replayed {
+	} else {
 		c.send(snapshotFrame(t.snapshot()))
 	}
+	t.register(c)
+	return false
+}
+
+func (t *table) register(c *client) {
 	t.clients[c] = struct{}{}
 	t.updateSummary()
-	return nil
 }
 
 func (t *table) part(c *client) {

@@ -67,7 +67,9 @@ func (h *Hub) newTable(d store.TableData) *table {
 		meta: d.Table, st: d.State, seq: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
 		subs: map[*sub]struct{}{}, pending: d.Pending, tried: map[string]int{},
 	}
-	if recent, err := h.cfg.Store.Events(context.Background(), t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
+	ctx, cancel := h.storeCtx(context.Background())
+	defer cancel()
+	if recent, err := h.cfg.Store.Events(ctx, t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
 		t.recent = recent
 	}
 	t.updateSummary()
@@ -312,29 +314,13 @@ func (t *table) publish(evs []engine.Event) {
 func (t *table) commit(ctx context.Context, c store.Commit, turn string) error {
 	c.TableID = t.id
 	t.number(c.Events, turn)
+	ctx, cancel := t.h.storeCtx(ctx)
+	defer cancel()
 	if err := t.h.cfg.Store.Commit(ctx, c); err != nil {
 		t.unnumber(c.Events)
 		return err
 	}
 	t.publish(c.Events)
-	return nil
-}
-
-func (t *table) subscribe(ctx context.Context, s *sub, since int64) error {
-	if since < t.seq {
-		evs, err := t.h.cfg.Store.Events(ctx, t.id, since, replayLimit)
-		if err != nil {
-			return err
-		}
-		for _, e := range evs {
-			select {
-			case s.ch <- e:
-			default:
-				return engine.Errorf(engine.EUNAVAILABLE, "Too far behind; subscribe from a later seq.")
-			}
-		}
-	}
-	t.subs[s] = struct{}{}
 	return nil
 }
 
