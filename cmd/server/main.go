@@ -136,12 +136,23 @@ func (l *closeSignal) Close() error {
 // the store. It returns the DM's name for the UI.
 func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*agent.Runner, string, error) {
 	base := openai.Config{Log: log}
-	if v := getenv("TAVERN_LLM_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, "", fmt.Errorf("bad TAVERN_LLM_TIMEOUT %q: want a duration such as 60s", v)
+	for _, d := range []struct {
+		env string
+		to  *time.Duration
+	}{
+		{"TAVERN_LLM_TIMEOUT", &base.CallTimeout},
+		// Time to the first streamed chunk and between two chunks (issue
+		// 11): a hung request is retried instead of freezing the table.
+		{"TAVERN_LLM_FIRST_TOKEN_TIMEOUT", &base.FirstTokenTimeout},
+		{"TAVERN_LLM_IDLE_TIMEOUT", &base.IdleTimeout},
+	} {
+		if v := getenv(d.env); v != "" {
+			p, err := time.ParseDuration(v)
+			if err != nil || p <= 0 {
+				return nil, "", fmt.Errorf("bad %s %q: want a duration such as 60s", d.env, v)
+			}
+			*d.to = p
 		}
-		base.CallTimeout = d
 	}
 	prices := agent.Prices{}
 	for k, v := range agent.DefaultPrices {
