@@ -374,9 +374,7 @@ func (h *Hub) join(ctx context.Context, t *table, c *client, since int64) error 
 	}); err != nil || !replay {
 		return err
 	}
-	rctx, cancel := h.storeCtx(ctx)
-	defer cancel()
-	evs, err := h.cfg.Store.Events(rctx, t.id, since, int(boundary-since))
+	evs, err := h.cfg.Store.Events(ctx, t.id, since, int(boundary-since))
 	if err != nil {
 		return fmt.Errorf("replay for a joining client: %w", err)
 	}

@@ -146,6 +146,9 @@ func New(cfg Config) *Hub {
 	if cfg.DM == "" {
 		cfg.DM = "offline"
 	}
+	if cfg.Store != nil {
+		cfg.Store = deadlined{cfg.Store}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Hub{cfg: cfg, log: cfg.Log, ctx: ctx, cancel: cancel, tables: map[string]*table{}}
 }
@@ -345,8 +348,6 @@ func (h *Hub) Events(ctx context.Context, tableID string, since int64, limit int
 	if limit <= 0 || limit > MaxEventsPage {
 		limit = DefaultEventsPage
 	}
-	ctx, cancel := h.storeCtx(ctx)
-	defer cancel()
 	evs, err := h.cfg.Store.Events(ctx, tableID, since, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events of %s: %w", tableID, err)
@@ -425,9 +426,7 @@ func (h *Hub) subscribe(ctx context.Context, tableID string, since int64, window
 			return false
 		}
 		for since < boundary {
-			rctx, cancel := h.storeCtx(ctx)
-			evs, err := h.cfg.Store.Events(rctx, t.id, since, int(min(MaxEventsPage, boundary-since)))
-			cancel()
+			evs, err := h.cfg.Store.Events(ctx, t.id, since, int(min(MaxEventsPage, boundary-since)))
 			if err != nil {
 				t.log.Warn("replay for a subscriber", "since", since, "err", err)
 				return
@@ -467,13 +466,8 @@ func (h *Hub) subscribe(ctx context.Context, tableID string, since int64, window
 }
 
 // storeTimeout bounds every store call the hub makes (issue 11: the table
-// goroutine must never wait on the disk without a deadline).
+// goroutine must never wait on the disk without a deadline); see deadlined.
 const storeTimeout = 10 * time.Second
-
-// storeCtx is ctx with the store's deadline.
-func (h *Hub) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, storeTimeout)
-}
 
 // ServeWS upgrades the request to a websocket client of the table
 // (PROTOCOL.md "Websocket"). p is the authenticated player, or nil.

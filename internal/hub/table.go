@@ -67,9 +67,7 @@ func (h *Hub) newTable(d store.TableData) *table {
 		meta: d.Table, st: d.State, seq: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
 		subs: map[*sub]struct{}{}, pending: d.Pending, tried: map[string]int{},
 	}
-	ctx, cancel := h.storeCtx(context.Background())
-	defer cancel()
-	if recent, err := h.cfg.Store.Events(ctx, t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
+	if recent, err := h.cfg.Store.Events(context.Background(), t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
 		t.recent = recent
 	}
 	t.updateSummary()
@@ -314,8 +312,6 @@ func (t *table) publish(evs []engine.Event) {
 func (t *table) commit(ctx context.Context, c store.Commit, turn string) error {
 	c.TableID = t.id
 	t.number(c.Events, turn)
-	ctx, cancel := t.h.storeCtx(ctx)
-	defer cancel()
 	if err := t.h.cfg.Store.Commit(ctx, c); err != nil {
 		t.unnumber(c.Events)
 		return err
