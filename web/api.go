@@ -1,15 +1,18 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"tavern/internal/engine"
 	"tavern/internal/hub"
@@ -36,7 +39,20 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 			return badRequest("Content-Type must be application/json.")
 		}
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return badRequest("The request body could not be read.")
+	}
+	// encoding/json would replace invalid UTF-8 with U+FFFD silently: a
+	// name or text is stored as sent or refused (issue 11).
+	if !utf8.Valid(body) {
+		return badRequest("The request body must be valid UTF-8.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
@@ -112,6 +128,9 @@ func (s *Server) createPlayer(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
+	if s.allow(w, r, s.playerQuota, "players") == nil {
+		return
+	}
 	token := ident.Token()
 	p := engine.Player{ID: ident.New("p_"), Name: name, CreatedAt: time.Now().UTC()}
 	if err := s.players.CreatePlayer(r.Context(), p, hashToken(token)); err != nil {
@@ -136,15 +155,47 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request, p engine.Player) {
 
 type tablesResponse struct {
 	Tables []hub.TableSummary `json:"tables"`
+	// Next is the cursor of the following page; only paged requests
+	// (?limit= or ?cursor=) get it, and only when there is more.
+	Next string `json:"next,omitempty"`
 }
 
-// listTables is GET /api/tables.
+// listTables is GET /api/tables: every table, newest first. With ?limit=
+// (1..maxLimit) or ?cursor= it pages (additive): a page of at most limit
+// tables (default defaultLimit) after the table named by cursor, and next
+// when more follow. Without them the answer is the whole list, as before.
 func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
 	ts := s.hub.List()
 	if ts == nil {
 		ts = []hub.TableSummary{}
 	}
-	writeJSON(w, http.StatusOK, tablesResponse{Tables: ts})
+	q := r.URL.Query()
+	if !q.Has("limit") && !q.Has("cursor") {
+		writeJSON(w, http.StatusOK, tablesResponse{Tables: ts})
+		return
+	}
+	limit, err := intParam(q.Get("limit"), defaultLimit, 1, maxLimit)
+	if err != nil {
+		s.error(w, r, badRequest(fmt.Sprintf("limit must be between 1 and %d.", maxLimit)))
+		return
+	}
+	start := 0
+	if cur := q.Get("cursor"); cur != "" {
+		// The cursor is the id of the last table of the previous page, so
+		// tables created meanwhile (at the front) do not shift the pages.
+		i := slices.IndexFunc(ts, func(t hub.TableSummary) bool { return t.ID == cur })
+		if i < 0 {
+			s.error(w, r, badRequest("Unknown cursor; start again without one."))
+			return
+		}
+		start = i + 1
+	}
+	page := ts[start:min(len(ts), start+int(limit))]
+	res := tablesResponse{Tables: page}
+	if start+len(page) < len(ts) && len(page) > 0 {
+		res.Next = page[len(page)-1].ID
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 type createTableRequest struct {
@@ -163,11 +214,18 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request, p engine.Pl
 		s.error(w, r, err)
 		return
 	}
+	refund := s.allow(w, r, s.tableQuota, "tables")
+	if refund == nil {
+		return
+	}
 	// The hub validates the spec (engine.TableSpec.Validate).
 	spec := hub.TableSpec{Name: req.Name, Adventure: req.Adventure, Ruleset: req.Ruleset, CombatMode: req.CombatMode,
 		Seats: req.Seats, TurnTimeoutS: req.TurnTimeoutS}
 	t, err := s.hub.CreateTable(r.Context(), p, spec)
 	if err != nil {
+		if engine.ErrorCode(err) == engine.EINVALID {
+			refund()
+		}
 		s.error(w, r, err)
 		return
 	}

@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,7 +57,7 @@ type tables interface {
 	Leave(ctx context.Context, tableID string, p engine.Player) error
 	Snapshot(ctx context.Context, tableID string) (hub.Snapshot, error)
 	Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error)
-	Subscribe(ctx context.Context, tableID string, since int64) (<-chan engine.Event, error)
+	Stream(ctx context.Context, tableID string, since int64) (hub.Stream, error)
 	ServeWS(w http.ResponseWriter, r *http.Request, tableID string, p *engine.Player)
 	Classes() []engine.Class
 	AdventureIDs() []string
@@ -85,6 +86,9 @@ type Config struct {
 	// (admin)"); only its SHA-256 hash is kept. Empty: nobody can sign in
 	// to /admin, the admin API or /metrics.
 	AdminToken string
+	// Quotas bound player and table creation per client address; the zero
+	// value takes the defaults (see Quotas).
+	Quotas Quotas
 }
 
 // Server serves Tavern over HTTP. Its handler is safe for concurrent use.
@@ -101,6 +105,8 @@ type Server struct {
 	// assetVersion is a hash of the static files, appended to their URLs
 	// so browsers can cache them forever and still see a new release.
 	assetVersion string
+	// playerQuota and tableQuota are nil when quotas are off.
+	playerQuota, tableQuota *quota
 }
 
 // The page's files, not their tests (static/*.test.mjs).
@@ -139,8 +145,28 @@ func newServer(t tables, cfg Config) *Server {
 		h := sha256.Sum256([]byte(cfg.AdminToken))
 		s.adminHash = h[:]
 	}
-	s.handler = s.routes()
+	if q := cfg.Quotas.withDefaults(); !q.Off {
+		s.playerQuota = newQuota(q.PlayersPerMinute, q.PlayersBurst, time.Now)
+		s.tableQuota = newQuota(q.TablesPerMinute, q.TablesBurst, time.Now)
+	}
+	s.handler = readDeadline(s.routes())
 	return s
+}
+
+// ReadTimeout bounds reading one request (headers and body) on every
+// route but the websocket: a client that trickles its body is cut off
+// instead of holding a connection (issue 11). Streams clear it.
+const ReadTimeout = 30 * time.Second
+
+// readDeadline sets ReadTimeout on the request's connection; the
+// websocket upgrade is exempt (the hub reads it for as long as it lives).
+func readDeadline(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/ws/") {
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(ReadTimeout))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Handler returns the root handler: every route, with security headers.

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -15,11 +16,16 @@ import (
 const sseHeartbeat = 20 * time.Second
 
 // stream is GET /api/tables/{id}/stream: the table's events as
-// Server-Sent Events. Each event is "id: <seq>" and one "data: <Event
-// JSON>" line, so EventSource.onmessage sees every kind. A reconnecting
-// EventSource sends Last-Event-ID, which wins over ?since=. When the hub
-// drops a slow subscriber the response ends; the client reconnects and
-// resumes from its last id.
+// Server-Sent Events, with the websocket's resume policy (issue 11). Each
+// event is "id: <seq>" and one "data: <Event JSON>" line, so
+// EventSource.onmessage sees every kind. A reconnecting EventSource sends
+// Last-Event-ID, which wins over ?since=; the events after it are replayed
+// when they are at most the hub's replay window behind; further behind
+// (or with neither, on a table past the window) the stream starts with a
+// "snapshot" SSE event (id: its seq, data: the snapshot JSON, for
+// addEventListener("snapshot")), then live events. When the hub drops a
+// slow subscriber the response ends; the client reconnects and resumes
+// from its last id.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	id, err := tableID(r)
 	if err != nil {
@@ -36,14 +42,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	evs, err := s.hub.Subscribe(ctx, id, since)
+	sub, err := s.hub.Stream(ctx, id, since)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
+	evs := sub.Events
 	rc := http.NewResponseController(w)
-	// A stream outlives any server-wide write timeout.
+	// A stream outlives any server-wide write timeout and ReadTimeout (an
+	// expired read deadline would end the request's context).
 	_ = rc.SetWriteDeadline(time.Time{})
+	_ = rc.SetReadDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
@@ -51,6 +60,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write([]byte("retry: 2000\n\n")); err != nil {
 		return
+	}
+	if sub.Snapshot != nil {
+		b, err := json.Marshal(sub.Snapshot)
+		if err != nil {
+			s.log.Error("stream: encode snapshot", "table", id, "err", err)
+			return
+		}
+		fmt.Fprintf(w, "id: %d\nevent: snapshot\ndata: %s\n\n", sub.Snapshot.Seq, b)
 	}
 	if rc.Flush() != nil {
 		return

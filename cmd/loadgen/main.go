@@ -70,7 +70,7 @@ type config struct {
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	var c config
-	fs.StringVar(&c.url, "url", "", "server to load (loopback only); empty: start one in-process")
+	fs.StringVar(&c.url, "url", "", "server to load (loopback only; run it with TAVERN_QUOTAS=off); empty: start one in-process, quotas off")
 	fs.IntVar(&c.tables, "tables", 20, "tables played at once")
 	fs.IntVar(&c.players, "players", 3, "players per table")
 	fs.IntVar(&c.spectators, "spectators", 2, "spectators per table")
@@ -210,7 +210,7 @@ func startServer(ctx context.Context) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	hs := &http.Server{Handler: web.New(web.Config{Hub: h, Players: store, Log: log}).Handler()}
+	hs := &http.Server{Handler: web.New(web.Config{Hub: h, Players: store, Log: log, Quotas: web.Quotas{Off: true}}).Handler()}
 	go hs.Serve(ln)
 	return &server{url: "http://" + ln.Addr().String(), close: func() {
 		h.Close()

@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,9 +43,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	dbPath := fs.String("db", envOr(getenv, "TAVERN_DB", "data/tavern.db"), "SQLite file (env TAVERN_DB)")
 	logLevel := fs.String("log-level", envOr(getenv, "TAVERN_LOG_LEVEL", "info"), "debug, info, warn or error")
 	pprofAddr := fs.String("pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (off when empty)")
+	quotasEnv := envOr(getenv, "TAVERN_QUOTAS", "on")
+	quotaPlayers := fs.Int("quota-players", envInt(getenv, "TAVERN_QUOTA_PLAYERS"), "players one client address may create a minute (bursts as many; 0: default 20; env TAVERN_QUOTA_PLAYERS)")
+	quotaTables := fs.Int("quota-tables", envInt(getenv, "TAVERN_QUOTA_TABLES"), "tables one client address may create a minute (bursts of 10 at least; 0: default 6; env TAVERN_QUOTA_TABLES)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if quotasEnv != "on" && quotasEnv != "off" {
+		return fmt.Errorf("bad TAVERN_QUOTAS %q: want on or off", quotasEnv)
+	}
+	quotas := web.Quotas{Off: quotasEnv == "off", PlayersPerMinute: *quotaPlayers, PlayersBurst: *quotaPlayers,
+		TablesPerMinute: *quotaTables, TablesBurst: max(10, *quotaTables)}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("bad -log-level: %w", err)
@@ -80,7 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := h.Start(ctx); err != nil {
 		return err
 	}
-	defer h.Close()
+	defer h.Close() // on early returns; Close is safe to call twice
 
 	// The operator's token: TAVERN_ADMIN_TOKEN, or a fresh one printed
 	// once below (PROTOCOL.md "Operator (admin)").
@@ -89,12 +99,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if generated {
 		adminToken = rand.Text()
 	}
-	srv := web.New(web.Config{Hub: h, Players: store, Log: log, AdminToken: adminToken})
+	srv := web.New(web.Config{Hub: h, Players: store, Log: log, AdminToken: adminToken, Quotas: quotas})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	stopped := &closeSignal{Listener: ln, closed: make(chan struct{})}
+	// Websockets and streams are long-lived and set their own deadlines;
+	// the other routes get web.ReadTimeout per request (web.Server).
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	fmt.Fprintf(stdout, "Tavern is open: http://%s/ (DM: %s, database: %s)\n", ln.Addr(), dmName, *dbPath)
 	if generated {
 		fmt.Fprintf(stdout, "Admin: http://%s/admin?token=%s\n", ln.Addr(), adminToken)
@@ -102,22 +115,41 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "Admin: http://%s/admin (token: TAVERN_ADMIN_TOKEN)\n", ln.Addr())
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- httpSrv.Serve(ln) }()
+	go func() { errc <- httpSrv.Serve(stopped) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
-	// Close the hub first so websockets get 1001 and running turns finish
-	// or roll back; then stop the HTTP server.
-	_ = h.Close()
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// First stop accepting (Shutdown closes the listener at once, then
+	// waits for requests in flight); then close the hub, which sends every
+	// websocket 1001 and waits for the handshakes, ends the streams, and
+	// lets running turns finish or roll back; then wait for the rest.
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := httpSrv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	shut := make(chan error, 1)
+	go func() { shut <- httpSrv.Shutdown(sctx) }()
+	<-stopped.closed
+	_ = h.Close()
+	if err := <-shut; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	log.Info("stopped")
 	return nil
+}
+
+// closeSignal is a listener that says when it has been closed.
+type closeSignal struct {
+	net.Listener
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (l *closeSignal) Close() error {
+	err := l.Listener.Close()
+	l.once.Do(func() { close(l.closed) })
+	return err
 }
 
 // newRunner builds the agents' runner from the environment: the models
@@ -126,12 +158,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // the store. It returns the DM's name for the UI.
 func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*agent.Runner, string, error) {
 	base := openai.Config{Log: log}
-	if v := getenv("TAVERN_LLM_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, "", fmt.Errorf("bad TAVERN_LLM_TIMEOUT %q: want a duration such as 60s", v)
+	for _, d := range []struct {
+		env string
+		to  *time.Duration
+	}{
+		{"TAVERN_LLM_TIMEOUT", &base.CallTimeout},
+		// Time to the first streamed chunk and between two chunks (issue
+		// 11): a hung request is retried instead of freezing the table.
+		{"TAVERN_LLM_FIRST_TOKEN_TIMEOUT", &base.FirstTokenTimeout},
+		{"TAVERN_LLM_IDLE_TIMEOUT", &base.IdleTimeout},
+	} {
+		if v := getenv(d.env); v != "" {
+			p, err := time.ParseDuration(v)
+			if err != nil || p <= 0 {
+				return nil, "", fmt.Errorf("bad %s %q: want a duration such as 60s", d.env, v)
+			}
+			*d.to = p
 		}
-		base.CallTimeout = d
 	}
 	prices := agent.Prices{}
 	for k, v := range agent.DefaultPrices {
@@ -183,6 +226,13 @@ func pickModels(getenv func(string) string, base openai.Config) models {
 		return models{Narrative: n, Combat: n, Summary: n, DM: "offline"}
 	}
 	return models{Narrative: ms.Narrative, Combat: ms.Combat, Summary: ms.Summary, DM: ms.DM, Online: true}
+}
+
+// envInt reads a whole number from the environment; empty or junk is 0
+// (the default), as the flag's usage says.
+func envInt(getenv func(string) string, key string) int {
+	n, _ := strconv.Atoi(getenv(key))
+	return n
 }
 
 func envOr(getenv func(string) string, key, def string) string {

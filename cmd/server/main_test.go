@@ -47,7 +47,7 @@ func TestNewRunner(t *testing.T) {
 		t.Errorf("call %+v", c)
 	}
 
-	for _, bad := range []map[string]string{{"TAVERN_PRICES": "x"}, {"TAVERN_LLM_TIMEOUT": "soon"}} {
+	for _, bad := range []map[string]string{{"TAVERN_PRICES": "x"}, {"TAVERN_LLM_TIMEOUT": "soon"}, {"TAVERN_LLM_FIRST_TOKEN_TIMEOUT": "-1s"}, {"TAVERN_LLM_IDLE_TIMEOUT": "x"}} {
 		if _, _, err := newRunner(env(bad), store, log); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

@@ -24,8 +24,10 @@ const (
 )
 
 // CleanName trims s and checks that it is a name: valid UTF-8, 1 to maxLen
-// characters, no control characters. what names the field in the error,
-// an EINVALID *Error whose message is shown to the player.
+// characters, no control characters, no bidi overrides or isolates (they
+// reorder what is shown after them), and at least one visible character
+// (a name of zero-width spaces reads as nothing). what names the field in
+// the error, an EINVALID *Error whose message is shown to the player.
 func CleanName(what, s string, maxLen int) (string, error) {
 	s = strings.TrimSpace(s)
 	n := utf8.RuneCountInString(s)
@@ -38,13 +40,18 @@ func CleanName(what, s string, maxLen int) (string, error) {
 		return "", Errorf(EINVALID, "%s must be at most %d characters.", what, maxLen)
 	case strings.ContainsFunc(s, unicode.IsControl):
 		return "", Errorf(EINVALID, "%s must not contain control characters.", what)
+	case strings.ContainsFunc(s, bidiControl):
+		return "", Errorf(EINVALID, "%s must not contain text-direction overrides.", what)
+	case !strings.ContainsFunc(s, visible):
+		return "", Errorf(EINVALID, "%s must contain a visible character.", what)
 	}
 	return s, nil
 }
 
 // CleanText trims free text and checks it: valid UTF-8, at most maxLen
 // characters (it may be empty), no control characters other than newlines
-// and tabs. Errors are as CleanName's.
+// and tabs (NUL and the like are refused, not stripped, so what is stored
+// is what was sent). Errors are as CleanName's.
 func CleanText(what, s string, maxLen int) (string, error) {
 	s = strings.TrimSpace(s)
 	switch {
@@ -56,6 +63,23 @@ func CleanText(what, s string, maxLen int) (string, error) {
 		return "", Errorf(EINVALID, "%s must not contain control characters.", what)
 	}
 	return s, nil
+}
+
+// bidiControl reports the embedding, override and isolate controls
+// (U+202A..U+202E, U+2066..U+2069); the plain marks LRM/RLM stay allowed.
+func bidiControl(r rune) bool {
+	return (0x202A <= r && r <= 0x202E) || (0x2066 <= r && r <= 0x2069)
+}
+
+// visible reports whether r draws something: not a space, not a format
+// character (zero-width space and joiners, word joiner, BOM…), not a
+// combining mark on its own, and not one of the blank "filler" letters.
+func visible(r rune) bool {
+	switch r {
+	case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x180E:
+		return false
+	}
+	return !unicode.IsSpace(r) && !unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Zs)
 }
 
 // TableSpec is what a player asks for when creating a table (PROTOCOL.md

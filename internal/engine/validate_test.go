@@ -15,6 +15,13 @@ func TestCleanName(t *testing.T) {
 		{"too long", strings.Repeat("a", 33), "", "name must be at most 32 characters."},
 		{"control", "A\x07nn", "", "name must not contain control characters."},
 		{"invalid UTF-8", "A\xffnn", "", "name must be valid UTF-8."},
+		{"zero-width spaces only", "\u200b\u200b\u200b", "", "name must contain a visible character."},
+		{"joiners, BOM and a filler", "\u200d\ufeff\u3164\u2060", "", "name must contain a visible character."},
+		{"combining mark alone", "\u0301", "", "name must contain a visible character."},
+		{"right-to-left override", "Ann\u202egnp.exe", "", "name must not contain text-direction overrides."},
+		{"isolate", "\u2067Ann", "", "name must not contain text-direction overrides."},
+		{"zero-width joiner inside a name", "Ann\u200dBell", "Ann\u200dBell", ""},
+		{"right-to-left script", "سارا", "سارا", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := CleanName("name", tc.in, MaxNameLen)

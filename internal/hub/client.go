@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -21,11 +22,18 @@ const (
 	readLimit    = 16 << 10
 	outQueue     = 1024
 	writeTimeout = 5 * time.Second
-	// Per-connection rate limit: a steady 10 frames/s with bursts of 30;
-	// past 60 refusals in a row the connection is closed with 1008.
+	// closeTimeout bounds a close handshake (the library's own bound is
+	// 5 s to write the close frame plus 5 s for the answer); past it the
+	// TCP connection is dropped. A client too slow to read its frames
+	// would otherwise hold its socket for ~25 s and see 1006 (issue 11).
+	closeTimeout = 2 * time.Second
+	// Rate limit per player, across its connections: a steady 10 frames/s
+	// with bursts of 30; past 60 refusals in a row a connection is closed
+	// with 1008. maxLimiters bounds the players remembered.
 	frameRate   = 10
 	frameBurst  = 30
 	maxRefusals = 60
+	maxLimiters = 10000
 	// Limits of a frame's fields, in characters: its id, an action's text
 	// and a chat line's.
 	maxFrameIDLen = 64
@@ -51,6 +59,7 @@ func roleLabel(r role) string {
 // goroutine; send never blocks (a client that cannot keep up is closed).
 type client struct {
 	conn   *websocket.Conn
+	log    interface{ Warn(string, ...any) }
 	out    chan []byte
 	role   role
 	player *engine.Player
@@ -81,6 +90,13 @@ func (c *client) closeWith(code websocket.StatusCode, reason string, flush bool)
 		c.closeCode, c.closeReason, c.flush = code, reason, flush
 		close(c.done)
 	})
+}
+
+func (c *client) playerID() string {
+	if c.player == nil {
+		return ""
+	}
+	return c.player.ID
 }
 
 func mustFrame(v any) []byte {
@@ -155,17 +171,26 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		return
 	}
 	conn.SetReadLimit(readLimit)
-	c := &client{conn: conn, out: make(chan []byte, outQueue), role: rl, player: p, done: make(chan struct{})}
+	if !h.trackSocket() {
+		conn.Close(websocket.StatusGoingAway, "server shutting down")
+		return
+	}
+	defer h.untrackSocket()
+	c := &client{conn: conn, log: t.log, out: make(chan []byte, outQueue), role: rl, player: p, done: make(chan struct{})}
 	// Reads are not tied to the hub's context: on shutdown the table closes
 	// the socket with 1001, and the close handshake needs this reader.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := t.call(ctx, func() error { return t.join(ctx, c, since) }); err != nil {
+	if err := h.join(ctx, t, c, since); err != nil {
 		code, msg := ErrorCode(err)
 		if code == CodeInternal {
 			t.log.Error("join failed", "err", err)
 		}
 		_ = conn.Write(ctx, websocket.MessageText, errorFrame("", code, msg))
+		if code == CodeUnavailable {
+			conn.Close(websocket.StatusGoingAway, "server shutting down")
+			return
+		}
 		conn.Close(websocket.StatusInternalError, "join failed")
 		return
 	}
@@ -192,6 +217,9 @@ func (c *client) writeLoop() {
 	for {
 		select {
 		case <-c.done:
+			if !c.flush && c.log != nil {
+				c.log.Warn("closing websocket", "code", int(c.closeCode), "reason", c.closeReason, "player", c.playerID(), "queued", len(c.out))
+			}
 			for c.flush {
 				select {
 				case frame := <-c.out:
@@ -202,7 +230,11 @@ func (c *client) writeLoop() {
 					c.flush = false
 				}
 			}
+			// The handshake gets closeTimeout; then the connection is
+			// dropped (CloseNow unblocks Close).
+			drop := time.AfterFunc(closeTimeout, func() { _ = c.conn.CloseNow() })
 			_ = c.conn.Close(c.closeCode, c.closeReason)
+			drop.Stop()
 			return
 		case frame := <-c.out:
 			if write(frame) != nil {
@@ -219,7 +251,12 @@ type inFrame struct {
 }
 
 func (c *client) readLoop(ctx context.Context, t *table) {
+	// A player's budget is shared by every connection of the player; a
+	// spectator's (who can only ping) is its connection's.
 	lim := rate.NewLimiter(frameRate, frameBurst)
+	if c.player != nil {
+		lim = t.h.frameLimiter(c.player.ID)
+	}
 	refusals := 0
 	for {
 		typ, data, err := c.conn.Read(ctx)
@@ -235,7 +272,8 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		default:
 		}
 		var f inFrame
-		parsed := typ == websocket.MessageText && json.Unmarshal(data, &f) == nil
+		// encoding/json would replace invalid UTF-8 with U+FFFD silently.
+		parsed := typ == websocket.MessageText && utf8.Valid(data) && json.Unmarshal(data, &f) == nil
 		if !lim.Allow() {
 			refusals++
 			if refusals > maxRefusals {
@@ -248,7 +286,7 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		}
 		refusals = 0
 		if !parsed {
-			c.send(errorFrame("", CodeBadRequest, "Frames are JSON text messages."))
+			c.send(errorFrame("", CodeBadRequest, "Frames are JSON text messages in valid UTF-8."))
 			continue
 		}
 		if len(f.ID) > maxFrameIDLen {
@@ -278,18 +316,26 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 	if f.Type == "say" {
 		maxLen = maxSayLen
 	}
-	switch n := utf8.RuneCountInString(f.Text); {
+	switch {
 	case f.ID == "":
 		c.send(errorFrame("", CodeBadRequest, f.Type+" needs an id."))
 		return
 	case c.role != rolePlayer:
 		c.send(errorFrame(f.ID, CodeForbidden, "Spectators cannot "+f.Type+"; take a seat to play."))
 		return
-	case n == 0 || n > maxLen || !utf8.ValidString(f.Text):
-		c.send(errorFrame(f.ID, CodeBadRequest, "text has 1 to "+strconv.Itoa(maxLen)+" characters."))
+	}
+	// The engine's one rule for free text: no control characters (NUL…),
+	// valid UTF-8, bounded length.
+	text, err := engine.CleanText("text", f.Text, maxLen)
+	if err == nil && text == "" {
+		err = engine.Errorf(engine.EINVALID, "text must not be empty.")
+	}
+	if err != nil {
+		c.send(errorFrame(f.ID, CodeBadRequest, engine.ErrorMessage(err)))
 		return
 	}
-	err := t.call(ctx, func() error {
+	f.Text = text
+	err = t.call(ctx, func() error {
 		var status string
 		var err error
 		if f.Type == "act" {
@@ -314,8 +360,50 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 }
 
 // join registers c: welcome, then a replay of the events after since or a
-// snapshot, all queued before any later event can be.
-func (t *table) join(ctx context.Context, c *client, since int64) error {
+// snapshot, all queued before any later event can be. The table goroutine
+// never reads the disk for it (issue 11): it hands out the seq boundary,
+// the replay up to it is read here, and the table then adds what came
+// after from its recent events (or, if more came, a snapshot).
+func (h *Hub) join(ctx context.Context, t *table, c *client, since int64) error {
+	var boundary int64
+	replay := false
+	if err := t.call(ctx, func() error {
+		replay = t.welcome(c, since)
+		boundary = t.seq
+		return nil
+	}); err != nil || !replay {
+		return err
+	}
+	evs, err := h.cfg.Store.Events(ctx, t.id, since, int(boundary-since))
+	if err != nil {
+		return fmt.Errorf("replay for a joining client: %w", err)
+	}
+	return t.call(ctx, func() error {
+		for _, e := range evs {
+			c.send(eventFrame(e))
+		}
+		var gap []engine.Event
+		for _, e := range t.recent {
+			if e.Seq > boundary {
+				gap = append(gap, e)
+			}
+		}
+		if int64(len(gap)) == t.seq-boundary {
+			for _, e := range gap {
+				c.send(eventFrame(e))
+			}
+		} else {
+			c.send(snapshotFrame(t.snapshot()))
+		}
+		t.register(c)
+		return nil
+	})
+}
+
+// welcome queues c's welcome and reports whether c resumes by a replay of
+// the events after since; if not it queues a snapshot and registers c.
+// Runs on the table goroutine.
+func (t *table) welcome(c *client, since int64) (replay bool) {
 	you := map[string]any{"role": roleLabel(c.role)}
 	if c.player != nil {
 		you["player_id"] = c.player.ID
@@ -326,23 +414,20 @@ func (t *table) join(ctx context.Context, c *client, since int64) error {
 		}
 	}
 	c.send(mustFrame(map[string]any{"type": "welcome", "table": t.id, "you": you, "seq": t.seq}))
-	replayed := false
 	if since >= 0 && t.seq-since <= replayLimit {
-		evs, err := t.h.cfg.Store.Events(ctx, t.id, since, replayLimit)
-		if err != nil {
-			return err
+		if since < t.seq {
+			return true
 		}
-		for _, e := range evs {
-			c.send(eventFrame(e))
-		}
-		replayed = true
-	}
-	if !replayed {
+	} else {
 		c.send(snapshotFrame(t.snapshot()))
 	}
+	t.register(c)
+	return false
+}
+
+func (t *table) register(c *client) {
 	t.clients[c] = struct{}{}
 	t.updateSummary()
-	return nil
 }
 
 func (t *table) part(c *client) {

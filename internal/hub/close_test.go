@@ -103,7 +103,8 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A subscriber that never cancels its context.
+		// A subscriber that never cancels its context (its forwarder is
+		// (*Hub).subscribe.func…, shared by Subscribe and Stream).
 		evs, err := h.Subscribe(context.Background(), ts.ID, -1)
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +135,7 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 	})
 
 	before := strings.Join(hubGoroutines(t, label), "\n\n")
-	for _, want := range []string{"(*table).loop", "(*Hub).Subscribe.func", "(*Hub).after.func"} {
+	for _, want := range []string{"(*table).loop", "(*Hub).subscribe.func", "(*Hub).after.func"} {
 		if !strings.Contains(before, want) {
 			t.Errorf("before Close, no goroutine in %s; the hub's goroutines:\n%s", want, before)
 		}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"tavern/internal/agent"
 	"tavern/internal/engine"
 	"tavern/internal/ident"
@@ -68,6 +70,53 @@ type Hub struct {
 	tables   map[string]*table
 	started  atomic.Bool
 	closed   atomic.Bool
+	// limits holds each player's frame budget, shared by all of the
+	// player's connections (issue 11: 3 players on 40 sockets pushed ~330
+	// chat events/s when the budget was per connection).
+	limitsMu sync.Mutex
+	limits   map[string]*rate.Limiter
+	// sockets counts the websocket handlers running, so that Close returns
+	// only once every socket got its 1001 (issue 11: 11 of 480 saw 1006
+	// when the process exited first). socketsMu guards socketsClosed.
+	socketsMu     sync.Mutex
+	socketsClosed bool
+	sockets       sync.WaitGroup
+}
+
+// trackSocket counts a websocket handler; false once Close waits.
+func (h *Hub) trackSocket() bool {
+	h.socketsMu.Lock()
+	defer h.socketsMu.Unlock()
+	if h.socketsClosed {
+		return false
+	}
+	h.sockets.Add(1)
+	return true
+}
+
+func (h *Hub) untrackSocket() { h.sockets.Done() }
+
+// frameLimiter returns the frame budget of the player with id playerID.
+func (h *Hub) frameLimiter(playerID string) *rate.Limiter {
+	h.limitsMu.Lock()
+	defer h.limitsMu.Unlock()
+	if h.limits == nil {
+		h.limits = map[string]*rate.Limiter{}
+	}
+	l, ok := h.limits[playerID]
+	if !ok {
+		if len(h.limits) >= maxLimiters {
+			// Forget players whose budget is whole again: they are idle.
+			for id, old := range h.limits {
+				if old.Tokens() >= frameBurst {
+					delete(h.limits, id)
+				}
+			}
+		}
+		l = rate.NewLimiter(frameRate, frameBurst)
+		h.limits[playerID] = l
+	}
+	return l
 }
 
 // TableSpec is what a player asks for when creating a table; the engine
@@ -96,6 +145,9 @@ func New(cfg Config) *Hub {
 	}
 	if cfg.DM == "" {
 		cfg.DM = "offline"
+	}
+	if cfg.Store != nil {
+		cfg.Store = deadlined{cfg.Store}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Hub{cfg: cfg, log: cfg.Log, ctx: ctx, cancel: cancel, tables: map[string]*table{}}
@@ -153,6 +205,13 @@ func (h *Hub) Close() error {
 		}
 	}
 	h.cancel()
+	// Every table closes its sockets with 1001 as it stops; wait for the
+	// handshakes (each bounded by closeTimeout) so the process does not
+	// exit under them.
+	h.socketsMu.Lock()
+	h.socketsClosed = true
+	h.socketsMu.Unlock()
+	h.sockets.Wait()
 	h.stopSpawning()
 	h.wg.Wait()
 	return nil
@@ -299,29 +358,116 @@ func (h *Hub) Events(ctx context.Context, tableID string, since int64, limit int
 	return evs, nil
 }
 
-// Subscribe streams a table's events after since, then live ones. The
-// channel is closed when ctx ends, the hub closes, or the subscriber falls
-// too far behind (it may resubscribe from its last seq).
+// Stream is a subscription to a table's events.
+type Stream struct {
+	// Snapshot is set when the subscriber was further behind than the
+	// replay window (or gave no position): the table as of Snapshot.Seq.
+	// Events then start after it.
+	Snapshot *Snapshot
+	// Events are the events after the subscriber's position (or the
+	// snapshot), then live ones. It is closed when the subscription's ctx
+	// ends, the hub closes, or the subscriber falls too far behind (it
+	// may resume from its last seq).
+	Events <-chan engine.Event
+}
+
+// Stream subscribes to a table with the websocket's resume policy
+// (PROTOCOL.md, issue 11): events after since are replayed when they are
+// at most the replay window behind, else the subscriber gets a snapshot;
+// since < 0 asks for the snapshot. The replay is read from the store
+// outside the table goroutine, which only hands out the seq boundary.
+func (h *Hub) Stream(ctx context.Context, tableID string, since int64) (Stream, error) {
+	return h.subscribe(ctx, tableID, since, true)
+}
+
+// Subscribe streams a table's events after since, all of them however far
+// behind, then live ones; the channel is closed as Stream.Events is.
 func (h *Hub) Subscribe(ctx context.Context, tableID string, since int64) (<-chan engine.Event, error) {
+	s, err := h.subscribe(ctx, tableID, since, false)
+	return s.Events, err
+}
+
+// subBuffer holds the live events a subscriber may lag behind (while its
+// replay is delivered, or a slow reader) before it is dropped.
+const subBuffer = 256
+
+func (h *Hub) subscribe(ctx context.Context, tableID string, since int64, window bool) (Stream, error) {
 	t, err := h.table(tableID)
 	if err != nil {
-		return nil, err
+		return Stream{}, err
 	}
-	s := &sub{ch: make(chan engine.Event, 256)}
-	if err := t.call(ctx, func() error { return t.subscribe(ctx, s, since) }); err != nil {
-		return nil, err
-	}
-	// The watcher is the hub's: when the hub closes first, the table
-	// closes the channel itself as it stops.
-	h.spawn(func() {
-		select {
-		case <-ctx.Done():
-		case <-h.ctx.Done():
+	s := &sub{ch: make(chan engine.Event, subBuffer)}
+	var boundary int64
+	var snap *Snapshot
+	if err := t.call(ctx, func() error {
+		boundary = t.seq
+		if window && (since < 0 || t.seq-since > replayLimit) {
+			sn := t.snapshot()
+			snap, since = &sn, t.seq
 		}
-		t.post(func() { t.unsubscribe(s) })
+		t.subs[s] = struct{}{} // live events are the ones after boundary
+		return nil
+	}); err != nil {
+		return Stream{}, err
+	}
+	out := make(chan engine.Event, 64)
+	// The forwarder is the hub's: it replays (since, boundary] from the
+	// store, then forwards live events, and unsubscribes when done.
+	started := h.spawn(func() {
+		defer close(out)
+		defer t.post(func() { t.unsubscribe(s) })
+		forward := func(e engine.Event) bool {
+			select {
+			case out <- e:
+				return true
+			case <-ctx.Done():
+			case <-h.ctx.Done():
+			}
+			return false
+		}
+		for since < boundary {
+			evs, err := h.cfg.Store.Events(ctx, t.id, since, int(min(MaxEventsPage, boundary-since)))
+			if err != nil {
+				t.log.Warn("replay for a subscriber", "since", since, "err", err)
+				return
+			}
+			if len(evs) == 0 {
+				break
+			}
+			for _, e := range evs {
+				if e.Seq > boundary {
+					since = boundary // the rest comes live
+					break
+				}
+				if !forward(e) {
+					return
+				}
+				since = e.Seq
+			}
+		}
+		for {
+			select {
+			case e, ok := <-s.ch:
+				if !ok || !forward(e) {
+					return
+				}
+			case <-ctx.Done():
+				return
+			case <-h.ctx.Done():
+				return
+			}
+		}
 	})
-	return s.ch, nil
+	if !started {
+		t.post(func() { t.unsubscribe(s) })
+		return Stream{}, engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
+	}
+	return Stream{Snapshot: snap, Events: out}, nil
 }
+
+// storeTimeout bounds every store call the hub makes (issue 11: the table
+// goroutine must never wait on the disk without a deadline); see deadlined.
+const storeTimeout = 10 * time.Second
 
 // ServeWS upgrades the request to a websocket client of the table
 // (PROTOCOL.md "Websocket"). p is the authenticated player, or nil.

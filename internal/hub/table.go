@@ -118,24 +118,45 @@ func (t *table) tryPost(f func()) {
 	}
 }
 
-// call runs f on the table goroutine and waits for its result.
+// call runs f on the table goroutine and waits for its result. An error
+// from call means f did not and never will run, or ran and failed: a
+// command that was queued when ctx ended or the hub closed is cancelled
+// (f is skipped when its turn comes), and once f has started call waits
+// for its answer. Shutdown once answered `error unavailable` to an act
+// that was then still committed (issue 11).
 func (t *table) call(ctx context.Context, f func() error) error {
+	const queued, running, cancelled = 0, 1, 2
+	var state atomic.Int32
 	done := make(chan error, 1)
+	cmd := func() {
+		if !state.CompareAndSwap(queued, running) {
+			return
+		}
+		done <- f()
+	}
+	unavailable := engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
 	select {
-	case t.inbox <- func() { done <- f() }:
+	case t.inbox <- cmd:
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.h.ctx.Done():
-		return engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
+		return unavailable
 	}
+	var giveUp error
 	select {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		return ctx.Err()
+		giveUp = ctx.Err()
 	case <-t.h.ctx.Done():
-		return engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
+		giveUp = unavailable
 	}
+	if state.CompareAndSwap(queued, cancelled) {
+		return giveUp
+	}
+	// f is running (or ran): its answer is the truth. The table loop
+	// finishes the command it started even while the hub closes.
+	return <-done
 }
 
 // markBusy records that a turn job starts, for waitIdle. It refuses (and
@@ -296,24 +317,6 @@ func (t *table) commit(ctx context.Context, c store.Commit, turn string) error {
 		return err
 	}
 	t.publish(c.Events)
-	return nil
-}
-
-func (t *table) subscribe(ctx context.Context, s *sub, since int64) error {
-	if since < t.seq {
-		evs, err := t.h.cfg.Store.Events(ctx, t.id, since, replayLimit)
-		if err != nil {
-			return err
-		}
-		for _, e := range evs {
-			select {
-			case s.ch <- e:
-			default:
-				return engine.Errorf(engine.EUNAVAILABLE, "Too far behind; subscribe from a later seq.")
-			}
-		}
-	}
-	t.subs[s] = struct{}{}
 	return nil
 }
 

@@ -52,6 +52,12 @@ type Config struct {
 	// CallTimeout bounds one attempt, from the request to the last streamed
 	// chunk (default 60s). The caller's ctx bounds all attempts together.
 	CallTimeout time.Duration
+	// FirstTokenTimeout bounds the wait for the first streamed chunk of an
+	// attempt (default 20s), and IdleTimeout the wait between two chunks
+	// (default 15s): a request that hangs is abandoned and retried long
+	// before CallTimeout (issue 11: one hung request froze a table for a
+	// minute).
+	FirstTokenTimeout, IdleTimeout time.Duration
 	// MaxAttempts bounds the attempts of one call; 408, 409, 429, 5xx,
 	// timeouts and broken connections are retried (default 4).
 	MaxAttempts int
@@ -86,6 +92,12 @@ func New(cfg Config) *Model {
 	}
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = 60 * time.Second
+	}
+	if cfg.FirstTokenTimeout <= 0 {
+		cfg.FirstTokenTimeout = 20 * time.Second
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 15 * time.Second
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 4
@@ -126,6 +138,14 @@ func defaultBackoff(n int) time.Duration {
 // errCallTimeout marks an attempt that ran out of its CallTimeout while the
 // caller's context was still alive.
 var errCallTimeout = errors.New("call timed out")
+
+// errNoFirstToken and errStalled mark an attempt abandoned because the
+// server sent nothing for FirstTokenTimeout, or stopped for IdleTimeout in
+// the middle of its answer.
+var (
+	errNoFirstToken = errors.New("no first chunk in time")
+	errStalled      = errors.New("stream stalled")
+)
 
 // errEmptyResponse marks a stream that ended without any choice.
 var errEmptyResponse = errors.New("empty response")
@@ -174,13 +194,31 @@ func (m *Model) Complete(ctx context.Context, req agent.Request) (agent.Response
 }
 
 func (m *Model) attempt(ctx context.Context, params sdk.ChatCompletionNewParams, onDelta func(string)) (agent.Response, error) {
-	actx, cancel := context.WithTimeout(ctx, m.cfg.CallTimeout)
+	callCtx, cancel := context.WithTimeout(ctx, m.cfg.CallTimeout)
 	defer cancel()
+	// The watchdog cancels the attempt when the next chunk is late: the
+	// first after FirstTokenTimeout, any later one after IdleTimeout.
+	actx, stall := context.WithCancelCause(callCtx)
+	defer stall(nil)
+	watchdog := time.AfterFunc(m.cfg.FirstTokenTimeout, func() {
+		stall(fmt.Errorf("%w (%s)", errNoFirstToken, m.cfg.FirstTokenTimeout))
+	})
+	defer watchdog.Stop()
 	stream := m.client.Chat.Completions.NewStreaming(actx, params)
 	defer stream.Close()
 	var acc sdk.ChatCompletionAccumulator
 	scanners := map[int64]*narrationScanner{}
+	first := true
 	for stream.Next() {
+		if first {
+			first = false
+			watchdog.Stop()
+			watchdog = time.AfterFunc(m.cfg.IdleTimeout, func() {
+				stall(fmt.Errorf("%w (%s without a chunk)", errStalled, m.cfg.IdleTimeout))
+			})
+		} else {
+			watchdog.Reset(m.cfg.IdleTimeout)
+		}
 		chunk := stream.Current()
 		if !acc.AddChunk(chunk) {
 			return agent.Response{}, fmt.Errorf("inconsistent stream chunk %q", chunk.ID)
@@ -208,8 +246,13 @@ func (m *Model) attempt(ctx context.Context, params sdk.ChatCompletionNewParams,
 		}
 	}
 	if err := stream.Err(); err != nil {
-		if actx.Err() != nil && ctx.Err() == nil {
-			return agent.Response{}, fmt.Errorf("%w after %s: %w", errCallTimeout, m.cfg.CallTimeout, err)
+		if ctx.Err() == nil {
+			if cause := context.Cause(actx); errors.Is(cause, errNoFirstToken) || errors.Is(cause, errStalled) {
+				return agent.Response{}, fmt.Errorf("%w: %w", cause, err)
+			}
+			if callCtx.Err() != nil {
+				return agent.Response{}, fmt.Errorf("%w after %s: %w", errCallTimeout, m.cfg.CallTimeout, err)
+			}
 		}
 		return agent.Response{}, err
 	}
@@ -294,7 +337,7 @@ func retryable(err error) bool {
 	}
 	var streamErr *ssestream.StreamError
 	var netErr net.Error
-	return errors.Is(err, errCallTimeout) || errors.Is(err, errEmptyResponse) ||
+	return errors.Is(err, errCallTimeout) || errors.Is(err, errNoFirstToken) || errors.Is(err, errStalled) || errors.Is(err, errEmptyResponse) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &streamErr) || errors.As(err, &netErr)
 }
 

@@ -1,0 +1,97 @@
+package hub
+
+import (
+	"context"
+
+	"tavern/internal/engine"
+	"tavern/internal/store"
+)
+
+// deadlined is the hub's view of its Store: every call gets storeTimeout
+// (issue 11: no store call without a deadline), on top of the caller's
+// ctx. New wraps Config.Store in it, so no call site can forget.
+type deadlined struct{ s Store }
+
+var _ Store = deadlined{}
+
+func (d deadlined) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, storeTimeout)
+}
+
+func (d deadlined) CreateTable(ctx context.Context, t engine.Table, st *engine.State, evs []engine.Event) error {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.CreateTable(ctx, t, st, evs)
+}
+
+func (d deadlined) Tables(ctx context.Context) ([]engine.Table, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.Tables(ctx)
+}
+
+func (d deadlined) LoadTable(ctx context.Context, id string) (store.TableData, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.LoadTable(ctx, id)
+}
+
+func (d deadlined) Commit(ctx context.Context, c store.Commit) error {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.Commit(ctx, c)
+}
+
+func (d deadlined) Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.Events(ctx, tableID, since, limit)
+}
+
+func (d deadlined) SearchMemories(ctx context.Context, tableID, query string, limit int) ([]store.Memory, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.SearchMemories(ctx, tableID, query, limit)
+}
+
+func (d deadlined) MemorySession(ctx context.Context, tableID string, id int64) (store.Memory, []store.AgentMessage, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.MemorySession(ctx, tableID, id)
+}
+
+func (d deadlined) ActiveHistory(ctx context.Context, tableID, agentName string, limit int) ([]store.AgentMessage, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.ActiveHistory(ctx, tableID, agentName, limit)
+}
+
+func (d deadlined) AllHistory(ctx context.Context, tableID, agentName string) ([]store.AgentMessage, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.AllHistory(ctx, tableID, agentName)
+}
+
+func (d deadlined) ArchiveHistory(ctx context.Context, m store.Memory) (store.Memory, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.ArchiveHistory(ctx, m)
+}
+
+func (d deadlined) UpdateMemory(ctx context.Context, m store.Memory) error {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.UpdateMemory(ctx, m)
+}
+
+func (d deadlined) Memories(ctx context.Context, tableID, agentName string, limit int) ([]store.Memory, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.Memories(ctx, tableID, agentName, limit)
+}
+
+func (d deadlined) Calls(ctx context.Context, tableID string, limit int) ([]store.LLMCall, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.Calls(ctx, tableID, limit)
+}

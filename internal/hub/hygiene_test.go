@@ -1,0 +1,102 @@
+package hub_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"tavern/internal/hub"
+)
+
+// Frames are checked before anything is stored: invalid UTF-8 is refused
+// (not replaced with U+FFFD), control characters in act/say text are
+// refused, and nothing of a refused frame reaches the log (issue 11 item 8).
+func TestFrameHygiene(t *testing.T) {
+	e := newEnv(t, 1)
+	id := e.table(hub.TableSpec{})
+	p, tok := e.player("Ann")
+	e.sit(id, p, "Ann", "")
+	c := e.dial(id, "player", tok, -1)
+	c.until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
+
+	for _, tc := range []struct{ name, raw string }{
+		{"NUL in say", `{"type":"say","id":"s1","text":"hi\u0000there"}`},
+		{"escape in act", `{"type":"act","id":"a1","text":"I look \u001b[31maround"}`},
+		{"only spaces", `{"type":"say","id":"s2","text":"   "}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := c.conn.Write(ctx, websocket.MessageText, []byte(tc.raw)); err != nil {
+				t.Fatal(err)
+			}
+			f := c.until("answer", func(f frame) bool { return f.Type == "error" || f.Type == "ack" })
+			if f.Type != "error" || f.Code != "bad_request" {
+				t.Errorf("answer %s, want error bad_request", f.Raw)
+			}
+		})
+	}
+	t.Run("invalid UTF-8", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := c.conn.Write(ctx, websocket.MessageText, []byte("{\"type\":\"say\",\"id\":\"s3\",\"text\":\"caf\xe9\"}")); err != nil {
+			t.Fatal(err)
+		}
+		f := c.until("answer", func(f frame) bool { return f.Type == "error" || f.Type == "ack" })
+		if f.Type != "error" || f.Code != "bad_request" {
+			t.Errorf("answer %s, want error bad_request", f.Raw)
+		}
+	})
+	evs, err := e.hub.Events(context.Background(), id, 0, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs {
+		if ev.Kind == "chat" || ev.Kind == "action" {
+			t.Errorf("a refused frame was stored: %+v", ev)
+		}
+	}
+}
+
+// The frame budget is the player's, not the connection's: three sockets
+// of one player together get one burst (issue 11 item 7).
+func TestRateLimitPerPlayer(t *testing.T) {
+	e := newEnv(t, 1)
+	id := e.table(hub.TableSpec{})
+	p, tok := e.player("Ann")
+	e.sit(id, p, "Ann", "")
+	var cs []*wsClient
+	for range 3 {
+		c := e.dial(id, "player", tok, -1)
+		c.until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
+		cs = append(cs, c)
+	}
+	const perSocket = 30 // one whole burst per socket
+	for i := range perSocket {
+		for j, c := range cs {
+			c.send(map[string]string{"type": "say", "id": fmt.Sprintf("s%d-%d", j, i), "text": "hello"})
+		}
+	}
+	acked, limited := 0, 0
+	for _, c := range cs {
+		for range perSocket {
+			f := c.until("answer", func(f frame) bool { return f.Type == "ack" || f.Type == "error" })
+			switch {
+			case f.Type == "ack":
+				acked++
+			case f.Code == "rate_limited":
+				limited++
+			default:
+				t.Errorf("answer %s", f.Raw)
+			}
+		}
+	}
+	// 90 frames against one burst of 30 (plus what refills meanwhile at
+	// 10/s); per-connection budgets would have acked all 90.
+	if acked >= 2*perSocket || limited == 0 {
+		t.Errorf("acked %d, rate limited %d of %d frames: want the player's one budget to refuse most", acked, limited, 3*perSocket)
+	}
+}

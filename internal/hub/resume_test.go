@@ -1,0 +1,57 @@
+package hub_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"tavern/internal/db"
+	"tavern/internal/engine"
+	"tavern/internal/hub"
+	"tavern/internal/store"
+)
+
+// A websocket resuming on a long table (600 events, stored while the
+// server was down) is replayed from the store outside the table goroutine
+// when within the window, in order and without a gap before the live
+// events; further behind it gets a snapshot (issue 11 items 4, 5).
+func TestWebsocketResumeOnLongTable(t *testing.T) {
+	e := newEnv(t, 1)
+	id := e.table(hub.TableSpec{})
+	e.shutdown()
+	ctx := context.Background()
+	st, err := db.Open(ctx, e.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 600
+	for seq := int64(2); seq <= n; seq++ {
+		ev := engine.ChatEvent(engine.Player{ID: "p-owner", Name: "Owner"}, fmt.Sprintf("line %d", seq))
+		ev.Seq, ev.TS = seq, time.Now().UTC()
+		if err := st.Commit(ctx, store.Commit{TableID: id, Events: []engine.Event{ev}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	e.open()
+
+	c := e.dial(id, "spectator", "", 150)
+	if w := c.next(); w.Type != "welcome" || w.Seq != n {
+		t.Fatalf("first frame %s, want welcome at seq %d", w.Raw, n)
+	}
+	p, _ := e.player("Ann")
+	e.sit(id, p, "Ann", "") // a live event while (or after) the replay is read
+	for want := int64(151); want <= n+1; want++ {
+		f := c.next()
+		if f.Type != "event" || f.Seq != want {
+			t.Fatalf("frame %s, want event %d", f.Raw, want)
+		}
+	}
+
+	far := e.dial(id, "spectator", "", 10)
+	far.next() // welcome
+	if f := far.next(); f.Type != "snapshot" || f.Seq != n+1 {
+		t.Fatalf("frame %s, want a snapshot at %d", f.Raw, n+1)
+	}
+}
