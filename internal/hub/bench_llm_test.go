@@ -98,8 +98,7 @@ func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []store.Memory) {
 	}()
 	actions := []string{"I look around", "I go to the inn", "I talk to Maren", "I go back to the square", "I look at the well"}
 	for i := range turns {
-		// A fresh connection every 20 turns: the per-connection frame rate
-		// limit is for humans, not for a benchmark.
+		// A fresh connection every 20 turns, as a long session's reconnects.
 		if i%20 == 0 {
 			if conn != nil {
 				conn.Close(websocket.StatusNormalClosure, "")
@@ -123,6 +122,15 @@ func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []store.Memory) {
 			}
 			var f frame
 			_ = json.Unmarshal(data, &f)
+			if f.Type == "error" && f.Code == hub.CodeRateLimited {
+				// The frame rate limit is per player: back off and send
+				// the same act again, as a well-behaved client does.
+				time.Sleep(150 * time.Millisecond)
+				if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
+					tb.Fatal(err)
+				}
+				continue
+			}
 			if f.Type == "error" {
 				tb.Fatalf("turn %d: %s", i+1, data)
 			}
