@@ -85,6 +85,9 @@ type Config struct {
 	// (admin)"); only its SHA-256 hash is kept. Empty: nobody can sign in
 	// to /admin, the admin API or /metrics.
 	AdminToken string
+	// Ask, if set, answers the operator's questions (the data agent, issue
+	// 10); without it the Ask page says it is not configured.
+	Ask Asker
 }
 
 // Server serves Tavern over HTTP. Its handler is safe for concurrent use.
@@ -93,6 +96,7 @@ type Server struct {
 	players Players
 	log     *slog.Logger
 	metrics *metrics
+	ask     Asker
 	handler http.Handler
 	// adminHash is the SHA-256 of the admin token, nil if there is none.
 	adminHash []byte
@@ -132,6 +136,7 @@ func newServer(t tables, cfg Config) *Server {
 		players:      cfg.Players,
 		log:          log,
 		metrics:      newMetrics(cfg.Metrics),
+		ask:          cfg.Ask,
 		assetVersion: staticVersion(),
 		started:      time.Now(),
 	}

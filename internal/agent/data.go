@@ -78,8 +78,8 @@ func (a *DataAgent) toolset() *Toolset {
 }
 
 // Ask answers question in conversation ("" starts a new one). progress,
-// if set, hears each step as it happens, then the answer (event
-// dataset.EventAnswer, an empty step). Errors: EINVALID for an empty or
+// if set, hears each step as it happens (events dataset.EventSQL,
+// EventRows and EventChart), on the caller's goroutine. Errors: EINVALID for an empty or
 // too long question, ENOTFOUND for an unknown conversation, EUNAVAILABLE
 // when the model fails; refused queries are not errors but steps.
 func (a *DataAgent) Ask(ctx context.Context, conversation, question string, progress func(event string, step dataset.Step)) (dataset.Reply, error) {
@@ -134,7 +134,6 @@ func (a *DataAgent) Ask(ctx context.Context, conversation, question string, prog
 	if reply.Steps == nil {
 		reply.Steps = []dataset.Step{}
 	}
-	run.report(dataset.EventAnswer, dataset.Step{})
 	return reply, nil
 }
 

@@ -119,7 +119,7 @@ func TestDataAgentQueryVisualizeAnswer(t *testing.T) {
 	if reply.ChartSVG != c.SVG {
 		t.Error("chart_svg is not the chart drawn")
 	}
-	if want := []string{"sql", "rows", "chart", "answer"}; !slices.Equal(rec.events, want) {
+	if want := []string{"sql", "rows", "chart"}; !slices.Equal(rec.events, want) {
 		t.Errorf("progress %v, want %v", rec.events, want)
 	}
 
@@ -493,7 +493,7 @@ func TestDataAgentOffline(t *testing.T) {
 	if len(reply.Steps) != 2 || reply.Steps[0].SQL == "" || len(reply.Steps[0].Rows) != 3 || reply.Steps[1].Chart == nil || !strings.HasPrefix(reply.ChartSVG, "<svg") {
 		t.Errorf("steps %+v", reply.Steps)
 	}
-	if want := []string{"sql", "rows", "chart", "answer"}; !slices.Equal(rec.events, want) {
+	if want := []string{"sql", "rows", "chart"}; !slices.Equal(rec.events, want) {
 		t.Errorf("progress %v, want %v", rec.events, want)
 	}
 	follow, err := e.agent.Ask(context.Background(), reply.Conversation, "Why is the sky blue?", nil)

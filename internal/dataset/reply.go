@@ -82,7 +82,7 @@ func (a Answer) Steps() []Step {
 }
 
 // Progress events, in the order a question is worked on: a query about to
-// run, its rows (or its error), a chart (or its error), the answer.
+// run, its rows (or its error), a chart (or its error), then the reply.
 const (
 	EventSQL    = "sql"
 	EventRows   = "rows"
