@@ -119,7 +119,7 @@ func (a *askStream) send(event string, v any) {
 // askPage is GET /admin/ask: the question box, and the conversation to
 // follow up when ?conversation= names one.
 func (s *Server) askPage(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, askPage(askView{Conversation: r.URL.Query().Get("conversation"), Enabled: s.ask != nil}, s.assetVersion))
+	s.render(w, r, http.StatusOK, askPage(askView{Conversation: r.URL.Query().Get("conversation"), Enabled: s.ask != nil}))
 }
 
 // askForm is POST /admin/ask, the page without JavaScript: a plain form
@@ -128,13 +128,13 @@ func (s *Server) askPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) askForm(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := r.ParseForm(); err != nil {
-		s.render(w, r, http.StatusBadRequest, askPage(askView{Error: "The form could not be read.", Enabled: s.ask != nil}, s.assetVersion))
+		s.render(w, r, http.StatusBadRequest, askPage(askView{Error: "The form could not be read.", Enabled: s.ask != nil}))
 		return
 	}
 	v := askView{Question: r.PostForm.Get("question"), Conversation: r.PostForm.Get("conversation"), Enabled: s.ask != nil}
 	if s.ask == nil {
 		v.Error = "The data agent is not configured on this server."
-		s.render(w, r, http.StatusServiceUnavailable, askPage(v, s.assetVersion))
+		s.render(w, r, http.StatusServiceUnavailable, askPage(v))
 		return
 	}
 	reply, err := s.ask.Ask(r.Context(), v.Conversation, v.Question, nil)
@@ -144,11 +144,11 @@ func (s *Server) askForm(w http.ResponseWriter, r *http.Request) {
 			s.log.Error("ask failed", "err", err)
 		}
 		v.Error = msg
-		s.render(w, r, st, askPage(v, s.assetVersion))
+		s.render(w, r, st, askPage(v))
 		return
 	}
 	v.Reply, v.Conversation, v.Question = &reply, reply.Conversation, ""
-	s.render(w, r, http.StatusOK, askPage(v, s.assetVersion))
+	s.render(w, r, http.StatusOK, askPage(v))
 }
 
 // askView is what the Ask page shows.

@@ -51,7 +51,7 @@ func newAskEnv(t *testing.T, online bool) *askEnv {
 		env.fake = openaitest.New(t, nil)
 		a.Model = openai.New(openai.Config{APIKey: "sk-test", BaseURL: env.fake.URL, Model: "fake-analyst", MaxAttempts: 1, CallTimeout: 5 * time.Second})
 	}
-	s := New(Config{Hub: e.hub, Players: e.players, Metrics: prometheus.NewRegistry(), Ask: a})
+	s := New(Config{Hub: e.hub, Players: e.players, Metrics: prometheus.NewRegistry(), AdminToken: testAdminToken, Ask: a})
 	env.srv = httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		env.srv.Close()
@@ -65,6 +65,7 @@ func (e *askEnv) post(t *testing.T, body string, accept string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/api/admin/ask", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+testAdminToken)
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
@@ -95,6 +96,40 @@ func (e *askEnv) script() {
 		toolReply("visualize", map[string]any{"spec": map[string]any{"type": "bar", "x": "model", "y": []string{"cost_usd"}}, "title": "LLM cost per model", "description": "Cost per model"}),
 		toolReply("answer", map[string]any{"text": "gpt-4o cost $0.30 of the $0.36."}),
 	)
+}
+
+func TestAskNeedsTheOperator(t *testing.T) {
+	e := newAskEnv(t, true)
+	for _, tc := range []struct{ method, path, body, ctype string }{
+		{"POST", "/api/admin/ask", `{"question": "How many tables?"}`, "application/json"},
+		{"GET", "/admin/ask", "", ""},
+		{"POST", "/admin/ask", "question=How+many+tables%3F", "application/x-www-form-urlencoded"},
+	} {
+		for _, auth := range []string{"", "Bearer wrong-token"} {
+			req, _ := http.NewRequest(tc.method, e.srv.URL+tc.path, strings.NewReader(tc.body))
+			if tc.ctype != "" {
+				req.Header.Set("Content-Type", tc.ctype)
+			}
+			if auth != "" {
+				req.Header.Set("Authorization", auth)
+			}
+			res, err := e.srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s %s (%q): %d, want 401", tc.method, tc.path, auth, res.StatusCode)
+			}
+			if strings.Contains(string(b), "ask-answer") || strings.Contains(string(b), "v_tables") {
+				t.Errorf("%s %s (%q) answered without the admin token", tc.method, tc.path, auth)
+			}
+		}
+	}
+	if n := len(e.fake.Requests()); n != 0 {
+		t.Errorf("%d model calls without the admin token", n)
+	}
 }
 
 func TestAskAPIRefuses(t *testing.T) {
@@ -254,7 +289,9 @@ func TestAskAPIStreamsProgress(t *testing.T) {
 
 func TestAskPageWithoutScript(t *testing.T) {
 	e := newAskEnv(t, false)
-	res, err := e.srv.Client().Get(e.srv.URL + "/admin/ask")
+	get, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/admin/ask", nil)
+	get.Header.Set("Authorization", "Bearer "+testAdminToken)
+	res, err := e.srv.Client().Do(get)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +303,10 @@ func TestAskPageWithoutScript(t *testing.T) {
 
 	form := func(v url.Values) (int, string) {
 		t.Helper()
-		res, err := e.srv.Client().PostForm(e.srv.URL+"/admin/ask", v)
+		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/admin/ask", strings.NewReader(v.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Authorization", "Bearer "+testAdminToken)
+		res, err := e.srv.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
