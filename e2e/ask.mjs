@@ -75,9 +75,10 @@ async function main() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   const errors = [];
+  let page;
   try {
     const ctx = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    const page = await ctx.newPage();
+    page = await ctx.newPage();
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('pageerror', (e) => errors.push(e.message));
 
@@ -128,6 +129,10 @@ async function main() {
     const errs = errors.filter((e) => !/favicon/.test(e));
     assert(errs.length === 0, 'browser console errors:\n' + errs.join('\n'));
     log('ok');
+  } catch (err) {
+    if (page) await page.screenshot({ path: path.join(outDir, 'ask-failed.png'), fullPage: true }).catch(() => {});
+    if (errors.length) log('browser errors:\n' + errors.join('\n'));
+    throw err;
   } finally {
     await browser.close();
   }

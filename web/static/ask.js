@@ -38,7 +38,9 @@ function table(step) {
   const t = el("table", "ask-rows");
   const head = el("tr");
   for (const c of step.columns) head.append(el("th", "", c));
-  t.append(el("thead")).append(head);
+  const thead = el("thead");
+  thead.append(head);
+  t.append(thead);
   const body = el("tbody");
   for (const row of (step.rows || []).slice(0, MAX_ROWS)) {
     const tr = el("tr");
