@@ -49,7 +49,7 @@ function reply(page, n) {
       sql: [...a.querySelectorAll('.ask-sql')].map((e) => e.textContent),
       spec: [...a.querySelectorAll('.ask-spec')].map((e) => e.textContent),
       rows: a.querySelectorAll('.ask-rows tbody tr').length,
-      chart: img ? { loaded: img.complete && img.naturalWidth > 0, width: img.naturalWidth, alt: img.alt } : null,
+      chart: img ? { loaded: img.complete && img.naturalWidth > 0, width: Math.round(img.getBoundingClientRect().width), alt: img.alt } : null,
       conversation: document.getElementById('ask-conversation').value,
       error: document.getElementById('ask-error').hidden ? '' : document.getElementById('ask-error').textContent,
     };
@@ -99,7 +99,7 @@ async function main() {
     assert(r1.sql.length === 1 && /FROM v_turns/.test(r1.sql[0]), `SQL shown: ${r1.sql}`);
     assert(r1.spec.length === 1 && JSON.parse(r1.spec[0]).type === 'bar', `chart spec shown: ${r1.spec}`);
     assert(r1.rows >= 1, 'result rows shown as a table');
-    assert(r1.chart.width >= 600, `chart drawn ${r1.chart.width} px wide`);
+    assert(r1.chart.width >= 600, `chart shown ${r1.chart.width} px wide`);
     assert(/^q-[0-9a-f]{16}$/.test(r1.conversation), `conversation ${r1.conversation}`);
     assert(new URL(page.url()).searchParams.get('conversation') === r1.conversation, 'the URL keeps the conversation');
     await page.screenshot({ path: path.join(outDir, 'ask.png'), fullPage: true });
