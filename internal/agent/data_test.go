@@ -507,3 +507,31 @@ func TestDataAgentOffline(t *testing.T) {
 		t.Error("the offline analyst called the model")
 	}
 }
+
+func TestDataAgentDeadlineAndRowCap(t *testing.T) {
+	// A query that never ends is interrupted at the dataset's deadline and
+	// the model is told to make it cheaper; a query with too many rows is
+	// cut at the cap, and the model is told so.
+	e := newDataEnv(t, nil)
+	e.data.Timeout = 200 * time.Millisecond
+	e.data.MaxRows = 5
+	e.fake.Push(
+		reply("query_data", map[string]any{"sql": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c", "description": "forever"}),
+		reply("query_data", map[string]any{"sql": "SELECT table_id, seq, kind FROM v_events ORDER BY table_id, seq", "description": "every event"}),
+		reply("answer", map[string]any{"text": "Too many events to list; here are the first five."}),
+	)
+	got, err := e.agent.Ask(context.Background(), "", "List every event.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.fake.Requests()
+	if msg := lastTool(reqs[1].Messages); !strings.HasPrefix(msg, "Error: The query ran longer than 200ms and was stopped.") {
+		t.Errorf("deadline sent back %q", msg)
+	}
+	if msg := lastTool(reqs[2].Messages); !strings.Contains(msg, "5 rows x 3 columns (cut at the 5-row cap; aggregate or add LIMIT)") {
+		t.Errorf("row cap sent back %q", msg)
+	}
+	if len(got.Steps) != 2 || got.Steps[0].Error == "" || !got.Steps[1].Truncated || len(got.Steps[1].Rows) != 5 {
+		t.Errorf("steps %+v", got.Steps)
+	}
+}
