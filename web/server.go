@@ -8,7 +8,8 @@
 // ([hub.Hub]), player identities in a [Players] store (internal/db). It
 // imports hub, store and engine but never agent or db (DESIGN.md's import
 // rule): the DM's records reach it through the hub, as store records and
-// hub views. Every error reaches the client as {"error": {"code",
+// hub views; the operator's data agent through an [Asker], as dataset
+// replies (web/ask.go). Every error reaches the client as {"error": {"code",
 // "message"}} with a matching HTTP status (errors.go, through the hub's one
 // mapping: hub.ErrorCode and hub.HTTPStatus); internal errors are logged,
 // never shown. Requests are validated by the engine's rules

@@ -142,6 +142,12 @@ async function ask(question) {
         if (data.offline) article.append(el("p", "muted ask-offline", "Answered by the offline analyst (no model configured)."));
         conv.value = data.conversation;
         document.querySelector('label[for="ask-question"]').textContent = "Follow-up question";
+        if (!document.getElementById("ask-new")) {
+          const a = el("a", "", "New conversation");
+          a.id = "ask-new";
+          a.href = "/admin/ask";
+          submit.after(a);
+        }
         history.replaceState(null, "", "/admin/ask?conversation=" + encodeURIComponent(data.conversation));
         break;
       case "error":
