@@ -39,6 +39,8 @@ func (s *Server) routes() http.Handler {
 	hf("GET /api/tables/{id}/export/{file}", s.authed(s.exportHistory))
 	hf("GET /api/tables/{id}/calls", s.authed(s.listCalls))
 	hf("GET /ws/tables/{id}", s.websocket)
+	// Ask the data (issue 10): the operator's data agent, web/ask.go.
+	s.askRoutes(func(pattern string, h http.HandlerFunc) { hf(pattern, s.adminOnly(h)) })
 	// Anything else under /api gets a JSON error, not the HTML 404: 405 if
 	// the path exists with other methods.
 	hf("/api/", func(w http.ResponseWriter, r *http.Request) {

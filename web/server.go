@@ -8,7 +8,8 @@
 // ([hub.Hub]), player identities in a [Players] store (internal/db). It
 // imports hub, store and engine but never agent or db (DESIGN.md's import
 // rule): the DM's records reach it through the hub, as store records and
-// hub views. Every error reaches the client as {"error": {"code",
+// hub views; the operator's data agent through an [Asker], as dataset
+// replies (web/ask.go). Every error reaches the client as {"error": {"code",
 // "message"}} with a matching HTTP status (errors.go, through the hub's one
 // mapping: hub.ErrorCode and hub.HTTPStatus); internal errors are logged,
 // never shown. Requests are validated by the engine's rules
@@ -89,6 +90,9 @@ type Config struct {
 	// Quotas bound player and table creation per client address; the zero
 	// value takes the defaults (see Quotas).
 	Quotas Quotas
+	// Ask, if set, answers the operator's questions (the data agent, issue
+	// 10); without it the Ask page says it is not configured.
+	Ask Asker
 }
 
 // Server serves Tavern over HTTP. Its handler is safe for concurrent use.
@@ -97,6 +101,7 @@ type Server struct {
 	players Players
 	log     *slog.Logger
 	metrics *metrics
+	ask     Asker
 	handler http.Handler
 	// adminHash is the SHA-256 of the admin token, nil if there is none.
 	adminHash []byte
@@ -138,6 +143,7 @@ func newServer(t tables, cfg Config) *Server {
 		players:      cfg.Players,
 		log:          log,
 		metrics:      newMetrics(cfg.Metrics),
+		ask:          cfg.Ask,
 		assetVersion: staticVersion(),
 		started:      time.Now(),
 	}

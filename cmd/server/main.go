@@ -20,6 +20,7 @@ import (
 
 	"tavern/adventures"
 	"tavern/internal/agent"
+	"tavern/internal/dataset"
 	"tavern/internal/db"
 	"tavern/internal/hub"
 	"tavern/internal/offline"
@@ -78,10 +79,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer store.Close()
 
-	runner, dmName, err := newRunner(getenv, store, log)
+	runner, dataModel, dmName, err := newRunner(getenv, store, log)
 	if err != nil {
 		return err
 	}
+	// The operator's data agent (issue 10) reads the file read-only on
+	// connections of its own; the model when set, else the offline analyst.
+	data, err := dataset.Open(ctx, *dbPath)
+	if err != nil {
+		return fmt.Errorf("open the data agent's views: %w", err)
+	}
+	defer data.Close()
+	asker := &agent.DataAgent{Model: dataModel, Data: data, Offline: &dataset.Analyst{Data: data}, Conversations: store, Log: log}
 	h := hub.New(hub.Config{
 		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: runner,
@@ -99,7 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if generated {
 		adminToken = rand.Text()
 	}
-	srv := web.New(web.Config{Hub: h, Players: store, Log: log, AdminToken: adminToken, Quotas: quotas})
+	srv := web.New(web.Config{Hub: h, Players: store, Log: log, AdminToken: adminToken, Quotas: quotas, Ask: asker})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -155,8 +164,9 @@ func (l *closeSignal) Close() error {
 // newRunner builds the agents' runner from the environment: the models
 // of pickModels; every call logged with its estimated cost (prices:
 // agent.DefaultPrices, extended by TAVERN_PRICES); the memory tools over
-// the store. It returns the DM's name for the UI.
-func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*agent.Runner, string, error) {
+// the store. It returns the data agent's logged model too (nil when
+// offline) and the DM's name for the UI.
+func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*agent.Runner, agent.Model, string, error) {
 	base := openai.Config{Log: log}
 	for _, d := range []struct {
 		env string
@@ -171,7 +181,7 @@ func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*age
 		if v := getenv(d.env); v != "" {
 			p, err := time.ParseDuration(v)
 			if err != nil || p <= 0 {
-				return nil, "", fmt.Errorf("bad %s %q: want a duration such as 60s", d.env, v)
+				return nil, nil, "", fmt.Errorf("bad %s %q: want a duration such as 60s", d.env, v)
 			}
 			*d.to = p
 		}
@@ -183,7 +193,7 @@ func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*age
 	if v := getenv("TAVERN_PRICES"); v != "" {
 		extra, err := agent.ParsePrices(v)
 		if err != nil {
-			return nil, "", fmt.Errorf("bad TAVERN_PRICES: %w", err)
+			return nil, nil, "", fmt.Errorf("bad TAVERN_PRICES: %w", err)
 		}
 		for k, p := range extra {
 			prices[k] = p
@@ -198,15 +208,22 @@ func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*age
 	logged := func(m agent.Model) agent.Model {
 		return &agent.Logged{Model: m, Log: store, Prices: prices, Logger: log}
 	}
+	var data agent.Model
+	if ms.Data != nil {
+		data = logged(ms.Data)
+	}
 	return &agent.Runner{
 		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),
 		Memory: store, Log: log,
-	}, ms.DM, nil
+	}, data, ms.DM, nil
 }
 
 // models is the model of each agent.
 type models struct {
 	Narrative, Combat, Summary agent.Model
+	// Data is the data agent's model (TAVERN_MODEL_DATA); nil when
+	// offline, where the offline analyst answers instead.
+	Data agent.Model
 	// DM names the game master for the UI: "offline", or the model ids
 	// (and the server's host when it is not OpenAI's).
 	DM string
@@ -225,7 +242,7 @@ func pickModels(getenv func(string) string, base openai.Config) models {
 		n := offline.Narrator{}
 		return models{Narrative: n, Combat: n, Summary: n, DM: "offline"}
 	}
-	return models{Narrative: ms.Narrative, Combat: ms.Combat, Summary: ms.Summary, DM: ms.DM, Online: true}
+	return models{Narrative: ms.Narrative, Combat: ms.Combat, Summary: ms.Summary, Data: ms.Data, DM: ms.DM, Online: true}
 }
 
 // envInt reads a whole number from the environment; empty or junk is 0

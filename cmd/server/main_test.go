@@ -21,15 +21,18 @@ func TestNewRunner(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	log := slog.New(slog.DiscardHandler)
 
-	r, dm, err := newRunner(env(nil), store, log)
-	if err != nil || dm != "offline" || r.Narrative.Name() != "offline" || r.Memory == nil {
-		t.Fatalf("offline: %q %v", dm, err)
+	r, data, dm, err := newRunner(env(nil), store, log)
+	if err != nil || dm != "offline" || r.Narrative.Name() != "offline" || r.Memory == nil || data != nil {
+		t.Fatalf("offline: %q %v (data model %v, want none: the offline analyst answers)", dm, err, data)
 	}
 
-	r, dm, err = newRunner(env(map[string]string{"OPENAI_BASE_URL": fake.URL, "TAVERN_MODEL": "llama3.1", "TAVERN_MODEL_SUMMARY": "small",
-		"TAVERN_PRICES": "llama3.1=1/0.5/2", "TAVERN_LLM_TIMEOUT": "5s"}), store, log)
+	r, data, dm, err = newRunner(env(map[string]string{"OPENAI_BASE_URL": fake.URL, "TAVERN_MODEL": "llama3.1", "TAVERN_MODEL_SUMMARY": "small",
+		"TAVERN_MODEL_DATA": "analyst", "TAVERN_PRICES": "llama3.1=1/0.5/2", "TAVERN_LLM_TIMEOUT": "5s"}), store, log)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if data == nil || data.Name() != "analyst" {
+		t.Errorf("data model %v, want TAVERN_MODEL_DATA's analyst", data)
 	}
 	if r.Narrative.Name() != "llama3.1" || r.Summary.Name() != "small" || dm == "offline" {
 		t.Fatalf("online: %q %s %s", dm, r.Narrative.Name(), r.Summary.Name())
@@ -48,7 +51,7 @@ func TestNewRunner(t *testing.T) {
 	}
 
 	for _, bad := range []map[string]string{{"TAVERN_PRICES": "x"}, {"TAVERN_LLM_TIMEOUT": "soon"}, {"TAVERN_LLM_FIRST_TOKEN_TIMEOUT": "-1s"}, {"TAVERN_LLM_IDLE_TIMEOUT": "x"}} {
-		if _, _, err := newRunner(env(bad), store, log); err == nil {
+		if _, _, _, err := newRunner(env(bad), store, log); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}

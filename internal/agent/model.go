@@ -15,7 +15,8 @@
 // sanitised, seed 004); [Summarize] turns archived history into a
 // [Memory], which the tools search_memories and recall_session_details
 // read through a [MemoryIndex] (seed 001); [Logged] writes every call to a
-// [CallLog] with its estimated cost.
+// [CallLog] with its estimated cost; [DataAgent] is the operator's data
+// agent (seed 003), its toolset from [NewDataTools], on the same loop.
 package agent
 
 import (

@@ -140,6 +140,8 @@ type ToolContext struct {
 	Dice   *engine.Dice
 	Events []engine.Event
 	Output *Output
+	// Data is the data agent's run (data_tools.go); nil in game turns.
+	Data *DataRun
 	// acted holds the combatants that have used their action this turn.
 	acted map[string]bool
 	// created counts what this turn created, by kind; gold and xp what it

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tavern/internal/chart"
 )
 
 // Analyst answers the common shapes of operator questions without a model
@@ -30,9 +32,9 @@ type Answer struct {
 	// Shape names the question shape that matched; "" if none did.
 	Shape string `json:"shape"`
 	// SQL is the statement that ran ("" if none).
-	SQL    string  `json:"sql,omitempty"`
-	Result *Result `json:"result,omitempty"`
-	Chart  *Spec   `json:"chart,omitempty"`
+	SQL    string      `json:"sql,omitempty"`
+	Result *Result     `json:"result,omitempty"`
+	Chart  *chart.Spec `json:"chart,omitempty"`
 	// Text is the answer in one sentence, computed from Result.
 	Text string `json:"answer"`
 }
@@ -199,7 +201,7 @@ func (q question) scope(withRuleset bool) string {
 // plan is what a shape makes of a question.
 type plan struct {
 	sql   string
-	chart Spec
+	chart chart.Spec
 	say   func(r *Result) string
 }
 
@@ -230,7 +232,7 @@ var shapes = []shape{
 			return plan{
 				sql: "SELECT tool, count(*) AS calls, sum(failed) AS failed, round(100.0 * sum(failed) / count(*), 1) AS failed_pct\nFROM v_tool_calls" +
 					q.where("created_at", "") + fmt.Sprintf("\nGROUP BY tool HAVING sum(failed) > 0\nORDER BY failed DESC, failed_pct DESC, tool\nLIMIT %d", q.n),
-				chart: Spec{Type: "bar", X: "tool", Y: []string{"failed"}, Title: "Failed tool calls per tool" + q.scope(false)},
+				chart: chart.Spec{Type: chart.Bar, X: "tool", Y: []string{"failed"}, Title: "Failed tool calls per tool" + q.scope(false)},
 				say: func(r *Result) string {
 					if len(r.Rows) == 0 {
 						return "No tool call failed" + q.scope(false) + "."
@@ -248,7 +250,7 @@ var shapes = []shape{
 			return plan{
 				sql: "SELECT tool, count(*) AS calls, sum(failed) AS failed\nFROM v_tool_calls" + q.where("created_at", "") +
 					fmt.Sprintf("\nGROUP BY tool\nORDER BY calls DESC, tool\nLIMIT %d", q.n),
-				chart: Spec{Type: "bar", X: "tool", Y: []string{"calls"}, Title: "Tool calls per tool" + q.scope(false)},
+				chart: chart.Spec{Type: chart.Bar, X: "tool", Y: []string{"calls"}, Title: "Tool calls per tool" + q.scope(false)},
 				say: func(r *Result) string {
 					if len(r.Rows) == 0 {
 						return "The model made no tool call" + q.scope(false) + "."
@@ -267,7 +269,7 @@ var shapes = []shape{
 			return plan{
 				sql: "SELECT ruleset, outcome, count(*) AS fights\nFROM v_combats" + q.where("ended_at", "") +
 					"\nGROUP BY ruleset, outcome\nORDER BY ruleset, fights DESC, outcome",
-				chart: Spec{Type: "bar", X: "ruleset", Y: []string{"fights"}, Group: "outcome", Title: "Fight outcomes per ruleset" + q.scope(false)},
+				chart: chart.Spec{Type: chart.Bar, X: "ruleset", Y: []string{"fights"}, Group: "outcome", Title: "Fight outcomes per ruleset" + q.scope(false)},
 				say: func(r *Result) string {
 					type tally struct{ all, died int64 }
 					var order []string
@@ -306,7 +308,7 @@ var shapes = []shape{
 			return plan{
 				sql: "SELECT outcome, count(*) AS fights, round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS pct\nFROM v_combats" +
 					q.where("ended_at", "ruleset") + "\nGROUP BY outcome\nORDER BY fights DESC, outcome",
-				chart: Spec{Type: "pie", X: "outcome", Y: []string{"fights"}, Title: "Fight outcomes" + q.scope(true)},
+				chart: chart.Spec{Type: chart.Pie, X: "outcome", Y: []string{"fights"}, Title: "Fight outcomes" + q.scope(true)},
 				say: func(r *Result) string {
 					var all, hit int64
 					for _, row := range r.Rows {
@@ -336,7 +338,7 @@ var shapes = []shape{
 			focus, verb := outcomeOf(q)
 			return plan{
 				sql:   "SELECT count(*) AS fights\nFROM v_combats" + and(q.where("ended_at", "ruleset"), fmt.Sprintf("outcome = '%s'", focus)),
-				chart: Spec{Type: "table", Title: "Fights the party " + verb + q.scope(true)},
+				chart: chart.Spec{Type: chart.Table, Title: "Fights the party " + verb + q.scope(true)},
 				say: func(r *Result) string {
 					n := num(r.Rows[0][0])
 					noun := "fights"
@@ -371,7 +373,7 @@ var shapes = []shape{
 			return plan{
 				sql: fmt.Sprintf("SELECT %s, %s AS %s\nFROM %s", cols, m.expr, m.col, m.view) + q.where(m.timeCol, m.rulesetCol) +
 					fmt.Sprintf("\nGROUP BY %s\nORDER BY %s", cols, cols),
-				chart: Spec{Type: "line", X: "day", Y: []string{m.col}, Group: group, Title: title + q.scope(true)},
+				chart: chart.Spec{Type: chart.Line, X: "day", Y: []string{m.col}, Group: group, Title: title + q.scope(true)},
 				say: func(r *Result) string {
 					y := len(r.Columns) - 1
 					var total float64
@@ -420,7 +422,7 @@ var shapes = []shape{
 			return plan{
 				sql: fmt.Sprintf("SELECT %s, %s AS %s, count(*) AS calls\nFROM v_llm_calls", dim, m.expr, m.col) + q.where("started_at", "") +
 					fmt.Sprintf("\nGROUP BY %s\nORDER BY %s DESC, %s", dim, m.col, dim),
-				chart: Spec{Type: "bar", X: dim, Y: []string{m.col}, Title: m.title + " per " + dim + q.scope(false)},
+				chart: chart.Spec{Type: chart.Bar, X: dim, Y: []string{m.col}, Title: m.title + " per " + dim + q.scope(false)},
 				say: func(r *Result) string {
 					if len(r.Rows) == 0 {
 						return "No model call was logged" + q.scope(false) + "."
@@ -461,7 +463,7 @@ var shapes = []shape{
 			}
 			return plan{
 				sql:   sql,
-				chart: Spec{Type: "bar", X: x, Y: []string{y}, Title: "Most " + noun + " per " + strings.TrimSuffix(x, "_name") + q.scope(true)},
+				chart: chart.Spec{Type: chart.Bar, X: x, Y: []string{y}, Title: "Most " + noun + " per " + strings.TrimSuffix(x, "_name") + q.scope(true)},
 				say: func(r *Result) string {
 					if len(r.Rows) == 0 {
 						return "Nothing was played" + q.scope(true) + "."
@@ -489,7 +491,7 @@ var shapes = []shape{
 			}
 			return plan{
 				sql:   "SELECT count(*) AS total\nFROM " + e.view + where,
-				chart: Spec{Type: "table", Title: "Number of " + e.noun + q.scope(true)},
+				chart: chart.Spec{Type: chart.Table, Title: "Number of " + e.noun + q.scope(true)},
 				say: func(r *Result) string {
 					if q.window.label == "" {
 						return fmt.Sprintf("There are %s %s%s.", num(r.Rows[0][0]), e.noun, q.scope(true))
@@ -506,7 +508,7 @@ var shapes = []shape{
 			return plan{
 				sql: "SELECT round(sum(cost_usd), 4) AS cost_usd, count(*) AS calls, sum(total_tokens) AS tokens, sum(1 - ok) AS errors\nFROM v_llm_calls" +
 					q.where("started_at", ""),
-				chart: Spec{Type: "table", Title: "LLM totals" + q.scope(false)},
+				chart: chart.Spec{Type: chart.Table, Title: "LLM totals" + q.scope(false)},
 				say: func(r *Result) string {
 					row := r.Rows[0]
 					return fmt.Sprintf("The LLM cost %s over %s calls (%s tokens, %s failed)%s.", usd(toFloat(row[0])), num(row[1]), num(orZero(row[2])), num(orZero(row[3])), q.scope(false))

@@ -405,7 +405,3 @@ func invalid(err error) error {
 	msg = strings.ReplaceAll(msg, "q__", "query")
 	return &queryError{app: engine.Errorf(engine.EINVALID, "SQLite rejected the query: %s. Fix it and query the views again.", msg), kind: ErrInvalid}
 }
-
-func invalidf(format string, args ...any) error {
-	return &queryError{app: engine.Errorf(engine.EINVALID, format, args...), kind: ErrInvalid}
-}

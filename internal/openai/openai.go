@@ -362,6 +362,8 @@ func retryAfter(err error) time.Duration {
 // [ModelsFromEnv].
 type Models struct {
 	Narrative, Combat, Summary *Model
+	// Data answers the operator's questions (the data agent).
+	Data *Model
 	// DM names the game master for the UI: the model ids (and the
 	// server's host when it is not OpenAI's).
 	DM string
@@ -369,9 +371,9 @@ type Models struct {
 
 // ModelsFromEnv reads the model configuration through getenv:
 // OPENAI_API_KEY, OPENAI_BASE_URL, TAVERN_MODEL and the per-agent
-// overrides TAVERN_MODEL_NARRATIVE, TAVERN_MODEL_COMBAT and
-// TAVERN_MODEL_SUMMARY. ok is false when neither a key nor a base URL is
-// set: no server is configured, and the caller picks another model. base
+// overrides TAVERN_MODEL_NARRATIVE, TAVERN_MODEL_COMBAT,
+// TAVERN_MODEL_SUMMARY and TAVERN_MODEL_DATA. ok is false when neither a
+// key nor a base URL is set: no server is configured, and the caller picks another model. base
 // supplies the other Config fields (timeouts, retries, logger).
 func ModelsFromEnv(getenv func(string) string, base Config) (ms Models, ok bool) {
 	key, baseURL := getenv("OPENAI_API_KEY"), getenv("OPENAI_BASE_URL")
@@ -397,6 +399,7 @@ func ModelsFromEnv(getenv func(string) string, base Config) (ms Models, ok bool)
 		Narrative: mk(pick("TAVERN_MODEL_NARRATIVE")),
 		Combat:    mk(pick("TAVERN_MODEL_COMBAT")),
 		Summary:   mk(pick("TAVERN_MODEL_SUMMARY")),
+		Data:      mk(pick("TAVERN_MODEL_DATA")),
 	}
 	dm := ms.Narrative.Name()
 	if c := ms.Combat.Name(); c != dm {

@@ -1,0 +1,91 @@
+package dataset
+
+import (
+	"tavern/internal/chart"
+)
+
+// Step kinds.
+const (
+	StepQuery = "query" // a query_data call: SQL, then its rows or its error
+	StepChart = "chart" // a visualize call: a spec, then its SVG or its error
+)
+
+// Step is one thing done while answering a question (PROTOCOL.md's
+// POST /api/admin/ask steps): a query with the rows it returned, or a
+// chart with its SVG, or either with the error that refused it. Kind,
+// Description, Truncated, Title and SVG are additive to the protocol.
+type Step struct {
+	Kind        string `json:"kind"`
+	Description string `json:"description,omitempty"`
+	// SQL is the statement as the model (or the analyst) wrote it.
+	SQL       string   `json:"sql,omitempty"`
+	Columns   []string `json:"columns,omitempty"`
+	Rows      [][]any  `json:"rows,omitempty"`
+	Truncated bool     `json:"truncated,omitempty"`
+	// Chart is the declarative spec; SVG its drawing.
+	Chart *chart.Spec `json:"chart,omitempty"`
+	SVG   string      `json:"svg,omitempty"`
+	// Error is the sentence that refused the step; nothing changed.
+	Error string `json:"error,omitempty"`
+}
+
+// Reply is the answer to one question in a conversation: the steps taken,
+// the last chart drawn and the answer in words.
+type Reply struct {
+	Conversation string `json:"conversation"`
+	Question     string `json:"question"`
+	Answer       string `json:"answer"`
+	Steps        []Step `json:"steps"`
+	ChartSVG     string `json:"chart_svg,omitempty"`
+	// Offline reports that the offline analyst answered (no model).
+	Offline bool `json:"offline,omitempty"`
+}
+
+// QueryStep is the step of a query that ran (r) or was refused (err).
+func QueryStep(sql, description string, r *Result, err error) Step {
+	s := Step{Kind: StepQuery, SQL: sql, Description: description}
+	if err != nil {
+		s.Error = err.Error()
+		return s
+	}
+	s.Columns, s.Rows, s.Truncated = r.Columns, r.Rows, r.Truncated
+	return s
+}
+
+// ChartStep draws spec over r (chart.Render validates it) and returns the
+// step with its SVG, or with the error that refused it.
+func ChartStep(spec chart.Spec, description string, r *Result) Step {
+	s := Step{Kind: StepChart, Description: description, Chart: &spec}
+	if r == nil {
+		s.Error = "There is no result to chart yet: run query_data first."
+		return s
+	}
+	svg, err := chart.Render(spec, r.Columns, r.Rows)
+	if err != nil {
+		s.Error = err.Error()
+		return s
+	}
+	s.SVG = string(svg)
+	return s
+}
+
+// Steps are the analyst's answer as steps: its query and its chart.
+func (a Answer) Steps() []Step {
+	if a.Result == nil {
+		return []Step{}
+	}
+	steps := []Step{QueryStep(a.SQL, a.Shape, a.Result, nil)}
+	if a.Chart != nil {
+		steps = append(steps, ChartStep(*a.Chart, a.Chart.Title, a.Result))
+	}
+	return steps
+}
+
+// Progress events, in the order a question is worked on: a query about to
+// run, its rows (or its error), a chart (or its error), then the reply.
+const (
+	EventSQL    = "sql"
+	EventRows   = "rows"
+	EventChart  = "chart"
+	EventAnswer = "answer"
+)
