@@ -342,6 +342,7 @@ func (t *table) join(ctx context.Context, c *client, since int64) error {
 	}
 	t.clients[c] = struct{}{}
 	t.updateSummary()
+	t.connOpened(c)
 	return nil
 }
 
@@ -349,5 +350,6 @@ func (t *table) part(c *client) {
 	if _, ok := t.clients[c]; ok {
 		delete(t.clients, c)
 		t.updateSummary()
+		t.connClosed(c)
 	}
 }
