@@ -16,6 +16,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"tavern/adventures"
 	"tavern/internal/agent"
 	"tavern/internal/db"
@@ -59,14 +62,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer store.Close()
 
-	runner, dmName, err := newRunner(getenv, store, log)
+	// One Prometheus registry for everything (/metrics, behind the admin
+	// token): the Go runtime, the game (hub.Metrics) and HTTP (web).
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := hub.NewMetrics(reg)
+	// The call log is written off the model path, feeding the DB and the
+	// metrics; closed after the hub so the last turns' calls are kept.
+	calls := agent.NewCallWriter(agent.CallWriterConfig{Store: store, Observe: metrics.ObserveCall, Dropped: metrics.CallDropped, Log: log})
+	defer calls.Close()
+	runner, dmName, err := newRunner(getenv, store, calls, log)
 	if err != nil {
 		return err
 	}
 	h := hub.New(hub.Config{
 		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: runner,
-		DM:     dmName, Log: log,
+		DM:     dmName, Log: log, Metrics: metrics,
 	})
 	if err := h.Start(ctx); err != nil {
 		return err
@@ -80,7 +92,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if generated {
 		adminToken = rand.Text()
 	}
-	srv := web.New(web.Config{Hub: h, Players: store, Log: log, AdminToken: adminToken})
+	srv := web.New(web.Config{Hub: h, Players: store, Log: log, AdminToken: adminToken, Metrics: reg})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -114,8 +126,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // newRunner builds the agents' runner from the environment: the models
 // of pickModels; every call logged with its estimated cost (prices:
 // agent.DefaultPrices, extended by TAVERN_PRICES); the memory tools over
-// the store. It returns the DM's name for the UI.
-func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*agent.Runner, string, error) {
+// the store. Model calls go to calls (the call log). It returns the DM's
+// name for the UI.
+func newRunner(getenv func(string) string, store *db.DB, calls agent.CallLog, log *slog.Logger) (*agent.Runner, string, error) {
 	base := openai.Config{Log: log}
 	if v := getenv("TAVERN_LLM_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -144,7 +157,7 @@ func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*age
 		log.Info("no OPENAI_API_KEY or OPENAI_BASE_URL: running the offline narrator")
 	}
 	logged := func(m agent.Model) agent.Model {
-		return &agent.Logged{Model: m, Log: store, Prices: prices, Logger: log}
+		return &agent.Logged{Model: m, Log: calls, Prices: prices, Logger: log}
 	}
 	return &agent.Runner{
 		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),

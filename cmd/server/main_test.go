@@ -21,13 +21,13 @@ func TestNewRunner(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	log := slog.New(slog.DiscardHandler)
 
-	r, dm, err := newRunner(env(nil), store, log)
+	r, dm, err := newRunner(env(nil), store, store, log)
 	if err != nil || dm != "offline" || r.Narrative.Name() != "offline" || r.Memory == nil {
 		t.Fatalf("offline: %q %v", dm, err)
 	}
 
 	r, dm, err = newRunner(env(map[string]string{"OPENAI_BASE_URL": fake.URL, "TAVERN_MODEL": "llama3.1", "TAVERN_MODEL_SUMMARY": "small",
-		"TAVERN_PRICES": "llama3.1=1/0.5/2", "TAVERN_LLM_TIMEOUT": "5s"}), store, log)
+		"TAVERN_PRICES": "llama3.1=1/0.5/2", "TAVERN_LLM_TIMEOUT": "5s"}), store, store, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestNewRunner(t *testing.T) {
 	}
 
 	for _, bad := range []map[string]string{{"TAVERN_PRICES": "x"}, {"TAVERN_LLM_TIMEOUT": "soon"}} {
-		if _, _, err := newRunner(env(bad), store, log); err == nil {
+		if _, _, err := newRunner(env(bad), store, store, log); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}
