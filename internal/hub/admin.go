@@ -133,8 +133,8 @@ type HistoryEntry struct {
 // (tool calls and results included), newest last, and the agent's model
 // calls at the table with latency and tokens, by turn.
 type History struct {
-	Agent    string         `json:"agent"`
-	Messages []HistoryEntry `json:"messages"`
+	Agent    string          `json:"agent"`
+	Messages []HistoryEntry  `json:"messages"`
 	Calls    []store.LLMCall `json:"calls"`
 }
 
