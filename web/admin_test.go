@@ -171,7 +171,9 @@ func moderationEvent(action string) func(wsFrame) bool {
 }
 
 func narrationFor(actionID string) func(wsFrame) bool {
-	return func(f wsFrame) bool { return f.Type == "event" && f.Kind == "narration" && f.Data["action_id"] == actionID }
+	return func(f wsFrame) bool {
+		return f.Type == "event" && f.Kind == "narration" && f.Data["action_id"] == actionID
+	}
 }
 
 // admin sends an admin API request with the admin token.

@@ -49,10 +49,10 @@ func TestCallWriterNeverBlocks(t *testing.T) {
 	_ = w.Close()
 	_ = w.Close() // twice is fine
 	mu.Lock()
-	defer mu.Unlock()
 	if len(b.got) != 10-errs || observed != len(b.got) || dropped != errs {
 		t.Errorf("written %d, observed %d, dropped %d (refused %d)", len(b.got), observed, dropped, errs)
 	}
+	mu.Unlock()
 	if err := w.LogCall(context.Background(), store.LLMCall{}); !errors.Is(err, ErrCallDropped) {
 		t.Errorf("LogCall after Close = %v", err)
 	}
