@@ -1,9 +1,41 @@
 package web
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
+
+	"tavern/internal/chart"
+	"tavern/internal/engine"
+	"tavern/internal/hub"
+	"tavern/internal/store"
 )
+
+// adminHub is the part of *hub.Hub the operator's console uses.
+type adminHub interface {
+	AdminTables(ctx context.Context) ([]hub.AdminTable, error)
+	AdminView(ctx context.Context, id string) (hub.AdminView, error)
+	AdminEvents(ctx context.Context, id, kind string, limit int) ([]engine.Event, error)
+	AdminHistory(ctx context.Context, id, agentName string) (hub.History, error)
+	AdminMemories(ctx context.Context, id string) ([]store.Memory, error)
+	Overview(ctx context.Context, since time.Time) (hub.Overview, error)
+	LLMCalls(ctx context.Context, since time.Time) ([]store.LLMCall, error)
+	LLMGroups(ctx context.Context, since time.Time, group string) ([]hub.LLMGroup, error)
+	TurnTimes(ctx context.Context, since time.Time) ([]time.Time, error)
+	Pause(ctx context.Context, id string) error
+	Resume(ctx context.Context, id string) error
+	EndCombat(ctx context.Context, id string) error
+	RetryAction(ctx context.Context, id, actionID string) error
+	AbandonAction(ctx context.Context, id, actionID string) error
+	FreeSeat(ctx context.Context, id, seat string) error
+	CloseTable(ctx context.Context, id string) error
+}
 
 // adminRoutes registers the operator's routes (PROTOCOL.md "Operator
 // (admin)"): the sign-in, the dashboard pages under /admin and the admin
@@ -12,16 +44,545 @@ func (s *Server) adminRoutes(hf func(pattern string, h http.HandlerFunc)) {
 	hf("GET /admin", s.adminEntry)
 	hf("POST /admin/login", s.adminLogin)
 	hf("POST /admin/logout", s.adminLogout)
+	if s.admin == nil {
+		return
+	}
+	a := s.adminOnly
+	hf("GET /admin/tables", a(s.adminTablesPage))
+	hf("GET /admin/tables/{id}", a(s.adminTablePage))
+	hf("GET /admin/llm", a(s.adminLLMPage))
+	hf("GET /admin/charts/{name}", a(s.adminChart))
+	for _, m := range moderations {
+		hf("POST /admin/tables/{id}/"+m.page, a(s.moderate(m, true)))
+		hf(m.method+" /api/admin/tables/{id}"+m.api, a(s.moderate(m, false)))
+	}
+	hf("GET /api/admin/overview", a(s.apiAdminOverview))
+	hf("GET /api/admin/tables", a(s.apiAdminTables))
+	hf("GET /api/admin/tables/{id}", a(s.apiAdminTable))
+	hf("GET /api/admin/tables/{id}/history/{agent}", a(s.apiAdminHistory))
+	hf("GET /api/admin/llm", a(s.apiAdminLLM))
 }
+
+// moderation is one operator action: its page form path (POST
+// /admin/tables/{id}/<page>) and its API route.
+type moderation struct {
+	name, page, method, api string
+	run                     func(h adminHub, r *http.Request, id string) error
+}
+
+var moderations = []moderation{
+	{"pause", "pause", "POST", "/pause", func(h adminHub, r *http.Request, id string) error { return h.Pause(r.Context(), id) }},
+	{"resume", "resume", "POST", "/resume", func(h adminHub, r *http.Request, id string) error { return h.Resume(r.Context(), id) }},
+	{"end-combat", "end-combat", "POST", "/end-combat", func(h adminHub, r *http.Request, id string) error { return h.EndCombat(r.Context(), id) }},
+	{"retry", "pending/{action}/retry", "POST", "/pending/{action}/retry", func(h adminHub, r *http.Request, id string) error {
+		return h.RetryAction(r.Context(), id, r.PathValue("action"))
+	}},
+	{"abandon", "pending/{action}/abandon", "POST", "/pending/{action}/abandon", func(h adminHub, r *http.Request, id string) error {
+		return h.AbandonAction(r.Context(), id, r.PathValue("action"))
+	}},
+	{"free-seat", "seats/{seat}/free", "DELETE", "/seats/{seat}", func(h adminHub, r *http.Request, id string) error {
+		return h.FreeSeat(r.Context(), id, r.PathValue("seat"))
+	}},
+	{"close", "close", "DELETE", "", func(h adminHub, r *http.Request, id string) error { return h.CloseTable(r.Context(), id) }},
+}
+
+// moderate answers a moderation request: 204 for the API; for a page form
+// a redirect back to the table view (or the error page).
+func (s *Server) moderate(m moderation, page bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := tableID(r)
+		if err == nil {
+			err = m.run(s.admin, r, id)
+		}
+		if !page {
+			if err != nil {
+				s.error(w, r, err)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if err != nil {
+			st, _, msg := status(err)
+			s.render(w, r, st, adminError(st, msg, "/admin/tables/"+id))
+			return
+		}
+		back := "/admin/tables/" + id
+		if m.name == "close" {
+			back = "/admin/tables"
+		}
+		http.Redirect(w, r, back, http.StatusSeeOther)
+	}
+}
+
+// --- JSON API ---
+
+func (s *Server) apiAdminOverview(w http.ResponseWriter, r *http.Request) {
+	o, err := s.admin.Overview(r.Context(), time.Now().Add(-24*time.Hour))
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, o)
+}
+
+func (s *Server) apiAdminTables(w http.ResponseWriter, r *http.Request) {
+	ts, err := s.admin.AdminTables(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tables": ts})
+}
+
+func (s *Server) apiAdminTable(w http.ResponseWriter, r *http.Request) {
+	id, err := tableID(r)
+	var v hub.AdminView
+	if err == nil {
+		v, err = s.admin.AdminView(r.Context(), id)
+	}
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Server) apiAdminHistory(w http.ResponseWriter, r *http.Request) {
+	id, err := tableID(r)
+	var h hub.History
+	if err == nil {
+		h, err = s.admin.AdminHistory(r.Context(), id, r.PathValue("agent"))
+	}
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
+}
+
+// apiAdminLLM is GET /api/admin/llm?since=<RFC 3339>&group=model|agent|table.
+func (s *Server) apiAdminLLM(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	since := time.Now().Add(-24 * time.Hour)
+	if v := q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			s.error(w, r, badRequest("since must be an RFC 3339 time."))
+			return
+		}
+		since = t
+	}
+	group := q.Get("group")
+	if group == "" {
+		group = "model"
+	}
+	gs, err := s.admin.LLMGroups(r.Context(), since, group)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"groups": gs})
+}
+
+// --- pages ---
 
 // adminOverviewPage is GET /admin (signed in).
 func (s *Server) adminOverviewPage(w http.ResponseWriter, r *http.Request) {
-	v := adminOverviewView{Uptime: time.Since(s.started).Round(time.Second), Tables: len(s.hub.List())}
-	s.render(w, r, http.StatusOK, adminOverview(v))
+	o, err := s.overviewData(r.Context())
+	if err != nil {
+		s.adminFail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, adminOverview(o))
 }
 
 // adminOverviewView is what the overview page shows.
 type adminOverviewView struct {
-	Uptime time.Duration
-	Tables int
+	hub.Overview
+	Hour      hub.LLMStats
+	TurnsRate float64 // turns per minute over the last hour
+	Now       time.Time
+}
+
+func (s *Server) overviewData(ctx context.Context) (adminOverviewView, error) {
+	if s.admin == nil {
+		return adminOverviewView{Now: time.Now()}, nil
+	}
+	now := time.Now()
+	o, err := s.admin.Overview(ctx, now.Add(-24*time.Hour))
+	if err != nil {
+		return adminOverviewView{}, err
+	}
+	calls, err := s.admin.LLMCalls(ctx, now.Add(-time.Hour))
+	if err != nil {
+		return adminOverviewView{}, err
+	}
+	return adminOverviewView{Overview: o, Hour: hub.Stats(calls), TurnsRate: float64(o.TurnsLastHour) / 60, Now: now}, nil
+}
+
+// adminChart is GET /admin/charts/{name}: hour.svg (by the minute) or
+// day.svg (by the quarter hour): turns, model calls and errors, drawn by
+// internal/chart. An <img>, so the page needs no inline styles.
+func (s *Server) adminChart(w http.ResponseWriter, r *http.Request) {
+	var span, step time.Duration
+	var title string
+	switch r.PathValue("name") {
+	case "hour.svg":
+		span, step, title = time.Hour, time.Minute, "Last hour, per minute"
+	case "day.svg":
+		span, step, title = 24*time.Hour, 15*time.Minute, "Last day, per 15 minutes"
+	case "tokens.svg":
+		span, step, title = 24*time.Hour, 15*time.Minute, "Tokens, last day, per 15 minutes"
+	default:
+		s.error(w, r, &apiError{code: hub.CodeNotFound, message: "No such chart."})
+		return
+	}
+	// Point i counts [times[i], times[i]+step); the last one is the
+	// bucket now falls in.
+	start := time.Now().Truncate(step).Add(-span)
+	n := int(span/step) + 1
+	times := make([]time.Time, n)
+	for i := range times {
+		times[i] = start.Add(time.Duration(i) * step)
+	}
+	bucket := func(t time.Time) int {
+		i := int(math.Floor(float64(t.Sub(start)) / float64(step)))
+		if i < 0 || i >= n {
+			return -1
+		}
+		return i
+	}
+	calls, err := s.admin.LLMCalls(r.Context(), start)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	var series []chart.Series
+	if r.PathValue("name") == "tokens.svg" {
+		prompt, cached, completion := make([]float64, n), make([]float64, n), make([]float64, n)
+		for _, c := range calls {
+			if i := bucket(c.Started); i >= 0 {
+				prompt[i] += float64(c.PromptTokens - c.CachedTokens)
+				cached[i] += float64(c.CachedTokens)
+				completion[i] += float64(c.CompletionTokens)
+			}
+		}
+		series = []chart.Series{{Name: "prompt (uncached)", Values: prompt}, {Name: "cached", Values: cached}, {Name: "completion", Values: completion}}
+	} else {
+		turns, err := s.admin.TurnTimes(r.Context(), start)
+		if err != nil {
+			s.error(w, r, err)
+			return
+		}
+		tv, cv, ev := make([]float64, n), make([]float64, n), make([]float64, n)
+		for _, t := range turns {
+			if i := bucket(t); i >= 0 {
+				tv[i]++
+			}
+		}
+		for _, c := range calls {
+			if i := bucket(c.Started); i >= 0 {
+				cv[i]++
+				if c.Error != "" {
+					ev[i]++
+				}
+			}
+		}
+		series = []chart.Series{{Name: "turns", Values: tv}, {Name: "LLM calls", Values: cv}, {Name: "LLM errors", Values: ev}}
+	}
+	svg, err := chart.TimeSeries(title, times, series, 720, 280)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "no-store")
+	// The chart library styles with attributes; nothing in it runs.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	_, _ = w.Write(svg)
+}
+
+// adminTablesPage is GET /admin/tables.
+func (s *Server) adminTablesPage(w http.ResponseWriter, r *http.Request) {
+	ts, err := s.admin.AdminTables(r.Context())
+	if err != nil {
+		s.adminFail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, adminTables(ts, time.Now()))
+}
+
+// adminTableView is what the table view shows.
+type adminTableView struct {
+	hub.AdminView
+	Kind     string // the event filter, "" for all
+	Kinds    []string
+	Events   []engine.Event
+	Agent    string
+	History  hub.History
+	Memories []store.Memory
+	Now      time.Time
+}
+
+// adminTablePage is GET /admin/tables/{id}?kind=&agent=.
+func (s *Server) adminTablePage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id, err := tableID(r)
+	v := adminTableView{Kind: r.URL.Query().Get("kind"), Agent: r.URL.Query().Get("agent"), Now: time.Now()}
+	if v.Agent == "" {
+		v.Agent = engine.AgentNarrative
+	}
+	if err == nil {
+		v.AdminView, err = s.admin.AdminView(ctx, id)
+	}
+	if err == nil {
+		var all []engine.Event
+		all, err = s.admin.AdminEvents(ctx, id, "", hub.MaxEventsPage)
+		for _, e := range all {
+			if !slices.Contains(v.Kinds, e.Kind) {
+				v.Kinds = append(v.Kinds, e.Kind)
+			}
+		}
+		slices.Sort(v.Kinds)
+		if err == nil {
+			v.Events, err = s.admin.AdminEvents(ctx, id, v.Kind, 200)
+		}
+	}
+	if err == nil {
+		v.History, err = s.admin.AdminHistory(ctx, id, v.Agent)
+	}
+	if err == nil {
+		v.Memories, err = s.admin.AdminMemories(ctx, id)
+	}
+	if err != nil {
+		s.adminFail(w, r, err)
+		return
+	}
+	slices.Reverse(v.Events) // newest first on the page
+	s.render(w, r, http.StatusOK, adminTable(v))
+}
+
+// adminLLMView is what the LLM page shows.
+type adminLLMView struct {
+	Window   string
+	Windows  []string
+	Total    hub.LLMStats
+	ByModel  []hub.LLMGroup
+	ByAgent  []hub.LLMGroup
+	ByTable  []hub.LLMGroup
+	Slowest  []store.LLMCall
+	Failed   []store.LLMCall
+	Now      time.Time
+	ErrKinds []string
+}
+
+var llmWindows = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour}
+
+// adminLLMPage is GET /admin/llm?window=1h|24h|7d|30d.
+func (s *Server) adminLLMPage(w http.ResponseWriter, r *http.Request) {
+	win := r.URL.Query().Get("window")
+	if _, ok := llmWindows[win]; !ok {
+		win = "24h"
+	}
+	now := time.Now()
+	calls, err := s.admin.LLMCalls(r.Context(), now.Add(-llmWindows[win]))
+	if err != nil {
+		s.adminFail(w, r, err)
+		return
+	}
+	v := adminLLMView{Window: win, Windows: []string{"1h", "24h", "7d", "30d"}, Total: hub.Stats(calls), Now: now,
+		ErrKinds: []string{store.CallTimeout, store.CallRateLimit, store.CallServer, store.CallInvalidOutput, store.CallOther}}
+	v.ByModel, _ = hub.Group(calls, "model")
+	v.ByAgent, _ = hub.Group(calls, "agent")
+	v.ByTable, _ = hub.Group(calls, "table")
+	slow := slices.Clone(calls)
+	slices.SortFunc(slow, func(a, b store.LLMCall) int { return int(b.LatencyMS - a.LatencyMS) })
+	v.Slowest = slow[:min(10, len(slow))]
+	for i := len(calls) - 1; i >= 0 && len(v.Failed) < 20; i-- {
+		if calls[i].Error != "" {
+			v.Failed = append(v.Failed, calls[i])
+		}
+	}
+	s.render(w, r, http.StatusOK, adminLLM(v))
+}
+
+// adminFail renders an error as an operator page.
+func (s *Server) adminFail(w http.ResponseWriter, r *http.Request, err error) {
+	st, _, msg := status(err)
+	if st >= 500 {
+		s.log.Error("admin page", "path", r.URL.Path, "err", err)
+	}
+	s.render(w, r, st, adminError(st, msg, "/admin"))
+}
+
+// --- view helpers ---
+
+// ago is a time relative to now: "just now", "3 min ago", "2 h ago",
+// "5 d ago".
+func ago(t, now time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "just now"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + " s ago"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + " min ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + " h ago"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + " d ago"
+}
+
+// absTime is the absolute time in a title attribute.
+func absTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+func optTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// num groups thousands: 12,345.
+func num[N int | int64](n N) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func usd(v float64) string {
+	if v == 0 {
+		return "$0"
+	}
+	if v < 0.01 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+func pct(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }
+
+func errRate(s hub.LLMStats) string {
+	if s.Calls == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", float64(s.Errors)*100/float64(s.Calls))
+}
+
+func ms(v int64) string {
+	if v >= 10_000 {
+		return fmt.Sprintf("%.1f s", float64(v)/1000)
+	}
+	return num(v) + " ms"
+}
+
+func uptime(sec int64) string {
+	d := time.Duration(sec) * time.Second
+	switch {
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h %d min", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return fmt.Sprintf("%d d %d h", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+}
+
+// eventText is a one-line description of an event for the operator's log.
+func eventText(e engine.Event) string {
+	for _, k := range []string{"text", "message", "name", "outcome", "mode"} {
+		if v, ok := e.Data[k].(string); ok && v != "" {
+			return v
+		}
+	}
+	b, _ := jsonCompact(e.Data)
+	return b
+}
+
+func jsonCompact(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+func activeText(a hub.AdminTable) string {
+	if a.Active == nil {
+		return ""
+	}
+	return a.Active.Name
+}
+
+func adminRound(a hub.AdminTable) string {
+	if a.Round == nil {
+		return ""
+	}
+	return strconv.Itoa(*a.Round)
+}
+
+func turnLink(c store.LLMCall) string {
+	u := "/admin/tables/" + c.TableID + "?agent=" + c.Agent
+	if c.Turn != "" {
+		u += "#" + c.Turn
+	}
+	return u
+}
+
+func errKind(c store.LLMCall) string {
+	if c.Error == "" {
+		return ""
+	}
+	return hub.ErrorKindLabel(c.ErrorKind)
+}
+
+// callsOfTurn are the history's model calls made for turn no.
+func callsOfTurn(h hub.History, no int) []store.LLMCall {
+	var out []store.LLMCall
+	t := "t" + strconv.Itoa(no)
+	for _, c := range h.Calls {
+		if c.Turn == t {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// turnsOf groups a history's messages by turn, newest turn last.
+func turnsOf(h hub.History) [][]hub.HistoryEntry {
+	var out [][]hub.HistoryEntry
+	for _, m := range h.Messages {
+		if n := len(out); n > 0 && out[n-1][0].Turn == m.Turn {
+			out[n-1] = append(out[n-1], m)
+			continue
+		}
+		out = append(out, []hub.HistoryEntry{m})
+	}
+	return out
+}
+
+// clip shortens s to n runes.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }

@@ -98,6 +98,7 @@ type Config struct {
 // Server serves Tavern over HTTP. Its handler is safe for concurrent use.
 type Server struct {
 	hub     tables
+	admin   adminHub // nil on a fake tables: no operator's console
 	players Players
 	log     *slog.Logger
 	metrics *metrics
@@ -146,6 +147,9 @@ func newServer(t tables, cfg Config) *Server {
 		ask:          cfg.Ask,
 		assetVersion: staticVersion(),
 		started:      time.Now(),
+	}
+	if a, ok := t.(adminHub); ok {
+		s.admin = a
 	}
 	if cfg.AdminToken != "" {
 		h := sha256.Sum256([]byte(cfg.AdminToken))

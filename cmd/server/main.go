@@ -18,6 +18,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"tavern/adventures"
 	"tavern/internal/agent"
 	"tavern/internal/dataset"
@@ -79,7 +82,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer store.Close()
 
-	runner, dataModel, dmName, err := newRunner(getenv, store, log)
+	// One Prometheus registry for everything (/metrics, behind the admin
+	// token): the Go runtime, the game (hub.Metrics) and HTTP (web).
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := hub.NewMetrics(reg)
+	// The call log is written off the model path, feeding the DB and the
+	// metrics; closed after the hub so the last turns' calls are kept.
+	calls := agent.NewCallWriter(agent.CallWriterConfig{Store: store, Observe: metrics.ObserveCall, Dropped: metrics.CallDropped, Log: log})
+	defer calls.Close()
+	runner, dataModel, dmName, err := newRunner(getenv, store, calls, log)
 	if err != nil {
 		return err
 	}
@@ -94,7 +106,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	h := hub.New(hub.Config{
 		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: runner,
-		DM:     dmName, Log: log,
+		DM:     dmName, Log: log, Metrics: metrics,
 	})
 	if err := h.Start(ctx); err != nil {
 		return err
@@ -108,7 +120,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if generated {
 		adminToken = rand.Text()
 	}
-	srv := web.New(web.Config{Hub: h, Players: store, Log: log, AdminToken: adminToken, Quotas: quotas, Ask: asker})
+	srv := web.New(web.Config{Hub: h, Players: store, Log: log, AdminToken: adminToken, Quotas: quotas, Ask: asker, Metrics: reg})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -164,9 +176,9 @@ func (l *closeSignal) Close() error {
 // newRunner builds the agents' runner from the environment: the models
 // of pickModels; every call logged with its estimated cost (prices:
 // agent.DefaultPrices, extended by TAVERN_PRICES); the memory tools over
-// the store. It returns the data agent's logged model too (nil when
-// offline) and the DM's name for the UI.
-func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*agent.Runner, agent.Model, string, error) {
+// the store. Model calls go to calls (the call log). It returns the data
+// agent's logged model too (nil when offline) and the DM's name for the UI.
+func newRunner(getenv func(string) string, store *db.DB, calls agent.CallLog, log *slog.Logger) (*agent.Runner, agent.Model, string, error) {
 	base := openai.Config{Log: log}
 	for _, d := range []struct {
 		env string
@@ -206,7 +218,7 @@ func newRunner(getenv func(string) string, store *db.DB, log *slog.Logger) (*age
 		log.Info("no OPENAI_API_KEY or OPENAI_BASE_URL: running the offline narrator")
 	}
 	logged := func(m agent.Model) agent.Model {
-		return &agent.Logged{Model: m, Log: store, Prices: prices, Logger: log}
+		return &agent.Logged{Model: m, Log: calls, Prices: prices, Logger: log}
 	}
 	var data agent.Model
 	if ms.Data != nil {

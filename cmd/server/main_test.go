@@ -21,13 +21,13 @@ func TestNewRunner(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	log := slog.New(slog.DiscardHandler)
 
-	r, data, dm, err := newRunner(env(nil), store, log)
+	r, data, dm, err := newRunner(env(nil), store, store, log)
 	if err != nil || dm != "offline" || r.Narrative.Name() != "offline" || r.Memory == nil || data != nil {
 		t.Fatalf("offline: %q %v (data model %v, want none: the offline analyst answers)", dm, err, data)
 	}
 
 	r, data, dm, err = newRunner(env(map[string]string{"OPENAI_BASE_URL": fake.URL, "TAVERN_MODEL": "llama3.1", "TAVERN_MODEL_SUMMARY": "small",
-		"TAVERN_MODEL_DATA": "analyst", "TAVERN_PRICES": "llama3.1=1/0.5/2", "TAVERN_LLM_TIMEOUT": "5s"}), store, log)
+		"TAVERN_MODEL_DATA": "analyst", "TAVERN_PRICES": "llama3.1=1/0.5/2", "TAVERN_LLM_TIMEOUT": "5s"}), store, store, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestNewRunner(t *testing.T) {
 	}
 
 	for _, bad := range []map[string]string{{"TAVERN_PRICES": "x"}, {"TAVERN_LLM_TIMEOUT": "soon"}, {"TAVERN_LLM_FIRST_TOKEN_TIMEOUT": "-1s"}, {"TAVERN_LLM_IDLE_TIMEOUT": "x"}} {
-		if _, _, _, err := newRunner(env(bad), store, log); err == nil {
+		if _, _, _, err := newRunner(env(bad), store, store, log); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}

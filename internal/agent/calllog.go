@@ -2,10 +2,13 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"tavern/internal/store"
@@ -104,12 +107,13 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 	}
 	start := now()
 	resp, err := l.Model.Complete(ctx, req)
-	c := store.LLMCall{TableID: TableFrom(ctx), Agent: req.Agent, Model: l.Model.Name(), Started: start.UTC(), Latency: now().Sub(start),
+	c := store.LLMCall{TableID: TableFrom(ctx), Turn: TurnFrom(ctx), Agent: req.Agent, Model: l.Model.Name(), Started: start.UTC(), Latency: now().Sub(start),
 		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CachedTokens: resp.Usage.CachedTokens}
 	c.LatencyMS = c.Latency.Milliseconds()
 	c.CostUSD = l.Prices.Cost(c.Model, resp.Usage)
 	if err != nil {
 		c.Error = err.Error()
+		c.ErrorKind = ErrorKind(err)
 	}
 	// The turn's context may be the one that just expired; the row is
 	// still worth writing.
@@ -119,4 +123,160 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 		l.Logger.Warn("log model call", "err", lerr)
 	}
 	return resp, err
+}
+
+type turnKey struct{}
+
+// WithTurn returns ctx carrying the table turn ("t12") a model call is
+// made for; the call log records it so the operator can open the turn.
+func WithTurn(ctx context.Context, turn string) context.Context {
+	return context.WithValue(ctx, turnKey{}, turn)
+}
+
+// TurnFrom returns the turn carried by ctx, or "".
+func TurnFrom(ctx context.Context) string {
+	s, _ := ctx.Value(turnKey{}).(string)
+	return s
+}
+
+var (
+	statusRe  = regexp.MustCompile(`\b(429|5\d\d)\b`)
+	invalidRe = regexp.MustCompile(`(?i)invalid|unmarshal|json|parse|malformed`)
+)
+
+// ErrorKind sorts a failed model call for the operator: store.CallTimeout
+// (the deadline passed), CallRateLimit (HTTP 429), CallServer (HTTP 5xx),
+// CallInvalidOutput (the answer could not be read) or CallOther. The
+// adapters' errors carry the HTTP status in their text (openai-go's
+// *openai.Error does), which keeps this package free of any SDK.
+func ErrorKind(err error) string {
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(strings.ToLower(msg), "timeout"):
+		return store.CallTimeout
+	}
+	if m := statusRe.FindString(msg); m == "429" {
+		return store.CallRateLimit
+	} else if m != "" {
+		return store.CallServer
+	}
+	if invalidRe.MatchString(msg) {
+		return store.CallInvalidOutput
+	}
+	return store.CallOther
+}
+
+// ErrCallDropped is returned by CallWriter.LogCall when its queue is full.
+var ErrCallDropped = errors.New("call log queue full: call dropped")
+
+// CallWriter takes the call log off the model path: LogCall only queues
+// the call (never blocks; a full queue drops it and counts the drop), and
+// one goroutine, started by NewCallWriter and stopped by Close, writes each
+// call to the store and hands it to the metrics. Safe for concurrent use.
+type CallWriter struct {
+	store   CallLog
+	observe func(store.LLMCall)
+	dropped func()
+	log     *slog.Logger
+	queue   chan store.LLMCall
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	once    sync.Once
+	mu      sync.RWMutex // held for reading by LogCall, for writing by Close
+	closed  bool
+}
+
+// CallWriterConfig configures a CallWriter.
+type CallWriterConfig struct {
+	// Store receives every call (internal/db). Required.
+	Store CallLog
+	// Observe, if set, sees every call after it is stored (the metrics).
+	Observe func(store.LLMCall)
+	// Dropped, if set, is called for each call lost to a full queue or a
+	// failed write.
+	Dropped func()
+	// Queue bounds the calls waiting to be written (default 1024).
+	Queue int
+	Log   *slog.Logger
+}
+
+// NewCallWriter starts a writer; Close stops it.
+func NewCallWriter(cfg CallWriterConfig) *CallWriter {
+	if cfg.Queue <= 0 {
+		cfg.Queue = 1024
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	w := &CallWriter{store: cfg.Store, observe: cfg.Observe, dropped: cfg.Dropped, log: cfg.Log,
+		queue: make(chan store.LLMCall, cfg.Queue), stop: make(chan struct{})}
+	w.wg.Add(1)
+	go w.run()
+	return w
+}
+
+// LogCall implements CallLog: it queues c and returns at once.
+func (w *CallWriter) LogCall(_ context.Context, c store.LLMCall) error {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if !w.closed {
+		select {
+		case w.queue <- c:
+			return nil
+		default:
+		}
+	}
+	if w.dropped != nil {
+		w.dropped()
+	}
+	return ErrCallDropped
+}
+
+func (w *CallWriter) run() {
+	defer w.wg.Done()
+	for {
+		select {
+		case c := <-w.queue:
+			w.write(c)
+		case <-w.stop:
+			for {
+				select {
+				case c := <-w.queue:
+					w.write(c)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (w *CallWriter) write(c store.LLMCall) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.store.LogCall(ctx, c); err != nil {
+		w.log.Warn("log model call", "err", err)
+		if w.dropped != nil {
+			w.dropped()
+		}
+	}
+	if w.observe != nil {
+		w.observe(c)
+	}
+}
+
+// Close writes the calls still queued and stops the writer. Safe to call
+// twice; LogCall after Close drops.
+func (w *CallWriter) Close() error {
+	w.once.Do(func() {
+		w.mu.Lock()
+		w.closed = true
+		w.mu.Unlock()
+		close(w.stop)
+	})
+	w.wg.Wait()
+	return nil
 }

@@ -15,9 +15,9 @@ func (d *DB) LogCall(ctx context.Context, c store.LLMCall) error {
 		c.LatencyMS = c.Latency.Milliseconds()
 	}
 	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO llm_calls (table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.TableID, c.Agent, c.Model, formatTime(c.Started), c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.CostUSD, c.Error)
+		_, err := tx.ExecContext(ctx, `INSERT INTO llm_calls (table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.TableID, c.Agent, c.Model, formatTime(c.Started), c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.CostUSD, c.Error, c.Turn, c.ErrorKind)
 		return err
 	})
 	if err != nil {
@@ -33,15 +33,9 @@ func (d *DB) Calls(ctx context.Context, tableID string, limit int) ([]store.LLMC
 		limit = 100
 	}
 	var out []store.LLMCall
-	err := each(ctx, d.reader, `SELECT id, table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error
+	err := each(ctx, d.reader, `SELECT `+callCols+`
 		FROM llm_calls WHERE ? = '' OR table_id = ? ORDER BY id DESC LIMIT ?`, []any{tableID, tableID, limit}, func(r *sql.Rows) error {
-		var c store.LLMCall
-		var started string
-		if err := r.Scan(&c.ID, &c.TableID, &c.Agent, &c.Model, &started, &c.LatencyMS, &c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.CostUSD, &c.Error); err != nil {
-			return err
-		}
-		t, err := parseTime(started)
-		c.Started, c.Latency = t, time.Duration(c.LatencyMS)*time.Millisecond
+		c, err := scanCall(r)
 		out = append(out, c)
 		return err
 	})
@@ -49,4 +43,17 @@ func (d *DB) Calls(ctx context.Context, tableID string, limit int) ([]store.LLMC
 		return nil, fmt.Errorf("calls of table %q: %w", tableID, err)
 	}
 	return out, nil
+}
+
+const callCols = "id, table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind"
+
+func scanCall(r *sql.Rows) (store.LLMCall, error) {
+	var c store.LLMCall
+	var started string
+	if err := r.Scan(&c.ID, &c.TableID, &c.Agent, &c.Model, &started, &c.LatencyMS, &c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.CostUSD, &c.Error, &c.Turn, &c.ErrorKind); err != nil {
+		return c, err
+	}
+	t, err := parseTime(started)
+	c.Started, c.Latency = t, time.Duration(c.LatencyMS)*time.Millisecond
+	return c, err
 }

@@ -13,7 +13,8 @@ const (
 	qDeleteSeat    = "DELETE FROM seats WHERE table_id = ? AND seat = ?"
 	qInsertPending = `INSERT INTO pending_actions (table_id, id, player_id, character_id, seat, client_id, text, status, created_at, kind)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qResolvePending = "UPDATE pending_actions SET status = 'resolved', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
+	qResolvePending = "UPDATE pending_actions SET status = 'resolved', state = 'resolved', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
+	qAbandonPending = "UPDATE pending_actions SET status = 'resolved', state = 'abandoned', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
 )
 
 // Commit applies c to table c.TableID in ONE transaction: nothing of it is
@@ -21,7 +22,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 // (when c.State is not nil it replaces the stored party, world, game state
 // and RNG, and the table's Config); the events, numbered by the caller; the
 // history messages; the seat taken, then the seat left; the pending actions
-// resolved (ids that are unknown or already resolved are ignored).
+// resolved (ids that are unknown or already resolved are ignored), then
+// those abandoned (likewise).
 //
 // It returns an ECONFLICT *engine.Error if c.AddPending duplicates a stored
 // (table, player, client id) or action id, or c.AddSeat a taken seat or a
@@ -86,6 +88,11 @@ func applyCommit(w *writeTx, c store.Commit, now string) error {
 	for _, id := range c.Resolve {
 		if _, err := w.exec(qResolvePending, now, c.TableID, id); err != nil {
 			return fmt.Errorf("resolve action %s: %w", id, err)
+		}
+	}
+	for _, id := range c.Abandon {
+		if _, err := w.exec(qAbandonPending, now, c.TableID, id); err != nil {
+			return fmt.Errorf("abandon action %s: %w", id, err)
 		}
 	}
 	return nil

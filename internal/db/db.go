@@ -234,7 +234,7 @@ var writeQueries = []string{
 	qUpsertGameState,
 	qInsertEvent, qInsertMessage,
 	qInsertSeat, qDeleteSeat,
-	qInsertPending, qResolvePending,
+	qInsertPending, qResolvePending, qAbandonPending,
 }
 
 // timeFormat is RFC 3339 with a fixed nine-digit fraction: RFC3339Nano

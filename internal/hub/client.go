@@ -428,11 +428,13 @@ func (t *table) welcome(c *client, since int64) (replay bool) {
 func (t *table) register(c *client) {
 	t.clients[c] = struct{}{}
 	t.updateSummary()
+	t.connOpened(c)
 }
 
 func (t *table) part(c *client) {
 	if _, ok := t.clients[c]; ok {
 		delete(t.clients, c)
 		t.updateSummary()
+		t.connClosed(c)
 	}
 }

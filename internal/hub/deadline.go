@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"time"
 
 	"tavern/internal/engine"
 	"tavern/internal/store"
@@ -94,4 +95,46 @@ func (d deadlined) Calls(ctx context.Context, tableID string, limit int) ([]stor
 	ctx, cancel := d.ctx(ctx)
 	defer cancel()
 	return d.s.Calls(ctx, tableID, limit)
+}
+
+func (d deadlined) SetActionState(ctx context.Context, tableID string, a store.ActionLife) error {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.SetActionState(ctx, tableID, a)
+}
+
+func (d deadlined) ActionStates(ctx context.Context, tableID string) (map[string]store.ActionLife, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.ActionStates(ctx, tableID)
+}
+
+func (d deadlined) SetTablePaused(ctx context.Context, tableID string, paused bool) error {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.SetTablePaused(ctx, tableID, paused)
+}
+
+func (d deadlined) CloseTable(ctx context.Context, tableID string, at time.Time) error {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.CloseTable(ctx, tableID, at)
+}
+
+func (d deadlined) TableFlags(ctx context.Context) (map[string]store.TableFlags, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.TableFlags(ctx)
+}
+
+func (d deadlined) CallsSince(ctx context.Context, since time.Time, tableID string, limit int) ([]store.LLMCall, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.CallsSince(ctx, since, tableID, limit)
+}
+
+func (d deadlined) TurnTimes(ctx context.Context, since time.Time) ([]time.Time, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.TurnTimes(ctx, since)
 }

@@ -53,6 +53,9 @@ type Config struct {
 	// Seed returns the RNG seed of a new table (default: crypto/rand).
 	// Tests fix it to make fights reproducible.
 	Seed func() uint64
+	// Metrics, if set, receives the game's Prometheus metrics
+	// (metrics.go); its table and socket gauges read this hub.
+	Metrics *Metrics
 }
 
 // Hub owns every live table. Its methods are safe for concurrent use.
@@ -70,6 +73,9 @@ type Hub struct {
 	tables   map[string]*table
 	started  atomic.Bool
 	closed   atomic.Bool
+	// startedAt is when Start began: the operator's uptime.
+	startedAt time.Time
+	metrics   *Metrics
 	// limits holds each player's frame budget, shared by all of the
 	// player's connections (issue 11: 3 players on 40 sockets pushed ~330
 	// chat events/s when the budget was per connection).
@@ -150,16 +156,25 @@ func New(cfg Config) *Hub {
 		cfg.Store = deadlined{cfg.Store}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Hub{cfg: cfg, log: cfg.Log, ctx: ctx, cancel: cancel, tables: map[string]*table{}}
+	h := &Hub{cfg: cfg, log: cfg.Log, ctx: ctx, cancel: cancel, tables: map[string]*table{}, metrics: cfg.Metrics}
+	if cfg.Metrics != nil {
+		cfg.Metrics.gauges.hub.Store(h)
+	}
+	return h
 }
 
 // Start loads every stored table and resumes it: a table comes back in the
 // mode, round and turn it was in, and its acknowledged but unresolved
 // actions are played (once: resolving commits with the turn).
 func (h *Hub) Start(ctx context.Context) error {
+	h.startedAt = h.cfg.Now()
 	ts, err := h.cfg.Store.Tables(ctx)
 	if err != nil {
 		return fmt.Errorf("list tables: %w", err)
+	}
+	flags, err := h.cfg.Store.TableFlags(ctx)
+	if err != nil {
+		return err
 	}
 	for _, meta := range ts {
 		data, err := h.cfg.Store.LoadTable(ctx, meta.ID)
@@ -168,6 +183,9 @@ func (h *Hub) Start(ctx context.Context) error {
 		}
 		data.State.Catalogue = h.cfg.Catalogue
 		t := h.newTable(data)
+		if err := t.restoreAdmin(ctx, flags[meta.ID]); err != nil {
+			return err
+		}
 		h.mu.Lock()
 		h.tables[t.id] = t
 		h.mu.Unlock()
@@ -226,11 +244,13 @@ func (h *Hub) Classes() []engine.Class { return h.cfg.Catalogue.Classes }
 // AdventureIDs lists the built-in adventures.
 func (h *Hub) AdventureIDs() []string { return h.cfg.Adventures.IDs() }
 
+// table returns an open table; a table the operator closed is not found
+// (its history stays readable through the admin side, anyTable).
 func (h *Hub) table(id string) (*table, error) {
 	h.mu.RLock()
 	t, ok := h.tables[id]
 	h.mu.RUnlock()
-	if !ok {
+	if !ok || t.admin.Load().Closed {
 		return nil, engine.Errorf(engine.ENOTFOUND, "Table %q not found.", id)
 	}
 	return t, nil
@@ -242,6 +262,9 @@ func (h *Hub) List() []TableSummary {
 	out := make([]TableSummary, 0, len(h.tables))
 	created := map[string]time.Time{}
 	for _, t := range h.tables {
+		if t.admin.Load().Closed {
+			continue // closed by the operator: gone from the lobby
+		}
 		out = append(out, *t.summary.Load())
 		created[t.id] = t.meta.CreatedAt
 	}

@@ -27,6 +27,7 @@ type Store interface {
 	// Events returns up to limit events with seq > since, in order.
 	Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error)
 	MemoryStore
+	AdminStore
 }
 
 // MemoryStore is the part of the store behind the history window, the

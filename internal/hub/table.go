@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"tavern/internal/agent"
 	"tavern/internal/engine"
 	"tavern/internal/store"
@@ -57,6 +59,25 @@ type table struct {
 	timer    *alarm
 	timerKey string
 	deadline time.Time
+
+	// The operator's side (admin.go, moderation.go). paused: no turn
+	// runs and act is refused; closed: gone from the lobby, read-only.
+	paused, closed bool
+	// life is where each open pending action is in its life, by id.
+	life map[string]*store.ActionLife
+	// abandoned holds actions the operator abandoned while their turn
+	// ran: that turn's result is dropped, never applied.
+	abandoned  map[string]bool
+	lastTurnAt time.Time
+	lastError  string
+	// admin is what the metrics read without calling into the table.
+	admin atomic.Pointer[adminCounts]
+}
+
+// adminCounts are a table's counters published for the metrics.
+type adminCounts struct {
+	Paused, Closed, Busy bool
+	Players, Spectators  int
 }
 
 type sub struct{ ch chan engine.Event }
@@ -66,6 +87,10 @@ func (h *Hub) newTable(d store.TableData) *table {
 		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), inbox: make(chan func(), inboxSize),
 		meta: d.Table, st: d.State, seq: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
 		subs: map[*sub]struct{}{}, pending: d.Pending, tried: map[string]int{},
+		life: map[string]*store.ActionLife{}, abandoned: map[string]bool{},
+	}
+	for _, a := range d.Pending {
+		t.life[a.ID] = &store.ActionLife{ActionID: a.ID, State: store.ActionPending}
 	}
 	if recent, err := h.cfg.Store.Events(context.Background(), t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
 		t.recent = recent
@@ -203,12 +228,15 @@ func (t *table) waitIdle(expired <-chan time.Time) bool {
 }
 
 func (t *table) updateSummary() {
-	seated, spect := len(t.seats), 0
+	seated, spect, players := len(t.seats), 0, 0
 	for c := range t.clients {
 		if c.role == roleSpectator {
 			spect++
+		} else {
+			players++
 		}
 	}
+	t.admin.Store(&adminCounts{Paused: t.paused, Closed: t.closed, Busy: t.job != nil, Players: players, Spectators: spect})
 	status := "open"
 	if seated >= t.meta.Seats {
 		status = "full"
@@ -246,7 +274,7 @@ func (t *table) snapshot() Snapshot {
 		Table: *t.summary.Load(), Seq: t.seq, Mode: st.Game.Mode, Location: locationView(st), Party: party,
 		NPCs: npcViews(st), Combat: initiativeView(st), Recent: nonNil(append([]engine.Event(nil), t.recent...)),
 		DM: t.h.cfg.DM, Busy: t.job != nil, Queue: nonNil(st.Game.Queue), AdventureID: t.meta.Adventure,
-		Quests: questViews(st), Followers: followers(st),
+		Quests: questViews(st), Followers: followers(st), Pending: t.pendingViews(false), Paused: t.paused,
 	}
 	if st.Game.LastCombatResult != nil {
 		s.LastCombat = st.Game.LastCombatResult
@@ -303,6 +331,7 @@ func (t *table) publish(evs []engine.Event) {
 			}
 		}
 	}
+	t.h.metrics.published(len(evs), len(t.clients), len(t.subs))
 	if over := len(t.recent) - recentEvents; over > 0 {
 		t.recent = append([]engine.Event(nil), t.recent[over:]...)
 	}
@@ -398,10 +427,17 @@ func (t *table) leave(ctx context.Context, p engine.Player) error {
 	if !ok {
 		return engine.Errorf(engine.ENOTFOUND, "You have no seat at this table.")
 	}
+	return t.freeSeat(ctx, s, p, nil, websocket.StatusNormalClosure, "you left the table")
+}
+
+// freeSeat removes seat s (player p) and its character, drops the
+// player's waiting actions and closes the player's sockets with code and
+// reason; extra events (the operator's audit) are committed with it.
+func (t *table) freeSeat(ctx context.Context, s engine.Seat, p engine.Player, extra []engine.Event, code websocket.StatusCode, reason string) error {
 	next := t.st.Clone()
 	wasCurrent := next.Game.Combat != nil && next.Game.Combat.Current().Entry == engine.PCEntry(s.Seat)
 	next.RemoveCharacter(s.Seat)
-	evs := []engine.Event{engine.PlayerLeftEvent(p, s.Seat, roleLabel(rolePlayer))}
+	evs := append(extra, engine.PlayerLeftEvent(p, s.Seat, roleLabel(rolePlayer)))
 	var drop []string
 	for _, a := range t.pending {
 		if a.PlayerID == p.ID && (t.job == nil || t.job.action == nil || t.job.action.ID != a.ID) {
@@ -423,12 +459,15 @@ func (t *table) leave(ctx context.Context, p engine.Player) error {
 	t.st = next
 	t.seats = deleteSeat(t.seats, s.Seat)
 	t.pending = filterPending(t.pending, drop)
+	for _, id := range drop {
+		delete(t.life, id)
+	}
 	if t.job != nil {
 		t.sinceJob = append(t.sinceJob, func(st *engine.State) { st.RemoveCharacter(s.Seat) })
 	}
 	for c := range t.clients {
 		if c.player != nil && c.player.ID == p.ID && c.role == rolePlayer {
-			c.close(1000, "you left the table")
+			c.close(code, reason)
 		}
 	}
 	t.updateSummary()
@@ -465,6 +504,9 @@ outer:
 // act handles a player's `act` frame; it returns the ack status or an
 // error code and message.
 func (t *table) act(ctx context.Context, c *client, clientID, text string) (string, error) {
+	if t.paused || t.closed {
+		return "", protoErr(CodeUnavailable, "The operator has paused this table; actions wait until it resumes.")
+	}
 	s, ok := t.seatOf(c.player.ID)
 	if !ok {
 		return "", protoErr(CodeNotSeated, "You have no seat at this table.")
@@ -509,6 +551,7 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string) (stri
 		return "", err
 	}
 	t.pending = append(t.pending, a)
+	t.life[a.ID] = &store.ActionLife{ActionID: a.ID, State: store.ActionPending}
 	status := "queued"
 	if t.job == nil {
 		status = "accepted"
@@ -538,6 +581,8 @@ type job struct {
 	entry  engine.Combatant
 	state  *engine.State
 	turnNo int
+	// started is when the job started: the turn's duration.
+	started time.Time
 }
 
 // nextTurn decides what plays next, if anything: the forced resolution,
@@ -588,7 +633,7 @@ func (t *table) nextTurn() *job {
 
 func (t *table) maybeStart() {
 	defer t.armTimer()
-	if t.job != nil || t.h.ctx.Err() != nil || t.h.closed.Load() || t.h.cfg.Now().Before(t.hold) {
+	if t.job != nil || t.paused || t.closed || t.h.ctx.Err() != nil || t.h.closed.Load() || t.h.cfg.Now().Before(t.hold) {
 		return
 	}
 	j := t.nextTurn()
@@ -601,6 +646,10 @@ func (t *table) maybeStart() {
 	}
 	j.state = t.st.Clone()
 	j.turnNo = t.st.Game.Turn + 1
+	j.started = t.h.cfg.Now()
+	if j.action != nil {
+		t.setLife(j.action.ID, store.ActionRunning, "")
+	}
 	t.job = j
 	t.sinceJob = nil
 	t.updateSummary()
@@ -644,6 +693,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		}
 	}
 	ctx = agent.WithTable(ctx, t.id) // for the memory tools and the call log
+	ctx = agent.WithTurn(ctx, fmt.Sprintf("t%d", j.turnNo))
 	hist, err := t.h.historyContext(ctx, t.id, turn.AgentName(), t.log)
 	if err != nil {
 		return agent.Result{}, nil, fmt.Errorf("load history: %w", err)
@@ -695,6 +745,16 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 	t.markIdle()
 	ctx := context.Background()
 	turnID := fmt.Sprintf("t%d", j.turnNo)
+	if j.action != nil && t.abandoned[j.action.ID] {
+		// The operator abandoned the action while it ran: already resolved
+		// with a system event; its turn is never applied.
+		delete(t.abandoned, j.action.ID)
+		t.sinceJob = nil
+		t.logTurn(j, res, "discarded", runErr)
+		t.updateSummary()
+		t.maybeStart()
+		return
+	}
 	if runErr == nil {
 		for _, f := range t.sinceJob {
 			f(st)
@@ -724,12 +784,17 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 			if j.action != nil {
 				t.pending = filterPending(t.pending, []string{j.action.ID})
 				delete(t.tried, j.action.ID)
+				delete(t.life, j.action.ID)
 			}
 		}
 	}
 	t.sinceJob = nil
+	t.lastTurnAt = t.h.cfg.Now()
 	if runErr != nil {
+		t.logTurn(j, res, "failed", runErr)
 		t.failed(ctx, j, runErr)
+	} else {
+		t.logTurn(j, res, "ok", nil)
 	}
 	t.updateSummary()
 	t.maybeStart()
@@ -749,6 +814,13 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 	t.tried[key]++
 	n := t.tried[key]
 	t.log.Warn("turn failed", "turn", j.turnNo, "kind", j.kind, "attempt", n, "err", err)
+	t.lastError = errText(err)
+	if j.action != nil {
+		if l := t.life[j.action.ID]; l != nil {
+			l.Attempts++
+		}
+		t.setLife(j.action.ID, store.ActionFailed, t.lastError)
+	}
 	msg := "The DM could not resolve the turn; it will be retried."
 	if n >= maxAttempts {
 		msg = "The DM is unavailable. Your action is kept: act again to retry."

@@ -47,7 +47,7 @@ func (t *table) turnTimeout() time.Duration {
 // it otherwise. Called on the table goroutine after every change.
 func (t *table) armTimer() {
 	key := ""
-	if seat := t.waitingPC(); seat != "" && t.turnTimeout() > 0 && t.job == nil && !t.hasPending(seat) {
+	if seat := t.waitingPC(); seat != "" && t.turnTimeout() > 0 && t.job == nil && !t.hasPending(seat) && !t.paused && !t.closed {
 		key = timerKey(t.st)
 	}
 	if key == t.timerKey {

@@ -111,6 +111,10 @@ type Snapshot struct {
 	Quests      []QuestView          `json:"quests"`
 	// Followers are the NPCs travelling with the party.
 	Followers []string `json:"followers"`
+	// Pending are the open actions with where each is in its life
+	// (admin.go); Paused is set while the operator has paused the table.
+	Pending []PendingView `json:"pending,omitempty"`
+	Paused  bool          `json:"paused,omitempty"`
 }
 
 // QuestView is a quest as the players see it (additive to PROTOCOL.md).

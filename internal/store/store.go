@@ -48,6 +48,9 @@ type Commit struct {
 	RemoveSeat string
 	AddPending *engine.PendingAction
 	Resolve    []string
+	// Abandon closes pending actions as abandoned by the operator: they
+	// are never played.
+	Abandon []string
 }
 
 // TableData is what the store returns to bring a table back to life.
@@ -92,4 +95,9 @@ type LLMCall struct {
 	CachedTokens     int           `json:"cached_tokens"`
 	CostUSD          float64       `json:"cost_usd"`
 	Error            string        `json:"error,omitempty"`
+	// Turn is the table turn that made the call ("t12"), "" outside one.
+	Turn string `json:"turn,omitempty"`
+	// ErrorKind sorts a failure: CallTimeout, CallRateLimit, CallServer,
+	// CallInvalidOutput or CallOther; "" when the call succeeded.
+	ErrorKind string `json:"error_kind,omitempty"`
 }

@@ -1,0 +1,171 @@
+package hub
+
+import (
+	"strconv"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"tavern/internal/store"
+)
+
+// Metrics are the game server's Prometheus metrics (issue 9): tables,
+// sockets, turns, event fan-out, closed sockets, and the model calls fed by
+// the call log's writer (ObserveCall). Labels are bounded: role, agent,
+// model, result, close code, never a table or player id. Build one with
+// NewMetrics, hand it to the hub (Config.Metrics) and to the call log
+// writer; a nil *Metrics records nothing. Safe for concurrent use.
+type Metrics struct {
+	turns         *prometheus.CounterVec
+	turnDuration  *prometheus.HistogramVec
+	events        prometheus.Counter
+	deliveries    *prometheus.CounterVec
+	socketsClosed *prometheus.CounterVec
+	moderation    *prometheus.CounterVec
+	llmRequests   *prometheus.CounterVec
+	llmLatency    *prometheus.HistogramVec
+	llmTokens     *prometheus.CounterVec
+	llmCost       *prometheus.CounterVec
+	callsDropped  prometheus.Counter
+	gauges        *hubCollector
+}
+
+// NewMetrics registers the metrics on reg (one registry, passed in; never
+// the global default). It panics if reg already holds metrics of the same
+// names (a wiring bug).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		turns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tavern_turns_total",
+			Help: "DM turns by agent (narrative, combat) and result (ok, failed, discarded)."}, []string{"agent", "result"}),
+		turnDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tavern_turn_duration_seconds",
+			Help:    "Duration of DM turns by agent, from start to commit.",
+			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 20, 40, 80}}, []string{"agent"}),
+		events: prometheus.NewCounter(prometheus.CounterOpts{Name: "tavern_events_total",
+			Help: "Events committed and published by the tables."}),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tavern_event_deliveries_total",
+			Help: "Event fan-out: events handed to websocket clients (socket) and to stream subscribers (subscriber)."}, []string{"to"}),
+		socketsClosed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tavern_sockets_closed_total",
+			Help: "Websocket connections closed, by role and close code (1008: too slow or flooding, 4003: seat freed by the operator)."}, []string{"role", "code"}),
+		moderation: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tavern_moderation_total",
+			Help: "Operator moderation actions by action."}, []string{"action"}),
+		llmRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tavern_llm_requests_total",
+			Help: "Model calls by model, agent and result (ok, timeout, rate_limit, server, invalid_output, other)."}, []string{"model", "agent", "result"}),
+		llmLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tavern_llm_request_duration_seconds",
+			Help:    "Model call latency by model and agent.",
+			Buckets: []float64{.1, .25, .5, 1, 2, 4, 8, 15, 30, 60, 120}}, []string{"model", "agent"}),
+		llmTokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tavern_llm_tokens_total",
+			Help: "Model tokens by model and kind (prompt, cached, completion; cached is part of prompt)."}, []string{"model", "kind"}),
+		llmCost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tavern_llm_cost_usd_total",
+			Help: "Estimated model cost in US dollars by model."}, []string{"model"}),
+		callsDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "tavern_llm_calllog_dropped_total",
+			Help: "Model calls the call log could not keep (its queue was full or the store failed)."}),
+		gauges: &hubCollector{
+			tables:  prometheus.NewDesc("tavern_tables", "Tables by state: loaded (open, in memory), active (a turn running or someone connected), paused, closed.", []string{"state"}, nil),
+			sockets: prometheus.NewDesc("tavern_sockets", "Open websocket connections by role.", []string{"role"}, nil),
+		},
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.turns, m.turnDuration, m.events, m.deliveries, m.socketsClosed, m.moderation,
+			m.llmRequests, m.llmLatency, m.llmTokens, m.llmCost, m.callsDropped, m.gauges} {
+			reg.MustRegister(c)
+		}
+	}
+	return m
+}
+
+// ObserveCall records one model call (the call log writer calls it).
+func (m *Metrics) ObserveCall(c store.LLMCall) {
+	if m == nil {
+		return
+	}
+	result := c.ErrorKind
+	if result == "" && c.Error != "" {
+		result = store.CallOther
+	}
+	if result == "" {
+		result = "ok"
+	}
+	m.llmRequests.WithLabelValues(c.Model, c.Agent, result).Inc()
+	m.llmLatency.WithLabelValues(c.Model, c.Agent).Observe(float64(c.LatencyMS) / 1000)
+	m.llmTokens.WithLabelValues(c.Model, "prompt").Add(float64(c.PromptTokens))
+	m.llmTokens.WithLabelValues(c.Model, "cached").Add(float64(c.CachedTokens))
+	m.llmTokens.WithLabelValues(c.Model, "completion").Add(float64(c.CompletionTokens))
+	m.llmCost.WithLabelValues(c.Model).Add(c.CostUSD)
+}
+
+// CallDropped counts a model call the call log lost.
+func (m *Metrics) CallDropped() {
+	if m != nil {
+		m.callsDropped.Inc()
+	}
+}
+
+func (m *Metrics) turn(agentName, result string, seconds float64) {
+	if m == nil {
+		return
+	}
+	m.turns.WithLabelValues(agentName, result).Inc()
+	m.turnDuration.WithLabelValues(agentName).Observe(seconds)
+}
+
+func (m *Metrics) published(events, sockets, subs int) {
+	if m == nil {
+		return
+	}
+	m.events.Add(float64(events))
+	m.deliveries.WithLabelValues("socket").Add(float64(events * sockets))
+	m.deliveries.WithLabelValues("subscriber").Add(float64(events * subs))
+}
+
+func (m *Metrics) socketClosed(role string, code int) {
+	if m != nil {
+		m.socketsClosed.WithLabelValues(role, strconv.Itoa(code)).Inc()
+	}
+}
+
+func (m *Metrics) moderated(action string) {
+	if m != nil {
+		m.moderation.WithLabelValues(action).Inc()
+	}
+}
+
+// hubCollector reads the table and socket gauges from the hub at scrape
+// time, from each table's published counters (no call into the tables).
+type hubCollector struct {
+	tables, sockets *prometheus.Desc
+	hub             atomic.Pointer[Hub]
+}
+
+func (c *hubCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.tables
+	ch <- c.sockets
+}
+
+func (c *hubCollector) Collect(ch chan<- prometheus.Metric) {
+	var loaded, active, paused, closed, players, spectators float64
+	if h := c.hub.Load(); h != nil {
+		h.mu.RLock()
+		for _, t := range h.tables {
+			s := t.admin.Load()
+			switch {
+			case s.Closed:
+				closed++
+				continue
+			case s.Paused:
+				paused++
+			}
+			loaded++
+			if s.Busy || s.Players+s.Spectators > 0 {
+				active++
+			}
+			players += float64(s.Players)
+			spectators += float64(s.Spectators)
+		}
+		h.mu.RUnlock()
+	}
+	for state, v := range map[string]float64{"loaded": loaded, "active": active, "paused": paused, "closed": closed} {
+		ch <- prometheus.MustNewConstMetric(c.tables, prometheus.GaugeValue, v, state)
+	}
+	ch <- prometheus.MustNewConstMetric(c.sockets, prometheus.GaugeValue, players, "player")
+	ch <- prometheus.MustNewConstMetric(c.sockets, prometheus.GaugeValue, spectators, "spectator")
+}

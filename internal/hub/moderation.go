@@ -1,0 +1,238 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/coder/websocket"
+
+	"tavern/internal/engine"
+	"tavern/internal/store"
+)
+
+// Moderation: what the operator may do to a table (PROTOCOL.md "Operator
+// (admin)"). Each action runs on the table goroutine, is audited as a
+// `system` event with code "moderation" committed with its effect, and is
+// logged with slog.
+
+// CodeModeration is the code of the `system` events that audit the
+// operator's actions.
+const CodeModeration = "moderation"
+
+// CloseFreed is the close code of a player's sockets when the operator
+// frees the seat.
+const CloseFreed websocket.StatusCode = 4003
+
+// moderate runs f on table id's goroutine (closed tables included when
+// closedOK) and logs the action.
+func (h *Hub) moderate(ctx context.Context, id, action string, closedOK bool, f func(t *table) error, attrs ...any) error {
+	t, err := h.anyTable(id)
+	if err != nil {
+		return err
+	}
+	err = t.call(ctx, func() error {
+		if t.closed && !closedOK {
+			return engine.Errorf(engine.ECONFLICT, "The table is closed.")
+		}
+		return f(t)
+	})
+	args := append([]any{"table", id, "action", action}, attrs...)
+	if err != nil {
+		h.log.Warn("moderation refused", append(args, "err", err)...)
+		return err
+	}
+	h.metrics.moderated(action)
+	h.log.Info("moderation", args...)
+	return nil
+}
+
+// auditEvent is the `system` event that records a moderation action.
+func auditEvent(action, message string) engine.Event {
+	ev := engine.SystemEvent(CodeModeration, message)
+	ev.Data["action"] = action
+	return ev
+}
+
+// audit commits the audit event of action with the rest of c.
+func (t *table) audit(ctx context.Context, action, message string, c store.Commit) error {
+	c.Events = append([]engine.Event{auditEvent(action, message)}, c.Events...)
+	turn := fmt.Sprintf("t%d", t.st.Game.Turn)
+	if err := t.commit(ctx, c, turn); err != nil {
+		return fmt.Errorf("%s %s: %w", action, t.id, err)
+	}
+	return nil
+}
+
+// Pause stops a table: no new turn starts (a running one finishes) and
+// `act` is refused with `unavailable`; chat and spectators go on. The mark
+// survives restarts.
+func (h *Hub) Pause(ctx context.Context, id string) error {
+	return h.moderate(ctx, id, "pause", false, func(t *table) error {
+		if t.paused {
+			return nil
+		}
+		if err := t.h.cfg.Store.SetTablePaused(ctx, t.id, true); err != nil {
+			return err
+		}
+		t.paused = true
+		if err := t.audit(ctx, "pause", "The operator paused the table. Actions wait until it resumes.", store.Commit{}); err != nil {
+			return err
+		}
+		t.updateSummary()
+		t.armTimer()
+		return nil
+	})
+}
+
+// Resume undoes Pause and plays what waited.
+func (h *Hub) Resume(ctx context.Context, id string) error {
+	return h.moderate(ctx, id, "resume", false, func(t *table) error {
+		if !t.paused {
+			return nil
+		}
+		if err := t.h.cfg.Store.SetTablePaused(ctx, t.id, false); err != nil {
+			return err
+		}
+		t.paused = false
+		if err := t.audit(ctx, "resume", "The operator resumed the table.", store.Commit{}); err != nil {
+			return err
+		}
+		t.updateSummary()
+		t.maybeStart()
+		return nil
+	})
+}
+
+// EndCombat ends the table's fight with outcome error_abort: combat_ended
+// is emitted, the fight is over and exploration resumes. ECONFLICT while a
+// turn runs (pause the table and try again), EINVALID without a fight.
+func (h *Hub) EndCombat(ctx context.Context, id string) error {
+	return h.moderate(ctx, id, "end_combat", false, func(t *table) error {
+		if t.st.Game.Combat == nil {
+			return engine.Errorf(engine.EINVALID, "There is no fight to end.")
+		}
+		if t.job != nil {
+			return engine.Errorf(engine.ECONFLICT, "A turn is being resolved; pause the table and try again when it ends.")
+		}
+		next := t.st.Clone()
+		next.Game.Combat.Ending = "" // the operator's outcome, whatever the fight's state
+		_, evs, err := next.EndCombat(engine.OutcomeErrorAbort, "The operator ended the fight.")
+		if err != nil {
+			return err
+		}
+		if err := t.audit(ctx, "end_combat", "The operator ended the fight.", store.Commit{State: next, Events: evs}); err != nil {
+			return err
+		}
+		t.st = next
+		for k := range t.tried {
+			if !t.isAction(k) {
+				delete(t.tried, k) // the DM's failed fight turns are moot
+			}
+		}
+		t.hold = t.h.cfg.Now()
+		t.updateSummary()
+		t.maybeStart()
+		return nil
+	})
+}
+
+func (t *table) isAction(id string) bool {
+	for _, a := range t.pending {
+		if a.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// RetryAction plays a waiting action again now, whatever its attempts.
+// ENOTFOUND if the table has no such open action, ECONFLICT if it runs.
+func (h *Hub) RetryAction(ctx context.Context, id, actionID string) error {
+	return h.moderate(ctx, id, "retry", false, func(t *table) error {
+		if !t.isAction(actionID) {
+			return engine.Errorf(engine.ENOTFOUND, "No waiting action %q at this table.", actionID)
+		}
+		if t.job != nil && t.job.action != nil && t.job.action.ID == actionID {
+			return engine.Errorf(engine.ECONFLICT, "The action is being resolved right now.")
+		}
+		if err := t.audit(ctx, "retry", "The operator retries a waiting action.", store.Commit{}); err != nil {
+			return err
+		}
+		t.tried[actionID] = 0
+		t.hold = t.h.cfg.Now()
+		t.maybeStart()
+		return nil
+	}, "action_id", actionID)
+}
+
+// AbandonAction resolves a waiting action without playing it: a `system`
+// event says so and the action is never applied, exactly once (a second
+// call finds no such action: ENOTFOUND). An action whose turn is running
+// is abandoned too: that turn's result is dropped when it ends.
+func (h *Hub) AbandonAction(ctx context.Context, id, actionID string) error {
+	return h.moderate(ctx, id, "abandon", true, func(t *table) error {
+		if !t.isAction(actionID) {
+			return engine.Errorf(engine.ENOTFOUND, "No waiting action %q at this table.", actionID)
+		}
+		ev := auditEvent("abandon", "The operator abandoned an action; it will not be played.")
+		ev.Data["action_id"] = actionID
+		if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}, Abandon: []string{actionID}}, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+			return fmt.Errorf("abandon %s: %w", actionID, err)
+		}
+		if t.job != nil && t.job.action != nil && t.job.action.ID == actionID {
+			t.abandoned[actionID] = true
+		}
+		t.pending = filterPending(t.pending, []string{actionID})
+		delete(t.tried, actionID)
+		delete(t.life, actionID)
+		t.updateSummary()
+		t.maybeStart()
+		return nil
+	}, "action_id", actionID)
+}
+
+// FreeSeat frees a seat: the player's sockets close with 4003 and the
+// character leaves. ENOTFOUND if nobody sits there.
+func (h *Hub) FreeSeat(ctx context.Context, id, seat string) error {
+	return h.moderate(ctx, id, "free_seat", false, func(t *table) error {
+		for _, s := range t.seats {
+			if s.Seat == seat {
+				p := engine.Player{ID: s.PlayerID, Name: s.PlayerName}
+				audit := auditEvent("free_seat", fmt.Sprintf("The operator freed seat %s.", seat))
+				return t.freeSeat(ctx, s, p, []engine.Event{audit}, CloseFreed, "seat freed by the operator")
+			}
+		}
+		return engine.Errorf(engine.ENOTFOUND, "Nobody sits in seat %q.", seat)
+	}, "seat", seat)
+}
+
+// CloseTable closes a table: it leaves the lobby, refuses new joins and
+// actions, its sockets close (1000), no turn runs; its history stays
+// readable by the operator. Closing twice is a no-op.
+func (h *Hub) CloseTable(ctx context.Context, id string) error {
+	return h.moderate(ctx, id, "close", true, func(t *table) error {
+		if t.closed {
+			return nil
+		}
+		now := t.h.cfg.Now().UTC()
+		if err := t.audit(ctx, "close", "The operator closed the table.", store.Commit{}); err != nil {
+			return err
+		}
+		if err := t.h.cfg.Store.CloseTable(ctx, t.id, now); err != nil {
+			return err
+		}
+		t.closed = true
+		for c := range t.clients {
+			c.close(websocket.StatusNormalClosure, "table closed by the operator")
+		}
+		for s := range t.subs {
+			close(s.ch)
+			delete(t.subs, s)
+		}
+		t.updateSummary()
+		t.armTimer()
+		t.log.LogAttrs(ctx, slog.LevelInfo, "table closed")
+		return nil
+	})
+}
