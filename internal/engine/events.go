@@ -128,9 +128,19 @@ func ModeEvent(mode string) Event { return event(EventMode, map[string]any{"mode
 // --- dice, hit points, statuses ---
 
 // DiceEvent is one recorded roll.
+// The keep notation's kept die, an attack's target number and its outcome
+// appear only when set.
 func DiceEvent(r Roll) Event {
-	return event(EventDice, map[string]any{"roller": r.Roller, "purpose": r.Purpose, "notation": r.Notation,
-		"rolls": r.Rolls, "modifier": r.Modifier, "total": r.Total})
+	d := map[string]any{"roller": r.Roller, "purpose": r.Purpose, "notation": r.Notation,
+		"rolls": r.Rolls, "modifier": r.Modifier, "total": r.Total}
+	if r.Kept != 0 {
+		d["kept"] = r.Kept
+	}
+	if r.Outcome != "" {
+		d["against"] = r.Against
+		d["outcome"] = r.Outcome
+	}
+	return event(EventDice, d)
 }
 
 // DamageEvent is target losing amount HP, down to hp of maxHP.
