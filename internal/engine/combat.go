@@ -750,7 +750,7 @@ func (s *State) reviveAtStart() Event {
 		c.Gold /= 2
 	}
 	s.moveParty(s.World.Start)
-	return PartyAtEvent(s.World.Start)
+	return s.partyAt(s.World.Start)
 }
 
 // wakeUnconscious brings the PCs knocked out during a fight the party
@@ -770,7 +770,16 @@ func (s *State) wakeUnconscious() []Event {
 // retreat takes a fleeing party back to where it came from.
 func (s *State) retreat() Event {
 	s.moveParty(s.Game.Previous)
-	return PartyAtEvent(s.Game.Location)
+	return s.partyAt(s.Game.Location)
+}
+
+// partyAt is the event of the party set down at location, with its name
+// when the world knows it (the log shows names, never ids).
+func (s *State) partyAt(location string) Event {
+	if l := s.World.Locations[location]; l != nil {
+		return PartyMovedEvent(l)
+	}
+	return PartyAtEvent(location)
 }
 
 // shareRewards splits xp and gold evenly among standing (the first takes

@@ -256,9 +256,9 @@ func RelationshipEvent(a, b string, value int) Event {
 	return event(EventWorld, map[string]any{"relationship": map[string]any{"a": a, "b": b, "value": value}})
 }
 
-// NPCMovedEvent is the NPC named name going to location.
-func NPCMovedEvent(name, location string) Event {
-	return event(EventWorld, map[string]any{"npc": name, "npc_location": location})
+// NPCMovedEvent is the NPC named name going to l.
+func NPCMovedEvent(name string, l *Location) Event {
+	return event(EventWorld, map[string]any{"npc": name, "npc_location": l.ID, "location_name": l.Name})
 }
 
 // NPCCreatedEvent is n appearing in the world.

@@ -419,7 +419,7 @@ func (s *State) MoveNPC(ref, to string) (*NPC, []Event, error) {
 		return nil, nil, Errorf(EINVALID, "%s cannot get to %s from %s in one move.", n.Name, l.Name, n.Location)
 	}
 	n.Location = l.ID
-	return n, []Event{NPCMovedEvent(n.Name, l.ID)}, nil
+	return n, []Event{NPCMovedEvent(n.Name, l)}, nil
 }
 
 // SetBehavior sets an NPC's behaviour; hostile and aggressive NPCs fight.
