@@ -108,6 +108,17 @@ type CombatResult struct {
 	Defeated []string `json:"defeated"`
 	LevelUps []string `json:"level_ups,omitempty"`
 	Summary  string   `json:"summary"`
+	// Shares says who got what of XP and Gold; Missed names the party
+	// members who were not standing at the end and got nothing.
+	Shares []RewardShare `json:"shares,omitempty"`
+	Missed []string      `json:"missed,omitempty"`
+}
+
+// RewardShare is one character's part of a fight's rewards.
+type RewardShare struct {
+	Name string `json:"name"`
+	XP   int    `json:"xp"`
+	Gold int    `json:"gold"`
 }
 
 // DiceEvents drains the rolls recorded by d into `dice` events.
@@ -674,7 +685,12 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 		evs = append(evs, s.retreat())
 	}
 	if outcome != OutcomePlayerDie {
-		res.LevelUps = s.shareRewards(res.XP, res.Gold, standing)
+		res.LevelUps, res.Shares = s.shareRewards(res.XP, res.Gold, standing)
+		for _, c := range s.Party {
+			if !slices.Contains(standing, c) && (res.XP > 0 || res.Gold > 0) {
+				res.Missed = append(res.Missed, c.Name)
+			}
+		}
 	}
 	s.Game.Queue = s.restoredQueue(cb)
 	s.Game.Combat = nil
@@ -784,9 +800,9 @@ func (s *State) partyAt(location string) Event {
 
 // shareRewards splits xp and gold evenly among standing (the first takes
 // the odd gold) and returns the level-ups it caused.
-func (s *State) shareRewards(xp, gold int, standing []*Character) (levelUps []string) {
+func (s *State) shareRewards(xp, gold int, standing []*Character) (levelUps []string, shares []RewardShare) {
 	if len(standing) == 0 {
-		return nil
+		return nil, nil
 	}
 	xpEach, goldEach := xp/len(standing), gold/len(standing)
 	for i, c := range standing {
@@ -798,8 +814,11 @@ func (s *State) shareRewards(xp, gold int, standing []*Character) (levelUps []st
 		if s.GainXP(c, xpEach) {
 			levelUps = append(levelUps, fmt.Sprintf("%s reaches level %d", c.Name, c.Level))
 		}
+		if xpEach > 0 || g > 0 {
+			shares = append(shares, RewardShare{Name: c.Name, XP: xpEach, Gold: g})
+		}
 	}
-	return levelUps
+	return levelUps, shares
 }
 
 // restoredQueue is the exploration queue saved when cb began (seed 002),

@@ -209,9 +209,20 @@ func ResolutionTurnEvent(round, index int, outcome string) Event {
 }
 
 // CombatEndedEvent is the end of a fight with its rewards.
+// Who got what (shares), who missed out and the level-ups appear only
+// when there are some.
 func CombatEndedEvent(res CombatResult) Event {
-	return event(EventCombatEnded, map[string]any{"combat_id": res.CombatID, "outcome": res.Outcome,
-		"rewards": map[string]any{"xp": res.XP, "gold": res.Gold, "loot": res.Loot}})
+	rw := map[string]any{"xp": res.XP, "gold": res.Gold, "loot": res.Loot}
+	if len(res.Shares) > 0 {
+		rw["shares"] = res.Shares
+	}
+	if len(res.Missed) > 0 {
+		rw["missed"] = res.Missed
+	}
+	if len(res.LevelUps) > 0 {
+		rw["level_ups"] = res.LevelUps
+	}
+	return event(EventCombatEnded, map[string]any{"combat_id": res.CombatID, "outcome": res.Outcome, "rewards": rw})
 }
 
 // --- the world (kind `world`: one key says what changed) ---
