@@ -56,6 +56,11 @@ type Character struct {
 	PlayerID  string         `json:"player_id"`
 	// Player is additive: the seated player's display name.
 	Player string `json:"player,omitempty"`
+	// Additive: the armour class (d20) or armour absorption (d100) the
+	// sheet shows as defence, and the total XP the next level needs.
+	AC         int `json:"ac,omitempty"`
+	Absorption int `json:"absorption,omitempty"`
+	XPNext     int `json:"xp_next"`
 }
 
 // Location is PROTOCOL.md's Location (where the party is).
@@ -165,6 +170,13 @@ func characterView(st *engine.State, c *engine.Character, names map[string]strin
 		Equipped:  map[string]Ref{"weapon": {ID: c.Weapon, Name: cat.Weapon(c.Weapon).Name}, "armour": {ID: c.Armour, Name: cat.Armour(c.Armour).Name}},
 		Inventory: itemViews(st.Inventory(c.ID)),
 		Player:    names[c.PlayerID],
+		XPNext:    engine.XPForLevel(c.Level + 1),
+	}
+	ar := cat.Armour(c.Armour)
+	if st.Config.Ruleset == engine.RulesetD20 {
+		v.AC = engine.D20{}.AC(engine.Fighter{Armour: ar})
+	} else {
+		v.Absorption = ar.Absorption
 	}
 	return v
 }
@@ -222,7 +234,8 @@ func npcViews(st *engine.State) []NPC {
 		}
 	}
 	for _, n := range st.World.NPCsAt(st.Game.Location) {
-		v := NPC{ID: n.ID, Name: n.Name, Kind: n.Kind, Location: n.Location, Hostile: n.Hostile,
+		// A dead foe is no threat: it is not listed as hostile.
+		v := NPC{ID: n.ID, Name: n.Name, Kind: n.Kind, Location: n.Location, Hostile: n.Hostile && n.Alive(),
 			Behavior: n.Behavior, Disposition: n.Disposition, Statuses: n.Statuses}
 		// HP is shown once it matters: in a fight, or when hurt.
 		if inFight[n.ID] || n.HP < n.MaxHP {
