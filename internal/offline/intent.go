@@ -34,6 +34,8 @@ var (
 	reAccept   = regexp.MustCompile(`\b(accept|we'll do it|i'll do it|take (the|your) (job|quest|task))\b`)
 	reExplore  = regexp.MustCompile(`\b(explore|discover|venture into|delve into)\s+(?:the\s+|a\s+|an\s+)?(.+)$`)
 	reThreaten = regexp.MustCompile(`\b(threaten|threatens|intimidate|menace|bully)\b`)
+	reQuaff    = regexp.MustCompile(`\b(drink|drinks|quaff|sip)\b`)
+	reDrink    = regexp.MustCompile(`\b(drink|drinks|quaff|sip|use|apply|bandage)\b`)
 	reLoot     = regexp.MustCompile(`\b(loot|search (the |their |his |her )?(body|bodies|corpse|corpses|remains|dead|fallen))\b`)
 )
 
@@ -152,6 +154,10 @@ func (t *offlineTurn) worldIntent() (agent.ToolCall, bool) {
 		}
 	case reAccept.MatchString(text):
 		return t.accept(), true
+	case reDrink.MatchString(text):
+		if c, ok := t.drink(text, words); ok {
+			return c, true
+		}
 	}
 	if m := reExplore.FindStringSubmatch(text); m != nil && t.matchExit(tokens(m[2])) == nil {
 		return t.explore(m[2]), true
@@ -218,4 +224,20 @@ func (t *offlineTurn) matchItem(words map[string]bool) *agent.ItemRef {
 		best = &loc.Items[0]
 	}
 	return best
+}
+
+// drink: a potion or a bandage used outside a fight heals (use_item).
+// "drink"/"quaff" reach for a potion; "use X" needs X to name the remedy.
+func (t *offlineTurn) drink(text string, words map[string]bool) (agent.ToolCall, bool) {
+	if used, ok := t.stepNamed("use_item"); ok {
+		if used.Err {
+			return t.respond(strings.TrimPrefix(used.Result, "Error: "), t.hints()), true
+		}
+		return t.respond(t.remedy(used), t.hints()), true
+	}
+	it := t.remedyNamed(words)
+	if it == nil || (score(words, it.Name) == 0 && !reQuaff.MatchString(text)) {
+		return agent.ToolCall{}, false
+	}
+	return call("use_item", map[string]any{"item": it.ID}), true
 }
