@@ -235,8 +235,9 @@ func (s *State) StartCombat(d *Dice, foes []string) (*Combat, []Event, error) {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	ids = s.scaleEncounter(ids, foes)
 	for _, id := range ids {
-		n := in[id]
+		n := s.World.NPCs[id]
 		n.Hostile = true
 		n.Behavior = "hostile"
 		cb.Order = append(cb.Order, s.npcCombatant(d, n))
@@ -247,6 +248,67 @@ func (s *State) StartCombat(d *Dice, foes []string) (*Combat, []Event, error) {
 	evs := diceEvents(d)
 	evs = append(evs, ModeEvent(ModeCombat))
 	return cb, evs, nil
+}
+
+// PartyPower is the fighting strength of the conscious party, in level-1
+// characters: the sum of their levels. The adventures are written for a
+// power of 3 (three level-1 characters).
+func (s *State) PartyPower() int {
+	p := 0
+	for _, c := range s.Party {
+		if c.Conscious() {
+			p += max(c.Level, 1)
+		}
+	}
+	return p
+}
+
+// encounterPower is the party power the adventures' encounters are
+// written for.
+const encounterPower = 3
+
+// scaleEncounter fits a fight to the party (issue 13: two level-1
+// characters were wiped out where three won). With a weaker party than
+// the encounter is written for, the foes named join and the others only
+// up to power+1 in all (the strongest; the rest hang back and may join
+// later), and each foe joining for the first time has its HP scaled by
+// (power+1)/(encounterPower+1), at least half; a stronger party faces
+// tougher foes (up to 1.5 times the HP). ids are the NPCs that would
+// join, sorted; the result is the ones that do.
+func (s *State) scaleEncounter(ids, named []string) []string {
+	power := s.PartyPower()
+	if power < encounterPower && len(ids) > power+1 {
+		first := map[string]bool{}
+		for _, ref := range named {
+			if n := s.World.FindNPC(ref, s.Game.Location); n != nil {
+				first[n.ID] = true
+			}
+		}
+		ranked := slices.Clone(ids)
+		sort.SliceStable(ranked, func(i, j int) bool {
+			a, b := s.World.NPCs[ranked[i]], s.World.NPCs[ranked[j]]
+			if first[a.ID] != first[b.ID] {
+				return first[a.ID]
+			}
+			return a.Level > b.Level
+		})
+		keep := map[string]bool{}
+		for i, id := range ranked {
+			keep[id] = first[id] || i < power+1
+		}
+		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !keep[id] })
+	}
+	f := max(0.5, min(1.5, float64(power+1)/float64(encounterPower+1)))
+	for _, id := range ids {
+		n := s.World.NPCs[id]
+		if n.Scaled || f == 1 {
+			continue
+		}
+		n.Scaled = true
+		n.MaxHP = max(1, int(float64(n.MaxHP)*f+0.5))
+		n.HP = max(1, min(n.MaxHP, int(float64(n.HP)*f+0.5)))
+	}
+	return ids
 }
 
 // joinCombat gives a PC arriving mid-fight a rolled place in the order.

@@ -197,6 +197,8 @@ type NPC struct {
 	Armour      string            `json:"armour,omitempty" yaml:"armour"`
 	Gold        int               `json:"gold" yaml:"gold"`
 	Hidden      bool              `json:"hidden,omitempty" yaml:"hidden"`
+	// Scaled is set once the NPC's HP were fitted to a party (ScaleEncounter).
+	Scaled bool `json:"scaled,omitempty" yaml:"-"`
 	Statuses    []string          `json:"statuses,omitempty" yaml:"statuses"`
 }
 
