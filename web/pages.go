@@ -251,3 +251,18 @@ func statusText(ss []string) string { return strings.Join(ss, ", ") }
 func xpText(c hub.Character) string {
 	return strconv.Itoa(c.XP) + " / " + strconv.Itoa(c.XPNext) + " (level " + strconv.Itoa(c.Level+1) + ")"
 }
+
+// difficultyText says how hard a table's fights are for its party: the
+// encounters are written for three level-1 characters and scaled to the
+// party (the engine scales each fight).
+func difficultyText(t hub.TableSummary) string {
+	switch {
+	case t.Seated == 0:
+		return "moderate; scales to the party"
+	case t.Seated < 3:
+		return "moderate; scaled down for " + strconv.Itoa(t.Seated)
+	case t.Seated == 3:
+		return "moderate"
+	}
+	return "moderate; scaled up for " + strconv.Itoa(t.Seated)
+}
