@@ -198,8 +198,8 @@ type NPC struct {
 	Gold        int               `json:"gold" yaml:"gold"`
 	Hidden      bool              `json:"hidden,omitempty" yaml:"hidden"`
 	// Scaled is set once the NPC's HP were fitted to a party (scaleEncounter).
-	Scaled bool `json:"scaled,omitempty" yaml:"-"`
-	Statuses    []string          `json:"statuses,omitempty" yaml:"statuses"`
+	Scaled   bool     `json:"scaled,omitempty" yaml:"-"`
+	Statuses []string `json:"statuses,omitempty" yaml:"statuses"`
 }
 
 // Alive reports whether the NPC is neither dead nor fled.
