@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"slices"
 	"sort"
 
 	"tavern/internal/engine"
@@ -63,6 +64,19 @@ type Character struct {
 	XPNext     int `json:"xp_next"`
 }
 
+// onlineSeats lists the seats whose player has a live player connection
+// among clients, sorted (the snapshot's additive `online`).
+func onlineSeats(clients map[*client]struct{}) []string {
+	out := []string{}
+	for c := range clients {
+		if c.role == rolePlayer && c.seat != "" && !slices.Contains(out, c.seat) {
+			out = append(out, c.seat)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Location is PROTOCOL.md's Location (where the party is).
 type Location struct {
 	ID          string        `json:"id"`
@@ -116,6 +130,8 @@ type Snapshot struct {
 	Quests      []QuestView          `json:"quests"`
 	// Followers are the NPCs travelling with the party.
 	Followers []string `json:"followers"`
+	// Online lists the seats whose player is connected right now.
+	Online []string `json:"online"`
 }
 
 // QuestView is a quest as the players see it (additive to PROTOCOL.md).

@@ -234,9 +234,12 @@ function hpMeter(hp, max) {
 }
 
 function renderParty() {
+  const online = new Set(state.online || []);
   const items = (state.party || []).map((c) => {
+    c = { ...c, online: online.has(c.seat) };
     const li = el('li', { 'data-character': c.id, 'data-seat': c.seat },
       el('div', { class: 'row' },
+        el('span', { class: `c-online${c.online ? ' on' : ''}`, title: c.online ? 'online' : 'not connected', 'aria-label': c.online ? 'online' : 'not connected' }, c.online ? '\u25cf' : '\u25cb'),
         el('span', { class: 'c-name' }, c.name),
         el('span', { class: 'c-class' }, `${c.class} ${c.level}`),
         el('span', { class: 'c-hp' }, hpText(c.hp, c.max_hp))),
@@ -484,6 +487,8 @@ function applyEvent(ev) {
 // derive) trigger a fresh snapshot over HTTP.
 const refreshKinds = new Set(['narration', 'damage', 'heal', 'status', 'combat_started', 'turn', 'combat_ended',
   'mode', 'world', 'player_joined', 'player_left', 'system', 'combatant_joined']);
+// Who is online changes without an event: a quiet refresh now and then.
+setInterval(() => { if (!document.hidden) scheduleRefresh(); }, 20000);
 // The turn timer's countdown ticks in the action hint.
 setInterval(() => { if (state.deadline) renderAction(); }, 1000);
 let refreshTimer = 0;
