@@ -301,10 +301,10 @@ func (s *State) scaleEncounter(ids, named []string) []string {
 	f := max(0.5, min(1.5, float64(power+1)/float64(encounterPower+1)))
 	for _, id := range ids {
 		n := s.World.NPCs[id]
-		if n.Scaled || f == 1 {
+		if f == 1 || slices.Contains(s.Game.Scaled, id) {
 			continue
 		}
-		n.Scaled = true
+		s.Game.Scaled = append(s.Game.Scaled, id)
 		n.MaxHP = max(1, int(float64(n.MaxHP)*f+0.5))
 		n.HP = max(1, min(n.MaxHP, int(float64(n.HP)*f+0.5)))
 	}

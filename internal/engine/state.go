@@ -56,6 +56,9 @@ func (c *Character) Conscious() bool {
 // Game is the mode and turn bookkeeping of a table.
 type Game struct {
 	Mode string `json:"mode"`
+	// Scaled lists the NPCs whose HP were already fitted to the party
+	// (scaleEncounter): each NPC is scaled once.
+	Scaled []string `json:"scaled,omitempty"`
 	// Location is where the party is; Previous is where it came from
 	// (where it runs back to when it flees).
 	Location string `json:"location"`

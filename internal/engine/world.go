@@ -197,9 +197,7 @@ type NPC struct {
 	Armour      string            `json:"armour,omitempty" yaml:"armour"`
 	Gold        int               `json:"gold" yaml:"gold"`
 	Hidden      bool              `json:"hidden,omitempty" yaml:"hidden"`
-	// Scaled is set once the NPC's HP were fitted to a party (scaleEncounter).
-	Scaled   bool     `json:"scaled,omitempty" yaml:"-"`
-	Statuses []string `json:"statuses,omitempty" yaml:"statuses"`
+	Statuses    []string          `json:"statuses,omitempty" yaml:"statuses"`
 }
 
 // Alive reports whether the NPC is neither dead nor fled.
