@@ -35,6 +35,22 @@ func drinkTool() *Tool {
 		})
 }
 
+// equipTool: wield a weapon or wear armour the character carries (an
+// heirloom, loot) (issue 13).
+func equipTool() *Tool {
+	return defineTool("equip_item", "The acting character equips a weapon or armour it carries (by instance id or name): the rules use it from now on.", []string{"item"},
+		map[string]any{"item": str("Instance id or exact name of a weapon or armour the acting character carries.")},
+		func(tc *ToolContext, a struct{ Item string }) (any, error) {
+			return asActor(tc, func(c *engine.Character) (any, []engine.Event, error) {
+				slot, it, evs, err := tc.State.Equip(c.ID, a.Item)
+				if err != nil {
+					return nil, nil, err
+				}
+				return map[string]any{"equipped": it.Name, "slot": slot, "by": c.Name}, evs, nil
+			})
+		})
+}
+
 func giveTool() *Tool {
 	return defineTool("give_item", "The acting character gives one of its items (by instance id) to a party member or an NPC here.", []string{"item", "to"},
 		map[string]any{"item": str("Instance id of an item the acting character carries."), "to": str("Party member or NPC (id or name).")},

@@ -251,6 +251,11 @@ func inventoryEvent(characterID, change string, it *Item) Event {
 	return event(EventWorld, map[string]any{"inventory": map[string]any{"character_id": characterID, change: it.Name, "item_id": it.ID}})
 }
 
+// EquippedEvent is a character equipping it in slot ("weapon", "armour").
+func EquippedEvent(characterID string, it *Item, slot string) Event {
+	return event(EventWorld, map[string]any{"equipped": map[string]any{"character_id": characterID, "item": it.Name, "item_id": it.ID, "slot": slot}})
+}
+
 // GoldEvent is a character's gold changing by change to gold.
 func GoldEvent(characterID string, change, gold int, reason string) Event {
 	return event(EventWorld, map[string]any{"gold": map[string]any{"character_id": characterID, "change": change, "gold": gold, "reason": reason}})

@@ -59,6 +59,10 @@ type Game struct {
 	// Scaled lists the NPCs whose HP were already fitted to the party
 	// (scaleEncounter): each NPC is scaled once.
 	Scaled []string `json:"scaled,omitempty"`
+	// Wielded maps "<character id>:weapon" / ":armour" to the item
+	// instance a character has equipped (an heirloom, a found blade), so
+	// the sheet names it; the rules use the character's Weapon/Armour.
+	Wielded map[string]string `json:"wielded,omitempty"`
 	// Location is where the party is; Previous is where it came from
 	// (where it runs back to when it flees).
 	Location string `json:"location"`

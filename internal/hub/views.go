@@ -188,6 +188,11 @@ func characterView(st *engine.State, c *engine.Character, names map[string]strin
 		Player:    names[c.PlayerID],
 		XPNext:    engine.XPForLevel(c.Level + 1),
 	}
+	for _, slot := range []string{"weapon", "armour"} {
+		if it := st.WieldedItem(c, slot); it != nil {
+			v.Equipped[slot] = Ref{ID: v.Equipped[slot].ID, Name: it.Name}
+		}
+	}
 	ar := cat.Armour(c.Armour)
 	if st.Config.Ruleset == engine.RulesetD20 {
 		v.AC = engine.D20{}.AC(engine.Fighter{Armour: ar})

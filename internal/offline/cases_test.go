@@ -96,3 +96,16 @@ func itemNames(g *game, c *engine.Character) []string {
 	}
 	return out
 }
+
+// A backstory heirloom weapon is made with its buff and equipped: the
+// sheet names it, and the rules use its weapon.
+func TestOfflineHeirloomEquipped(t *testing.T) {
+	g := newGame(t)
+	aldric := g.st.Party[0]
+	aldric.Weapon = "dagger"
+	g.play(agent.TurnStart, aldric, "I carry my father's old sword.")
+	it := g.st.WieldedItem(aldric, "weapon")
+	if it == nil || !strings.Contains(strings.ToLower(it.Name), "sword") || len(it.Buffs) == 0 || aldric.Weapon != "longsword" {
+		t.Fatalf("heirloom wielded: %+v, weapon %s; inventory %v", it, aldric.Weapon, itemNames(g, aldric))
+	}
+}

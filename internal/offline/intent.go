@@ -34,6 +34,7 @@ var (
 	reAccept   = regexp.MustCompile(`\b(accept|we'll do it|i'll do it|take (the|your) (job|quest|task))\b`)
 	reExplore  = regexp.MustCompile(`\b(explore|discover|venture into|delve into)\s+(?:the\s+|a\s+|an\s+)?(.+)$`)
 	reThreaten = regexp.MustCompile(`\b(threaten|threatens|intimidate|menace|bully)\b`)
+	reEquip    = regexp.MustCompile(`\b(equip|wield|wear|don|draw)\b`)
 	reQuaff    = regexp.MustCompile(`\b(drink|drinks|quaff|sip)\b`)
 	reDrink    = regexp.MustCompile(`\b(drink|drinks|quaff|sip|use|apply|bandage)\b`)
 	reLoot     = regexp.MustCompile(`\b(loot|search (the |their |his |her )?(body|bodies|corpse|corpses|remains|dead|fallen))\b`)
@@ -158,6 +159,10 @@ func (t *offlineTurn) worldIntent() (agent.ToolCall, bool) {
 		if c, ok := t.drink(text, words); ok {
 			return c, true
 		}
+	case reEquip.MatchString(text):
+		if c, ok := t.equip(words); ok {
+			return c, true
+		}
 	}
 	if m := reExplore.FindStringSubmatch(text); m != nil && t.matchExit(tokens(m[2])) == nil {
 		return t.explore(m[2]), true
@@ -240,4 +245,29 @@ func (t *offlineTurn) drink(text string, words map[string]bool) (agent.ToolCall,
 		return agent.ToolCall{}, false
 	}
 	return call("use_item", map[string]any{"item": it.ID}), true
+}
+
+// equip: wield or wear an item the words name (equip_item).
+func (t *offlineTurn) equip(words map[string]bool) (agent.ToolCall, bool) {
+	if done, ok := t.stepNamed("equip_item"); ok {
+		if done.Err {
+			return t.respond(strings.TrimPrefix(done.Result, "Error: "), t.hints()), true
+		}
+		r := decodeStep[struct{ Equipped, By string }](done)
+		return t.respond(fmt.Sprintf("%s now carries %s ready to hand.", r.By, r.Equipped), t.hints()), true
+	}
+	me := t.me()
+	if me == nil {
+		return agent.ToolCall{}, false
+	}
+	pick, best := "", 0
+	for _, it := range me.Items {
+		if s := score(words, it.Name); s > best {
+			pick, best = it.ID, s
+		}
+	}
+	if pick == "" {
+		return agent.ToolCall{}, false
+	}
+	return call("equip_item", map[string]any{"item": pick}), true
 }

@@ -152,6 +152,7 @@ function worldLine(d, who) {
     const r = obj(d.relationship);
     return { text: `${str(r.a)} and ${str(r.b)} ${feeling(Number(r.value))}.` };
   }
+  if (has(d.equipped)) return { text: `${who(obj(d.equipped).character_id)} equips ${str(obj(d.equipped).item)}.` };
   if (has(d.gold)) return { text: `${who(obj(d.gold).character_id)} now has ${str(obj(d.gold).gold)} gold.` };
   if (has(d.xp)) return { text: `${who(obj(d.xp).character_id)} gains ${str(obj(d.xp).gain)} XP.` };
   if (has(d.behavior)) return { text: `${str(d.npc)} ${behaviours[str(d.behavior)] || 'is now ' + str(d.behavior)}.` };

@@ -50,6 +50,7 @@ const cases = [
   ['given away', { kind: 'world', data: { inventory: { character_id: 'c1', removed: 'Potion', item_id: 'i8' } } }, '', 'Brunhild no longer has Potion.'],
   ['quest', { kind: 'world', data: { quest: { id: 'q1', name: 'The Mill', status: 'active' } } }, '', 'Quest \u201cThe Mill\u201d: active.'],
   ['relationship', { kind: 'world', data: { relationship: { a: 'Brunhild', b: 'Elira', value: -20 } } }, '', 'Brunhild and Elira are now on bad terms.'],
+  ['equipped', { kind: 'world', data: { equipped: { character_id: 'c1', item: "Father's longsword", item_id: 'i9', slot: 'weapon' } } }, '', "Brunhild equips Father's longsword."],
   ['gold', { kind: 'world', data: { gold: { character_id: 'c1', change: -5, gold: 10, reason: 'a bribe' } } }, '', 'Brunhild now has 10 gold.'],
   ['xp', { kind: 'world', data: { xp: { character_id: 'c1', gain: 20, xp: 120, level: 2 } } }, '', 'Brunhild gains 20 XP.'],
   ['npc behavior', { kind: 'world', data: { npc: 'Elira', behavior: 'following' } }, '', 'Elira now travels with the party.'],
