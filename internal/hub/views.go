@@ -37,6 +37,11 @@ type ItemView struct {
 	Template string   `json:"template"`
 	Buffs    []string `json:"buffs,omitempty"`
 	Flaws    []string `json:"flaws,omitempty"`
+	// Additive: the template's category (weapon, armour, consumable…), so
+	// the page offers equip only for what can be equipped, use for what
+	// can be used; Equipped when the character wields it.
+	Category string `json:"category,omitempty"`
+	Equipped bool   `json:"equipped,omitempty"`
 }
 
 // Character is PROTOCOL.md's Character.
@@ -184,7 +189,7 @@ func characterView(st *engine.State, c *engine.Character, names map[string]strin
 		ID: c.ID, Name: c.Name, Class: c.Class, Level: c.Level, XP: c.XP, HP: c.HP, MaxHP: c.MaxHP,
 		Gold: c.Gold, Stats: c.Stats, Statuses: nonNil(c.Statuses), Seat: c.Seat, PlayerID: c.PlayerID,
 		Equipped:  map[string]Ref{"weapon": {ID: c.Weapon, Name: cat.Weapon(c.Weapon).Name}, "armour": {ID: c.Armour, Name: cat.Armour(c.Armour).Name}},
-		Inventory: itemViews(st.Inventory(c.ID)),
+		Inventory: itemViews(st, st.Inventory(c.ID)),
 		Player:    names[c.PlayerID],
 		XPNext:    engine.XPForLevel(c.Level + 1),
 	}
@@ -202,10 +207,23 @@ func characterView(st *engine.State, c *engine.Character, names map[string]strin
 	return v
 }
 
-func itemViews(items []*engine.Item) []ItemView {
+func itemViews(st *engine.State, items []*engine.Item) []ItemView {
 	out := make([]ItemView, 0, len(items))
 	for _, it := range items {
-		out = append(out, ItemView{ID: it.ID, Name: it.Name, Template: it.Template, Buffs: it.Buffs, Flaws: it.Flaws})
+		v := ItemView{ID: it.ID, Name: it.Name, Template: it.Template, Buffs: it.Buffs, Flaws: it.Flaws}
+		if st.Catalogue != nil {
+			v.Category = st.Catalogue.Category(it.Template)
+		}
+		if it.OwnerType == engine.OwnerCharacter {
+			if c := st.Character(it.OwnerID); c != nil {
+				for _, slot := range []string{"weapon", "armour"} {
+					if w := st.WieldedItem(c, slot); w != nil && w.ID == it.ID {
+						v.Equipped = true
+					}
+				}
+			}
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -274,5 +292,5 @@ func locationView(st *engine.State) Location {
 		return Location{ID: st.Game.Location, Exits: []engine.Exit{}, Items: []ItemView{}}
 	}
 	return Location{ID: l.ID, Name: l.Name, Description: l.Description, Exits: nonNil(l.Exits),
-		Items: itemViews(st.World.ItemsOwned(engine.OwnerLocation, l.ID))}
+		Items: itemViews(st, st.World.ItemsOwned(engine.OwnerLocation, l.ID))}
 }

@@ -278,8 +278,13 @@ function renderSheet() {
     const li = el('li', { 'data-item': it.id }, el('span', { class: 'i-name' }, it.name));
     for (const b of it.buffs || []) li.append(el('span', { class: 'tag buff', title: 'buff' }, '+ ' + b));
     for (const f of it.flaws || []) li.append(el('span', { class: 'tag flaw', title: 'flaw' }, '\u2212 ' + f));
+    if (it.equipped) li.append(el('span', { class: 'tag follow' }, 'equipped'));
     const acts = el('span', { class: 'i-acts' });
-    for (const verb of ['equip', 'use', 'drop']) {
+    const verbs = [];
+    if ((it.category === 'weapon' || it.category === 'armour') && !it.equipped) verbs.push('equip');
+    if (it.category === 'consumable') verbs.push('use');
+    verbs.push('drop');
+    for (const verb of verbs) {
       acts.append(el('button', { type: 'button', class: 'chip small', 'data-fill': `${verb} ${it.name}` }, verb));
     }
     li.append(acts);
