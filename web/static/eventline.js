@@ -204,6 +204,7 @@ export function eventLine(ev, characterName = () => '') {
     case 'combatant_joined':
       return { text: `${str(d.name)} joins the fight (initiative ${str(d.initiative)}).` };
     case 'player_joined':
+      if (d.role !== 'spectator' && str(d.character)) return { text: `${str(d.name)} joins the table as ${str(d.character)}.` };
       return { text: `${str(d.name)} joins the table${d.role === 'spectator' ? ' as a spectator' : ''}.` };
     case 'player_left':
       return { text: `${str(d.name)} leaves the table.` };

@@ -61,6 +61,7 @@ const cases = [
   ['location created', { kind: 'world', data: { new_location: 'cellar', name: 'The Cellar' } }, '', 'A new place: The Cellar.'],
   ['system', { kind: 'system', data: { code: 'unavailable', message: 'The DM is unavailable.' } }, '', 'The DM is unavailable.'],
   ['joined', { kind: 'player_joined', data: { name: 'Ann', role: 'player' } }, '', 'Ann joins the table.'],
+  ['joined with a character', { kind: 'player_joined', data: { name: 'Ann', role: 'player', character_id: 'c1', character: 'Brunhild' } }, '', 'Ann joins the table as Brunhild.'],
   ['joined to watch', { kind: 'player_joined', data: { name: 'Ann', role: 'spectator' } }, '', 'Ann joins the table as a spectator.'],
   ['left', { kind: 'player_left', data: { player_id: 'p1', name: 'Ann', seat: '1', role: 'player' } }, '', 'Ann leaves the table.'],
 ];
