@@ -109,3 +109,21 @@ func TestOfflineHeirloomEquipped(t *testing.T) {
 		t.Fatalf("heirloom wielded: %+v, weapon %s; inventory %v", it, aldric.Weapon, itemNames(g, aldric))
 	}
 }
+
+// "buy a potion" where nobody sells says so, rather than buying whatever
+// comes first.
+func TestOfflineBuyWhereNobodySells(t *testing.T) {
+	for _, where := range []string{"", "I go to the Crooked Lantern inn"} {
+		g := newGame(t)
+		a := g.st.Party[0]
+		a.Gold = 100
+		if where != "" {
+			g.play(agent.TurnPlayer, a, where)
+		}
+		before := len(g.st.Inventory(a.ID))
+		res := g.play(agent.TurnPlayer, a, "buy a potion")
+		if len(g.st.Inventory(a.ID)) != before || a.Gold != 100 || !strings.Contains(res.Output.Narration, "merchant") {
+			t.Errorf("%q then buy a potion: %q; gold %d", where, res.Output.Narration, a.Gold)
+		}
+	}
+}

@@ -149,6 +149,10 @@ func (t *offlineTurn) worldIntent() (agent.ToolCall, bool) {
 		if n := t.matchNPC(words, false); n != nil {
 			return t.buy(n, words), true
 		}
+		if n := t.merchantHere(); n != nil {
+			return t.buy(n, words), true
+		}
+		return t.respond("Nobody here is selling anything; look for a merchant's stall or cart. "+t.peopleSentence(), t.hints()), true
 	case reGive.MatchString(text):
 		if n := t.matchNPC(words, false); n != nil {
 			return t.give(n, words), true
@@ -270,4 +274,18 @@ func (t *offlineTurn) equip(words map[string]bool) (agent.ToolCall, bool) {
 		return agent.ToolCall{}, false
 	}
 	return call("equip_item", map[string]any{"item": pick}), true
+}
+
+// merchantHere is a merchant at the party's location, for "buy a potion"
+// without a name.
+func (t *offlineTurn) merchantHere() *agent.NPCBrief {
+	if t.Ctx.Location == nil {
+		return nil
+	}
+	for i := range t.Ctx.Location.NPCs {
+		if n := &t.Ctx.Location.NPCs[i]; n.Kind == "merchant" && !n.Hostile {
+			return n
+		}
+	}
+	return nil
 }
