@@ -72,7 +72,9 @@ function view(page) {
     return {
       seat: q('#table-page')?.dataset.seat || '',
       role: q('#table-page')?.dataset.role || '',
-      mode: q('#mode')?.textContent.trim() || '',
+      mode: q('#mode')?.dataset.mode || '',
+      modeText: q('#mode')?.textContent.trim() || '',
+      title: document.title,
       round: q('#round')?.textContent.trim() || '',
       entries: [...document.querySelectorAll('#initiative li')].map((li) => li.dataset.entry),
       active: [...document.querySelectorAll('#initiative li.active')].map((li) => ({ id: li.dataset.entry, current: li.getAttribute('aria-current') })),
@@ -178,14 +180,27 @@ async function main() {
       await shot(a, '02-table-seated');
     });
 
-    await step('player 2 picks a name in the lobby and sits from the table list', async () => {
-      await pickName(b, 'Mira');
+    await step('player 2 picks a name in the lobby and sits from the table list; an open lobby follows live', async () => {
       const id = new URL(tableURL).pathname.split('/').pop();
+      // The spectator's browser has the lobby open, on a phone.
+      await s.setViewportSize({ width: 390, height: 844 });
+      await s.goto(base + '/');
+      await s.waitForSelector(`tr[data-table-id="${id}"]`);
+      await s.evaluate(() => { window.__noReload = 1; });
+      const seatsText = () => s.textContent(`tr[data-table-id="${id}"] .t-seats`);
+      assert((await seatsText()) === '1/4', `lobby seats before: ${await seatsText()}`);
+      const label = await s.evaluate((tid) => getComputedStyle(document.querySelector(`tr[data-table-id="${tid}"] td[data-label="Seats"]`), '::before').content, id);
+      assert(/Seats/.test(label), `the phone lobby labels each field as a card, got ${label}`);
+      await shot(s, '02-lobby-phone');
+      await pickName(b, 'Mira');
       await b.waitForSelector(`tr[data-table-id="${id}"]`);
       await shot(b, '02-lobby-with-table');
       await Promise.all([b.waitForURL(/\/tables\//), b.click(`tr[data-table-id="${id}"] a[data-action="sit"]`)]);
       seats.b = await takeSeat(b, 'Vesna', 'rogue');
       assert(seats.a !== seats.b, `different seats: ${seats.a} vs ${seats.b}`);
+      await waitFor('the open lobby to show 2/4 seats without a reload', async () => (await seatsText()) === '2/4');
+      assert(await s.evaluate(() => window.__noReload === 1), 'the lobby updated without a reload');
+      await s.setViewportSize({ width: 420, height: 900 });
     });
 
     await step('a spectator watches without an action box', async () => {
@@ -207,6 +222,26 @@ async function main() {
       await shot(a, '03-old-mill');
     });
 
+    await step('the DM\'s hints are chips that fill the action box; so are exits, people and items', async () => {
+      // Whoever may act next sees the hints of the last narration.
+      const who = await waitFor('a player who may act', async () =>
+        ((await view(a)).canAct && a) || ((await view(b)).canAct && b));
+      const chip = await waitFor('hint chips', async () => {
+        const t = await who.evaluate(() => [...document.querySelectorAll('#hints button')].map((x) => x.textContent));
+        return t.length > 0 && t;
+      });
+      assert(!chip.some((h) => /\bthe the\b/i.test(h)), `no "the the" in hints: ${chip}`);
+      assert(!chip.some((h) => /go to The Old Mill/i.test(h)), `hints describe the place after the move, not before: ${chip}`);
+      await who.click('#hints button >> nth=0');
+      assert((await who.inputValue('#action-text')) === chip[0], `the hint "${chip[0]}" is in the action box`);
+      await shot(who, '03-hints');
+      await who.click('#location .exits button >> nth=0');
+      assert(/^go to /.test(await who.inputValue('#action-text')), `an exit fills "go to …": ${await who.inputValue('#action-text')}`);
+      await who.click('#location [data-npc] button >> nth=0');
+      assert(/^(attack|talk to) /.test(await who.inputValue('#action-text')), `an NPC fills "attack …"/"talk to …": ${await who.inputValue('#action-text')}`);
+      await who.fill('#action-text', '');
+    });
+
     await step('attacking Snikket starts tactical combat', async () => {
       if ((await view(a)).mode !== 'combat') {
         // Whoever may act first attacks.
@@ -226,6 +261,28 @@ async function main() {
       }
       await shot(a, '04-combat-started');
       await shot(s, '04-combat-spectator');
+    });
+
+    await step('on a phone (390x844) the compact combat bar shows the round, the turn and your HP', async () => {
+      await b.setViewportSize({ width: 390, height: 844 });
+      const bar = await waitFor('the combat bar', async () => {
+        const r = await b.evaluate(() => {
+          const el = document.querySelector('#combat-bar');
+          if (!el || el.hidden || getComputedStyle(el).display === 'none') return null;
+          const box = el.getBoundingClientRect();
+          return { top: box.top, bottom: box.bottom, text: el.textContent.replace(/\s+/g, ' ').trim() };
+        });
+        return r;
+      });
+      assert(bar.top >= 0 && bar.bottom <= 844, `the bar is on screen: ${JSON.stringify(bar)}`);
+      assert(/Round \d+/.test(bar.text) && /Vesna \d+\/\d+ HP/.test(bar.text), `round and your HP in the bar: ${bar.text}`);
+      // Scrolled down to the action box, the bar is still in view.
+      await b.evaluate(() => document.querySelector('#action-form').scrollIntoView());
+      const top = await b.evaluate(() => document.querySelector('#combat-bar').getBoundingClientRect().top);
+      assert(top >= 0 && top < 60, `the bar sticks at the top while scrolled: top ${top}`);
+      await b.screenshot({ path: path.join(outDir, '04-combat-phone.png') });
+      await b.evaluate(() => window.scrollTo(0, 0));
+      await b.setViewportSize({ width: 1280, height: 900 });
     });
 
     await step('on a PC turn, exactly the active player may act', async () => {
@@ -263,6 +320,10 @@ async function main() {
         verified++;
         const [p, , name] = players.find(([, seat]) => 'pc:' + seat === id);
         log(`round ${vs[0].round}: ${id} (${name}) may act, the other may not`);
+        players.forEach(([, seat, pname], i) => {
+          const mine = 'pc:' + seat === id;
+          assert(/Your turn/.test(vs[i].title) === mine, `${pname}'s page title on ${id}'s turn: "${vs[i].title}"`);
+        });
         await shot(p, `05-pc-turn-${verified}`);
         if (verified === 1) {
           // The other player forces the disabled box: the server refuses
@@ -288,6 +349,17 @@ async function main() {
         }, 60_000);
       }
       assert(verified >= 1, 'saw at least one PC turn');
+      const dice = await a.evaluate(() => [...document.querySelectorAll('#log li.ev-dice')].map((li) => li.textContent));
+      const attack = dice.find((t) => /vs defence \d+ \u2014 (HIT|MISS|CRIT|FUMBLE)$/.test(t));
+      assert(attack, `a dice line with the target and HIT/MISS:\n${dice.slice(-5).join('\n')}`);
+      log(`dice line: ${attack}`);
+      // An advantage roll (d20, blessed) as the page's renderer shows it:
+      // the offline narrator never blesses, so the event is made here.
+      const adv = await a.evaluate(async () => {
+        const { eventLine } = await import('/static/eventline.js');
+        return eventLine({ kind: 'dice', data: { roller: 'Vesna', purpose: 'attack on Snikket (advantage)', notation: '2d20kh1+4', rolls: [3, 14], kept: 14, modifier: 4, total: 18, against: 13, outcome: 'hit' } }).text;
+      });
+      assert(/2d20kh1\+4.*keeps 14 of 3 and 14 \+ 4 = 18 vs AC 13 \u2014 HIT/.test(adv), `advantage line: ${adv}`);
       await shot(a, '06-after-turns-player1');
       await shot(b, '06-after-turns-player2');
       await shot(s, '06-after-turns-spectator');
@@ -307,6 +379,28 @@ async function main() {
       }
       log(`${common.length} log lines identical after a reload`);
       await shot(a, '07-log-after-reload');
+    });
+
+    await step('load earlier pages back to the first event; the story downloads', async () => {
+      const seqs = () => a.evaluate(() => [...document.querySelectorAll('#log li[data-seq]')].map((li) => Number(li.dataset.seq)));
+      const before = await seqs();
+      const visible = await a.evaluate(() => !document.querySelector('#load-earlier').hidden);
+      assert(visible === (Math.min(...before) > 1), `"load earlier" shown iff the log does not start at event 1 (first ${Math.min(...before)})`);
+      for (let i = 0; i < 10 && (await a.evaluate(() => !document.querySelector('#load-earlier').hidden)); i++) {
+        const n = (await seqs()).length;
+        await a.click('#load-earlier');
+        await waitFor('earlier events', async () => (await seqs()).length > n || (await a.evaluate(() => document.querySelector('#load-earlier').hidden)));
+      }
+      const after = await seqs();
+      assert(Math.min(...after) === 1 || after.length > before.length, `paged back: ${before.length} -> ${after.length} lines, first seq ${Math.min(...after)}`);
+      assert(after.every((x, i) => i === 0 || x > after[i - 1]), 'the log stays in order');
+      await a.evaluate(() => { document.querySelector('#log').scrollTop = 0; });
+      await shot(a, '08-load-earlier');
+      const story = await a.evaluate(async () => {
+        const r = await fetch(document.querySelector('#story-md').getAttribute('href'));
+        return { status: r.status, type: r.headers.get('content-type'), text: await r.text() };
+      });
+      assert(story.status === 200 && /markdown/.test(story.type) && story.text.startsWith('# ') && /\*\*Brunhild:\*\*/.test(story.text), `the story as Markdown: ${story.status} ${story.text.slice(0, 200)}`);
     });
 
     await step('no script errors and nothing injected', async () => {

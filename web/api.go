@@ -306,6 +306,9 @@ func (s *Server) leave(w http.ResponseWriter, r *http.Request, p engine.Player) 
 type eventsResponse struct {
 	Events []engine.Event `json:"events"`
 	Next   int64          `json:"next"`
+	// Limit is the page size used, when a larger one was asked for and
+	// clamped to the maximum.
+	Limit int64 `json:"limit,omitempty"`
 }
 
 // events is GET /api/tables/{id}/events?since=&limit=.
@@ -321,10 +324,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, badRequest("since must be a non-negative integer."))
 		return
 	}
-	limit, err := intParam(q.Get("limit"), hub.DefaultEventsPage, 1, hub.MaxEventsPage)
+	// A limit above the maximum is clamped to it (as most paginated APIs
+	// do), and the response says so; `next` then pages on from there.
+	limit, err := intParam(q.Get("limit"), hub.DefaultEventsPage, 1, 1<<62)
 	if err != nil {
 		s.error(w, r, badRequest(fmt.Sprintf("limit must be between 1 and %d.", hub.MaxEventsPage)))
 		return
+	}
+	var clamped int64
+	if limit > hub.MaxEventsPage {
+		limit, clamped = hub.MaxEventsPage, hub.MaxEventsPage
 	}
 	evs, err := s.hub.Events(r.Context(), id, since, int(limit))
 	if err != nil {
@@ -337,7 +346,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	} else {
 		evs = []engine.Event{}
 	}
-	writeJSON(w, http.StatusOK, eventsResponse{Events: evs, Next: next})
+	writeJSON(w, http.StatusOK, eventsResponse{Events: evs, Next: next, Limit: clamped})
 }
 
 // intParam parses an optional integer query parameter in [min, max].

@@ -304,7 +304,15 @@ func TestSnapshotAndEvents(t *testing.T) {
 	if r := e.do("GET", fmt.Sprintf("/api/tables/%s/events?since=%d", id, snap.Seq), nil, ""); !strings.Contains(string(r.body), `"events":[]`) {
 		t.Errorf("no events must be [], not null: %s", r.body)
 	}
-	for _, q := range []string{"?since=-1", "?since=x", "?limit=0", "?limit=501"} {
+	big := e.do("GET", "/api/tables/"+id+"/events?since=0&limit=100000", nil, "")
+	var bp struct {
+		page
+		Limit int64 `json:"limit"`
+	}
+	if err := json.Unmarshal(big.body, &bp); big.status != 200 || err != nil || bp.Limit != 500 || int64(len(bp.Events)) != snap.Seq || bp.Next != snap.Seq {
+		t.Errorf("limit above the maximum: %d %s; want 200, clamped to limit 500", big.status, big.body)
+	}
+	for _, q := range []string{"?since=-1", "?since=x", "?limit=0", "?limit=-3"} {
 		wantError(t, e.do("GET", "/api/tables/"+id+"/events"+q, nil, ""), http.StatusBadRequest, "bad_request")
 	}
 }

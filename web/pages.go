@@ -203,5 +203,66 @@ func modeText(s hub.Snapshot) string {
 	return m
 }
 
+// modeWord names a table mode for people: exploring or fighting (the
+// wire's "narrative" also names a combat style, so the page never shows it).
+func modeWord(mode string) string {
+	if mode == engine.ModeCombat {
+		return "fighting"
+	}
+	return "exploring"
+}
+
+// combatStyle names a table's combat mode for people: "turn-based"
+// (tactical: initiative turns) or "free" (narrative: anyone acts).
+func combatStyle(mode string) string {
+	if mode == engine.CombatNarrative {
+		return "free"
+	}
+	return "turn-based"
+}
+
+func combatStyleHelp(mode string) string {
+	if mode == engine.CombatNarrative {
+		return "Free combat: anyone may act; the DM resolves the fight as it goes."
+	}
+	return "Turn-based combat: initiative order, one turn at a time."
+}
+
+func spectatorsText(n int) string {
+	if n == 1 {
+		return "1 watching"
+	}
+	return strconv.Itoa(n) + " watching"
+}
+
+// defenceText is the sheet's defence: the armour class in d20, the armour's
+// absorption in d100.
+func defenceText(c hub.Character) string {
+	if c.AC > 0 {
+		return "AC " + strconv.Itoa(c.AC)
+	}
+	return "absorbs " + strconv.Itoa(c.Absorption) + " damage"
+}
+
 // statusText joins statuses for display.
 func statusText(ss []string) string { return strings.Join(ss, ", ") }
+
+// xpText is the sheet's XP with what the next level needs.
+func xpText(c hub.Character) string {
+	return strconv.Itoa(c.XP) + " / " + strconv.Itoa(c.XPNext) + " (level " + strconv.Itoa(c.Level+1) + ")"
+}
+
+// difficultyText says how hard a table's fights are for its party: the
+// encounters are written for three level-1 characters and scaled to the
+// party (the engine scales each fight).
+func difficultyText(t hub.TableSummary) string {
+	switch {
+	case t.Seated == 0:
+		return "moderate; scales to the party"
+	case t.Seated < 3:
+		return "moderate; scaled down for " + strconv.Itoa(t.Seated)
+	case t.Seated == 3:
+		return "moderate"
+	}
+	return "moderate; scaled up for " + strconv.Itoa(t.Seated)
+}

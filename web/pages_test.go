@@ -248,3 +248,38 @@ func TestCanAct(t *testing.T) {
 		})
 	}
 }
+
+// The story download: the table's narration as Markdown or text, public
+// like GET /events; a bad format is a 400.
+func TestStoryDownload(t *testing.T) {
+	e := newTestEnv(t)
+	id := e.newTable(map[string]any{"name": "Saga"})
+	_, a := e.newPlayer("Ann")
+	e.do("POST", "/api/tables/"+id+"/seats", map[string]any{"character": map[string]any{"name": "Brunhild", "backstory": "A smith's daughter."}}, a)
+	var page struct {
+		Events []engine.Event `json:"events"`
+	}
+	r := e.do("GET", "/api/tables/"+id+"/events", nil, "")
+	if err := json.Unmarshal(r.body, &page); err != nil {
+		t.Fatal(err)
+	}
+	var narration string
+	for _, ev := range page.Events {
+		if ev.Kind == engine.EventNarration {
+			narration, _ = ev.Data["text"].(string)
+		}
+	}
+	if narration == "" {
+		t.Fatalf("no narration after the session start: %s", r.body)
+	}
+	md := e.do("GET", "/api/tables/"+id+"/story?format=md", nil, "")
+	if md.status != 200 || !strings.HasPrefix(string(md.body), "# Saga\n") || !strings.Contains(string(md.body), narration) {
+		t.Errorf("markdown story: %d %q", md.status, md.body)
+	}
+	txt := e.do("GET", "/api/tables/"+id+"/story?format=text", nil, "")
+	if txt.status != 200 || !strings.HasPrefix(string(txt.body), "Saga\n====\n") || !strings.Contains(string(txt.body), narration) {
+		t.Errorf("text story: %d %q", txt.status, txt.body)
+	}
+	wantError(t, e.do("GET", "/api/tables/"+id+"/story?format=pdf", nil, ""), http.StatusBadRequest, "bad_request")
+	wantError(t, e.do("GET", "/api/tables/t-nope/story", nil, ""), http.StatusNotFound, "not_found")
+}

@@ -27,6 +27,7 @@ func (s *Server) routes() http.Handler {
 	hf("DELETE /api/tables/{id}/seats/me", s.authed(s.leave))
 	hf("GET /api/tables/{id}/events", s.events)
 	hf("GET /api/tables/{id}/stream", s.stream)
+	hf("GET /api/tables/{id}/story", s.story) // issue 13: the story as a file (web/story.go)
 	// The living world (web/world.go).
 	hf("POST /api/tables/{id}/session", s.authed(s.startSession))
 	hf("GET /api/tables/{id}/quests", s.quests)

@@ -23,6 +23,34 @@ func dropTool() *Tool {
 		})
 }
 
+// drinkTool: a potion or a bandage works outside a fight too (issue 13).
+func drinkTool() *Tool {
+	return defineTool("use_item", "The acting character uses a consumable it carries (a healing potion, a bandage) outside a fight. The engine rolls the healing; the item is used up.", []string{"item"},
+		map[string]any{"item": str("The item instance id (from the inventory) or its exact name.")},
+		func(tc *ToolContext, a struct{ Item string }) (any, error) {
+			return asActor(tc, func(c *engine.Character) (any, []engine.Event, error) {
+				out, evs, err := tc.State.DrinkItem(tc.Dice, c.ID, a.Item)
+				return map[string]any{"used": a.Item, "by": c.Name, "healed": out}, evs, err
+			})
+		})
+}
+
+// equipTool: wield a weapon or wear armour the character carries (an
+// heirloom, loot) (issue 13).
+func equipTool() *Tool {
+	return defineTool("equip_item", "The acting character equips a weapon or armour it carries (by instance id or name): the rules use it from now on.", []string{"item"},
+		map[string]any{"item": str("Instance id or exact name of a weapon or armour the acting character carries.")},
+		func(tc *ToolContext, a struct{ Item string }) (any, error) {
+			return asActor(tc, func(c *engine.Character) (any, []engine.Event, error) {
+				slot, it, evs, err := tc.State.Equip(c.ID, a.Item)
+				if err != nil {
+					return nil, nil, err
+				}
+				return map[string]any{"equipped": it.Name, "slot": slot, "by": c.Name}, evs, nil
+			})
+		})
+}
+
 func giveTool() *Tool {
 	return defineTool("give_item", "The acting character gives one of its items (by instance id) to a party member or an NPC here.", []string{"item", "to"},
 		map[string]any{"item": str("Instance id of an item the acting character carries."), "to": str("Party member or NPC (id or name).")},

@@ -108,6 +108,17 @@ type CombatResult struct {
 	Defeated []string `json:"defeated"`
 	LevelUps []string `json:"level_ups,omitempty"`
 	Summary  string   `json:"summary"`
+	// Shares says who got what of XP and Gold; Missed names the party
+	// members who were not standing at the end and got nothing.
+	Shares []RewardShare `json:"shares,omitempty"`
+	Missed []string      `json:"missed,omitempty"`
+}
+
+// RewardShare is one character's part of a fight's rewards.
+type RewardShare struct {
+	Name string `json:"name"`
+	XP   int    `json:"xp"`
+	Gold int    `json:"gold"`
 }
 
 // DiceEvents drains the rolls recorded by d into `dice` events.
@@ -224,8 +235,9 @@ func (s *State) StartCombat(d *Dice, foes []string) (*Combat, []Event, error) {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	ids = s.scaleEncounter(ids, foes)
 	for _, id := range ids {
-		n := in[id]
+		n := s.World.NPCs[id]
 		n.Hostile = true
 		n.Behavior = "hostile"
 		cb.Order = append(cb.Order, s.npcCombatant(d, n))
@@ -236,6 +248,67 @@ func (s *State) StartCombat(d *Dice, foes []string) (*Combat, []Event, error) {
 	evs := diceEvents(d)
 	evs = append(evs, ModeEvent(ModeCombat))
 	return cb, evs, nil
+}
+
+// PartyPower is the fighting strength of the conscious party, in level-1
+// characters: the sum of their levels. The adventures are written for a
+// power of 3 (three level-1 characters).
+func (s *State) PartyPower() int {
+	p := 0
+	for _, c := range s.Party {
+		if c.Conscious() {
+			p += max(c.Level, 1)
+		}
+	}
+	return p
+}
+
+// encounterPower is the party power the adventures' encounters are
+// written for.
+const encounterPower = 3
+
+// scaleEncounter fits a fight to the party (issue 13: two level-1
+// characters were wiped out where three won). With a weaker party than
+// the encounter is written for, the foes named join and the others only
+// up to power+1 in all (the strongest; the rest hang back and may join
+// later), and each foe joining for the first time has its HP scaled by
+// (power+1)/(encounterPower+1), at least half; a stronger party faces
+// tougher foes (up to 1.5 times the HP). ids are the NPCs that would
+// join, sorted; the result is the ones that do.
+func (s *State) scaleEncounter(ids, named []string) []string {
+	power := s.PartyPower()
+	if power < encounterPower && len(ids) > power+1 {
+		first := map[string]bool{}
+		for _, ref := range named {
+			if n := s.World.FindNPC(ref, s.Game.Location); n != nil {
+				first[n.ID] = true
+			}
+		}
+		ranked := slices.Clone(ids)
+		sort.SliceStable(ranked, func(i, j int) bool {
+			a, b := s.World.NPCs[ranked[i]], s.World.NPCs[ranked[j]]
+			if first[a.ID] != first[b.ID] {
+				return first[a.ID]
+			}
+			return a.Level > b.Level
+		})
+		keep := map[string]bool{}
+		for i, id := range ranked {
+			keep[id] = first[id] || i < power+1
+		}
+		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !keep[id] })
+	}
+	f := max(0.5, min(1.5, float64(power+1)/float64(encounterPower+1)))
+	for _, id := range ids {
+		n := s.World.NPCs[id]
+		if f == 1 || slices.Contains(s.Game.Scaled, id) {
+			continue
+		}
+		s.Game.Scaled = append(s.Game.Scaled, id)
+		n.MaxHP = max(1, int(float64(n.MaxHP)*f+0.5))
+		n.HP = max(1, min(n.MaxHP, int(float64(n.HP)*f+0.5)))
+	}
+	return ids
 }
 
 // joinCombat gives a PC arriving mid-fight a rolled place in the order.
@@ -674,7 +747,12 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 		evs = append(evs, s.retreat())
 	}
 	if outcome != OutcomePlayerDie {
-		res.LevelUps = s.shareRewards(res.XP, res.Gold, standing)
+		res.LevelUps, res.Shares = s.shareRewards(res.XP, res.Gold, standing)
+		for _, c := range s.Party {
+			if !slices.Contains(standing, c) && (res.XP > 0 || res.Gold > 0) {
+				res.Missed = append(res.Missed, c.Name)
+			}
+		}
 	}
 	s.Game.Queue = s.restoredQueue(cb)
 	s.Game.Combat = nil
@@ -750,7 +828,7 @@ func (s *State) reviveAtStart() Event {
 		c.Gold /= 2
 	}
 	s.moveParty(s.World.Start)
-	return PartyAtEvent(s.World.Start)
+	return s.partyAt(s.World.Start)
 }
 
 // wakeUnconscious brings the PCs knocked out during a fight the party
@@ -770,14 +848,23 @@ func (s *State) wakeUnconscious() []Event {
 // retreat takes a fleeing party back to where it came from.
 func (s *State) retreat() Event {
 	s.moveParty(s.Game.Previous)
-	return PartyAtEvent(s.Game.Location)
+	return s.partyAt(s.Game.Location)
+}
+
+// partyAt is the event of the party set down at location, with its name
+// when the world knows it (the log shows names, never ids).
+func (s *State) partyAt(location string) Event {
+	if l := s.World.Locations[location]; l != nil {
+		return PartyMovedEvent(l)
+	}
+	return PartyAtEvent(location)
 }
 
 // shareRewards splits xp and gold evenly among standing (the first takes
 // the odd gold) and returns the level-ups it caused.
-func (s *State) shareRewards(xp, gold int, standing []*Character) (levelUps []string) {
+func (s *State) shareRewards(xp, gold int, standing []*Character) (levelUps []string, shares []RewardShare) {
 	if len(standing) == 0 {
-		return nil
+		return nil, nil
 	}
 	xpEach, goldEach := xp/len(standing), gold/len(standing)
 	for i, c := range standing {
@@ -789,8 +876,11 @@ func (s *State) shareRewards(xp, gold int, standing []*Character) (levelUps []st
 		if s.GainXP(c, xpEach) {
 			levelUps = append(levelUps, fmt.Sprintf("%s reaches level %d", c.Name, c.Level))
 		}
+		if xpEach > 0 || g > 0 {
+			shares = append(shares, RewardShare{Name: c.Name, XP: xpEach, Gold: g})
+		}
 	}
-	return levelUps
+	return levelUps, shares
 }
 
 // restoredQueue is the exploration queue saved when cb began (seed 002),

@@ -224,3 +224,43 @@ func (s *State) JoinCombat(d *Dice, npc string) (Combatant, []Event, error) {
 	cb.Log = append(cb.Log, fmt.Sprintf("Round %d: %s joins the fight", cb.Round, n.Name))
 	return e, diceEvents(d), nil
 }
+
+// DrinkItem makes character c use a consumable it carries (an item
+// instance id or name) outside a fight: a potion heals out of combat too.
+// The item is used up. In a fight, UseItem (on the user's turn) applies.
+func (s *State) DrinkItem(d *Dice, characterID, item string) (HealOutcome, []Event, error) {
+	if s.Game.Combat != nil {
+		return HealOutcome{}, nil, Errorf(EINVALID, "In a fight, use an item on your turn.")
+	}
+	c := s.Character(characterID)
+	if c == nil {
+		return HealOutcome{}, nil, Errorf(ENOTFOUND, "No character %q.", characterID)
+	}
+	owned := s.World.ItemsOwned(OwnerCharacter, c.ID)
+	i := slices.IndexFunc(owned, func(it *Item) bool { return it.ID == item || equalFoldTrim(it.Name, item) })
+	if i < 0 {
+		return HealOutcome{}, nil, Errorf(ENOTFOUND, "%s has no %q.", c.Name, item)
+	}
+	it := owned[i]
+	cons, ok := s.Catalogue.Consumable(it.Template)
+	if !ok {
+		return HealOutcome{}, nil, Errorf(EINVALID, "%s is not something to drink or apply; only consumables (potions, bandages) are.", it.Name)
+	}
+	if HasStatus(c.Statuses, StatusDead) {
+		return HealOutcome{}, nil, Errorf(EINVALID, "%s is dead.", c.Name)
+	}
+	r, err := d.RollNotation(c.Name, it.Name, s.Ruleset().HealDice(cons))
+	if err != nil {
+		return HealOutcome{}, nil, err
+	}
+	evs := diceEvents(d)
+	before := c.HP
+	c.HP = min(c.MaxHP, c.HP+max(0, r.Total))
+	if c.HP > 0 {
+		c.Statuses = RemoveStatus(c.Statuses, StatusUnconscious)
+	}
+	evs = append(evs, HealEvent(c.Name, c.HP-before, c.HP, c.MaxHP))
+	delete(s.World.Items, it.ID)
+	evs = append(evs, ItemRemovedEvent(c.ID, it))
+	return HealOutcome{Target: c.Name, Amount: c.HP - before, HP: c.HP, MaxHP: c.MaxHP}, evs, nil
+}

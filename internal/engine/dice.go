@@ -17,6 +17,15 @@ type Roll struct {
 	Rolls    []int  `json:"rolls"`
 	Modifier int    `json:"modifier"`
 	Total    int    `json:"total"`
+	// Kept is the die that counts when a roll keeps one of several
+	// (advantage: "2d20kh1", disadvantage: "2d20kl1"); 0 otherwise. Total
+	// is always the kept dice plus Modifier.
+	Kept int `json:"kept,omitempty"`
+	// Against and Outcome are set on an attack roll once it is resolved:
+	// the target's defence roll total (d100) or armour class (d20), and
+	// "hit", "miss", "crit" or "fumble".
+	Against int    `json:"against,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // Natural is the sum of the dice without the modifier.
@@ -119,6 +128,41 @@ func (d *Dice) Roll(roller, purpose string, n, sides, mod int) Roll {
 	return r
 }
 
+// RollKeep rolls n dice of sides and keeps the highest (high) or the
+// lowest one, plus mod: advantage and disadvantage. The notation is the
+// keep notation "2d20kh1+5" / "2d20kl1+5", so that the record reads right:
+// Total is the kept die plus mod.
+func (d *Dice) RollKeep(roller, purpose string, n, sides, mod int, high bool) Roll {
+	keep := "kl1"
+	if high {
+		keep = "kh1"
+	}
+	r := Roll{Roller: roller, Purpose: purpose, Notation: KeepNotation(n, sides, keep, mod), Modifier: mod}
+	for range n {
+		v := d.Die(sides)
+		r.Rolls = append(r.Rolls, v)
+		if r.Kept == 0 || (high && v > r.Kept) || (!high && v < r.Kept) {
+			r.Kept = v
+		}
+	}
+	r.Total = r.Kept + mod
+	d.Log = append(d.Log, r)
+	return r
+}
+
+// annotate sets the target number and the outcome on the last logged roll
+// (an attack's roll, once the attack is resolved).
+func (d *Dice) annotate(r *Roll, against int, outcome string) {
+	r.Against, r.Outcome = against, outcome
+	for i := len(d.Log) - 1; i >= 0; i-- {
+		l := &d.Log[i]
+		if l.Roller == r.Roller && l.Purpose == r.Purpose && l.Total == r.Total && l.Outcome == "" {
+			l.Against, l.Outcome = against, outcome
+			return
+		}
+	}
+}
+
 // RollNotation rolls a notation such as "2d6+3".
 func (d *Dice) RollNotation(roller, purpose, notation string) (Roll, error) {
 	n, sides, mod, err := ParseNotation(notation)
@@ -145,6 +189,11 @@ func Notation(n, sides, mod int) string {
 		s += strconv.Itoa(mod)
 	}
 	return s
+}
+
+// KeepNotation formats a keep roll: "2d20kh1+5", "2d20kl1-1".
+func KeepNotation(n, sides int, keep string, mod int) string {
+	return Notation(n, sides, 0) + keep + strings.TrimPrefix(Notation(1, 1, mod), "1d1")
 }
 
 var notationRE = regexp.MustCompile(`^(\d{1,2})d(\d{1,3})([+-]\d{1,3})?$`)

@@ -128,9 +128,19 @@ func ModeEvent(mode string) Event { return event(EventMode, map[string]any{"mode
 // --- dice, hit points, statuses ---
 
 // DiceEvent is one recorded roll.
+// The keep notation's kept die, an attack's target number and its outcome
+// appear only when set.
 func DiceEvent(r Roll) Event {
-	return event(EventDice, map[string]any{"roller": r.Roller, "purpose": r.Purpose, "notation": r.Notation,
-		"rolls": r.Rolls, "modifier": r.Modifier, "total": r.Total})
+	d := map[string]any{"roller": r.Roller, "purpose": r.Purpose, "notation": r.Notation,
+		"rolls": r.Rolls, "modifier": r.Modifier, "total": r.Total}
+	if r.Kept != 0 {
+		d["kept"] = r.Kept
+	}
+	if r.Outcome != "" {
+		d["against"] = r.Against
+		d["outcome"] = r.Outcome
+	}
+	return event(EventDice, d)
 }
 
 // DamageEvent is target losing amount HP, down to hp of maxHP.
@@ -199,9 +209,20 @@ func ResolutionTurnEvent(round, index int, outcome string) Event {
 }
 
 // CombatEndedEvent is the end of a fight with its rewards.
+// Who got what (shares), who missed out and the level-ups appear only
+// when there are some.
 func CombatEndedEvent(res CombatResult) Event {
-	return event(EventCombatEnded, map[string]any{"combat_id": res.CombatID, "outcome": res.Outcome,
-		"rewards": map[string]any{"xp": res.XP, "gold": res.Gold, "loot": res.Loot}})
+	rw := map[string]any{"xp": res.XP, "gold": res.Gold, "loot": res.Loot}
+	if len(res.Shares) > 0 {
+		rw["shares"] = res.Shares
+	}
+	if len(res.Missed) > 0 {
+		rw["missed"] = res.Missed
+	}
+	if len(res.LevelUps) > 0 {
+		rw["level_ups"] = res.LevelUps
+	}
+	return event(EventCombatEnded, map[string]any{"combat_id": res.CombatID, "outcome": res.Outcome, "rewards": rw})
 }
 
 // --- the world (kind `world`: one key says what changed) ---
@@ -230,6 +251,11 @@ func inventoryEvent(characterID, change string, it *Item) Event {
 	return event(EventWorld, map[string]any{"inventory": map[string]any{"character_id": characterID, change: it.Name, "item_id": it.ID}})
 }
 
+// EquippedEvent is a character equipping it in slot ("weapon", "armour").
+func EquippedEvent(characterID string, it *Item, slot string) Event {
+	return event(EventWorld, map[string]any{"equipped": map[string]any{"character_id": characterID, "item": it.Name, "item_id": it.ID, "slot": slot}})
+}
+
 // GoldEvent is a character's gold changing by change to gold.
 func GoldEvent(characterID string, change, gold int, reason string) Event {
 	return event(EventWorld, map[string]any{"gold": map[string]any{"character_id": characterID, "change": change, "gold": gold, "reason": reason}})
@@ -246,9 +272,9 @@ func RelationshipEvent(a, b string, value int) Event {
 	return event(EventWorld, map[string]any{"relationship": map[string]any{"a": a, "b": b, "value": value}})
 }
 
-// NPCMovedEvent is the NPC named name going to location.
-func NPCMovedEvent(name, location string) Event {
-	return event(EventWorld, map[string]any{"npc": name, "npc_location": location})
+// NPCMovedEvent is the NPC named name going to l.
+func NPCMovedEvent(name string, l *Location) Event {
+	return event(EventWorld, map[string]any{"npc": name, "npc_location": l.ID, "location_name": l.Name})
 }
 
 // NPCCreatedEvent is n appearing in the world.

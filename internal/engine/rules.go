@@ -29,6 +29,20 @@ type AttackResult struct {
 	Defence int `json:"defence"`
 }
 
+// outcome is the attack's result in a word: "crit", "fumble", "hit" or
+// "miss".
+func (r AttackResult) outcome() string {
+	switch {
+	case r.Crit:
+		return "crit"
+	case r.Fumble:
+		return "fumble"
+	case r.Hit:
+		return "hit"
+	}
+	return "miss"
+}
+
 // Ruleset resolves the dice of one rules system. Both rulesets share the
 // turn machine in combat.go; a ruleset only decides numbers.
 type Ruleset interface {
@@ -98,6 +112,7 @@ func (D100) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
 	default:
 		res.Hit = atk.Total > def.Total
 	}
+	d.annotate(&atk, def.Total, res.outcome())
 	if res.Hit {
 		dmg := a.Weapon.Damage + max(0, atk.Total-def.Total)/10
 		if res.Crit {
@@ -163,13 +178,9 @@ func (r D20) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
 	var atk Roll
 	switch {
 	case adv > 0:
-		atk = d.Roll(a.Name, purpose+" (advantage)", 2, 20, mod)
-		atk.Total = max(atk.Rolls[0], atk.Rolls[1]) + mod
-		d.Log[len(d.Log)-1] = atk
+		atk = d.RollKeep(a.Name, purpose+" (advantage)", 2, 20, mod, true)
 	case adv < 0:
-		atk = d.Roll(a.Name, purpose+" (disadvantage)", 2, 20, mod)
-		atk.Total = min(atk.Rolls[0], atk.Rolls[1]) + mod
-		d.Log[len(d.Log)-1] = atk
+		atk = d.RollKeep(a.Name, purpose+" (disadvantage)", 2, 20, mod, false)
 	default:
 		atk = d.Roll(a.Name, purpose, 1, 20, mod)
 	}
@@ -184,6 +195,7 @@ func (r D20) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
 	default:
 		res.Hit = atk.Total >= ac
 	}
+	d.annotate(&atk, ac, res.outcome())
 	if res.Hit {
 		n, sides, dmod, err := ParseNotation(a.Weapon.Dice)
 		if err != nil {

@@ -199,3 +199,37 @@ func TestD20HitPointsFromCatalogue(t *testing.T) {
 		t.Errorf("d20 warrior HP %d (%v), want the class's hp_d20 12", c.MaxHP, err)
 	}
 }
+
+// An advantage roll reads right: keep notation, the kept die, and a total
+// of kept die + modifier; the attack roll carries its target and outcome.
+func TestAdvantageRollRecord(t *testing.T) {
+	a := Fighter{Name: "Tamsin", Level: 1, Stats: Stats{STR: 14}, Weapon: Weapon{Name: "sword", Dice: "1d8"}}
+	tg := Fighter{Name: "Goblin", Armour: Armour{AC: 13}}
+	for _, tc := range []struct {
+		adv      int
+		dice     []int
+		notation string
+		kept     int
+		outcome  string
+	}{
+		{1, []int{3, 14, 5}, "2d20kh1+4", 14, "hit"},
+		{-1, []int{3, 14}, "2d20kl1+4", 3, "miss"},
+		{1, []int{20, 2, 4, 4}, "2d20kh1+4", 20, "crit"},
+		{0, []int{1}, "1d20+4", 0, "fumble"},
+	} {
+		d := ScriptedDice(tc.dice...)
+		(D20{}).Attack(d, a, tg, tc.adv)
+		r := d.Log[0]
+		if r.Notation != tc.notation || r.Kept != tc.kept || r.Outcome != tc.outcome || r.Against != 13 {
+			t.Errorf("adv %d dice %v: %+v; want %s kept %d %s against 13", tc.adv, tc.dice, r, tc.notation, tc.kept, tc.outcome)
+		}
+		if tc.kept != 0 && r.Total != r.Kept+r.Modifier {
+			t.Errorf("adv %d: total %d is not kept %d + modifier %d", tc.adv, r.Total, r.Kept, r.Modifier)
+		}
+	}
+	d := ScriptedDice(60, 40)
+	(D100{}).Attack(d, Fighter{Name: "A", Weapon: Weapon{Damage: 5}}, Fighter{Name: "B"}, 0)
+	if r := d.Log[0]; r.Outcome != "hit" || r.Against != d.Log[1].Total || d.Log[1].Outcome != "" {
+		t.Errorf("d100 attack record: %+v / %+v", r, d.Log[1])
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Modes of a table.
@@ -54,6 +55,13 @@ func (c *Character) Conscious() bool {
 // Game is the mode and turn bookkeeping of a table.
 type Game struct {
 	Mode string `json:"mode"`
+	// Scaled lists the NPCs whose HP were already fitted to the party
+	// (scaleEncounter): each NPC is scaled once.
+	Scaled []string `json:"scaled,omitempty"`
+	// Wielded maps "<character id>:weapon" / ":armour" to the item
+	// instance a character has equipped (an heirloom, a found blade), so
+	// the sheet names it; the rules use the character's Weapon/Armour.
+	Wielded map[string]string `json:"wielded,omitempty"`
 	// Location is where the party is; Previous is where it came from
 	// (where it runs back to when it flees).
 	Location string `json:"location"`
@@ -152,11 +160,32 @@ type NewCharacterSpec struct {
 	Backstory string
 }
 
+// classAliases are the common names of the four classes.
+var classAliases = map[string]string{
+	"fighter": "warrior", "barbarian": "warrior", "knight": "warrior", "soldier": "warrior", "paladin": "warrior",
+	"thief": "rogue", "assassin": "rogue", "ranger": "rogue", "bard": "rogue", "scout": "rogue",
+	"wizard": "mage", "sorcerer": "mage", "sorceress": "mage", "warlock": "mage", "magician": "mage",
+	"priest": "cleric", "priestess": "cleric", "healer": "cleric", "monk": "cleric", "druid": "cleric",
+}
+
+// ClassAlias maps a common class name (fighter, wizard, thief, priest…)
+// to one of the four classes; other names come back lower-cased.
+func ClassAlias(name string) string {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if a, ok := classAliases[n]; ok {
+		return a
+	}
+	return n
+}
+
 // AddCharacter creates a PC at seat for player and adds it to the party at
 // the party's location. Its HP and kit come from the class in the
 // catalogue. In combat the new PC rolls for a place in the initiative.
 func (s *State) AddCharacter(d *Dice, id, seat, playerID string, spec NewCharacterSpec) (*Character, error) {
 	cls, ok := s.Catalogue.Class(spec.Class)
+	if !ok {
+		cls, ok = s.Catalogue.Class(ClassAlias(spec.Class))
+	}
 	if spec.Class == "" {
 		cls, ok = s.Catalogue.Classes[0], true
 	}

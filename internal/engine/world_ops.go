@@ -419,7 +419,7 @@ func (s *State) MoveNPC(ref, to string) (*NPC, []Event, error) {
 		return nil, nil, Errorf(EINVALID, "%s cannot get to %s from %s in one move.", n.Name, l.Name, n.Location)
 	}
 	n.Location = l.ID
-	return n, []Event{NPCMovedEvent(n.Name, l.ID)}, nil
+	return n, []Event{NPCMovedEvent(n.Name, l)}, nil
 }
 
 // SetBehavior sets an NPC's behaviour; hostile and aggressive NPCs fight.
@@ -678,4 +678,50 @@ func (s *State) SkillCheck(d *Dice, charID, stat string, difficulty int) (bool, 
 		r = d.Roll(c.Name, strings.ToUpper(stat)+" check (difficulty "+fmt.Sprint(difficulty)+")", 1, 100, 5*Mod(v))
 	}
 	return r.Total >= difficulty, r, nil
+}
+
+// Equip makes character c wield an item it carries whose template is a
+// catalogue weapon or armour: the rules then use that weapon or armour,
+// and the sheet names the item (an heirloom keeps its name, buffs and
+// flaws). It returns the slot ("weapon" or "armour").
+func (s *State) Equip(characterID, item string) (string, *Item, []Event, error) {
+	c := s.Character(characterID)
+	if c == nil {
+		return "", nil, nil, Errorf(ENOTFOUND, "No character %q.", characterID)
+	}
+	owned := s.World.ItemsOwned(OwnerCharacter, c.ID)
+	i := slices.IndexFunc(owned, func(it *Item) bool { return it.ID == item || equalFoldTrim(it.Name, item) })
+	if i < 0 {
+		return "", nil, nil, Errorf(ENOTFOUND, "%s carries no %q.", c.Name, item)
+	}
+	it := owned[i]
+	slot := ""
+	for _, w := range s.Catalogue.Weapons {
+		if w.ID == it.Template {
+			slot, c.Weapon = "weapon", w.ID
+		}
+	}
+	for _, a := range s.Catalogue.Armours {
+		if a.ID == it.Template {
+			slot, c.Armour = "armour", a.ID
+		}
+	}
+	if slot == "" {
+		return "", nil, nil, Errorf(EINVALID, "%s is neither a weapon nor armour.", it.Name)
+	}
+	if s.Game.Wielded == nil {
+		s.Game.Wielded = map[string]string{}
+	}
+	s.Game.Wielded[c.ID+":"+slot] = it.ID
+	return slot, it, []Event{EquippedEvent(c.ID, it, slot)}, nil
+}
+
+// WieldedItem is the item instance character c has equipped in slot, if
+// it still carries it.
+func (s *State) WieldedItem(c *Character, slot string) *Item {
+	it := s.World.Items[s.Game.Wielded[c.ID+":"+slot]]
+	if it == nil || it.OwnerType != OwnerCharacter || it.OwnerID != c.ID {
+		return nil
+	}
+	return it
 }

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"slices"
 	"sort"
 
 	"tavern/internal/engine"
@@ -36,6 +37,11 @@ type ItemView struct {
 	Template string   `json:"template"`
 	Buffs    []string `json:"buffs,omitempty"`
 	Flaws    []string `json:"flaws,omitempty"`
+	// Additive: the template's category (weapon, armour, consumable…), so
+	// the page offers equip only for what can be equipped, use for what
+	// can be used; Equipped when the character wields it.
+	Category string `json:"category,omitempty"`
+	Equipped bool   `json:"equipped,omitempty"`
 }
 
 // Character is PROTOCOL.md's Character.
@@ -56,6 +62,24 @@ type Character struct {
 	PlayerID  string         `json:"player_id"`
 	// Player is additive: the seated player's display name.
 	Player string `json:"player,omitempty"`
+	// Additive: the armour class (d20) or armour absorption (d100) the
+	// sheet shows as defence, and the total XP the next level needs.
+	AC         int `json:"ac,omitempty"`
+	Absorption int `json:"absorption,omitempty"`
+	XPNext     int `json:"xp_next"`
+}
+
+// onlineSeats lists the seats whose player has a live player connection
+// among clients, sorted (the snapshot's additive `online`).
+func onlineSeats(clients map[*client]struct{}) []string {
+	out := []string{}
+	for c := range clients {
+		if c.role == rolePlayer && c.seat != "" && !slices.Contains(out, c.seat) {
+			out = append(out, c.seat)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Location is PROTOCOL.md's Location (where the party is).
@@ -115,6 +139,8 @@ type Snapshot struct {
 	// (admin.go); Paused is set while the operator has paused the table.
 	Pending []PendingView `json:"pending,omitempty"`
 	Paused  bool          `json:"paused,omitempty"`
+	// Online lists the seats whose player is connected right now.
+	Online []string `json:"online"`
 }
 
 // QuestView is a quest as the players see it (additive to PROTOCOL.md).
@@ -167,16 +193,41 @@ func characterView(st *engine.State, c *engine.Character, names map[string]strin
 		ID: c.ID, Name: c.Name, Class: c.Class, Level: c.Level, XP: c.XP, HP: c.HP, MaxHP: c.MaxHP,
 		Gold: c.Gold, Stats: c.Stats, Statuses: nonNil(c.Statuses), Seat: c.Seat, PlayerID: c.PlayerID,
 		Equipped:  map[string]Ref{"weapon": {ID: c.Weapon, Name: cat.Weapon(c.Weapon).Name}, "armour": {ID: c.Armour, Name: cat.Armour(c.Armour).Name}},
-		Inventory: itemViews(st.Inventory(c.ID)),
+		Inventory: itemViews(st, st.Inventory(c.ID)),
 		Player:    names[c.PlayerID],
+		XPNext:    engine.XPForLevel(c.Level + 1),
+	}
+	for _, slot := range []string{"weapon", "armour"} {
+		if it := st.WieldedItem(c, slot); it != nil {
+			v.Equipped[slot] = Ref{ID: v.Equipped[slot].ID, Name: it.Name}
+		}
+	}
+	ar := cat.Armour(c.Armour)
+	if st.Config.Ruleset == engine.RulesetD20 {
+		v.AC = engine.D20{}.AC(engine.Fighter{Armour: ar})
+	} else {
+		v.Absorption = ar.Absorption
 	}
 	return v
 }
 
-func itemViews(items []*engine.Item) []ItemView {
+func itemViews(st *engine.State, items []*engine.Item) []ItemView {
 	out := make([]ItemView, 0, len(items))
 	for _, it := range items {
-		out = append(out, ItemView{ID: it.ID, Name: it.Name, Template: it.Template, Buffs: it.Buffs, Flaws: it.Flaws})
+		v := ItemView{ID: it.ID, Name: it.Name, Template: it.Template, Buffs: it.Buffs, Flaws: it.Flaws}
+		if st.Catalogue != nil {
+			v.Category = st.Catalogue.Category(it.Template)
+		}
+		if it.OwnerType == engine.OwnerCharacter {
+			if c := st.Character(it.OwnerID); c != nil {
+				for _, slot := range []string{"weapon", "armour"} {
+					if w := st.WieldedItem(c, slot); w != nil && w.ID == it.ID {
+						v.Equipped = true
+					}
+				}
+			}
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -226,7 +277,8 @@ func npcViews(st *engine.State) []NPC {
 		}
 	}
 	for _, n := range st.World.NPCsAt(st.Game.Location) {
-		v := NPC{ID: n.ID, Name: n.Name, Kind: n.Kind, Location: n.Location, Hostile: n.Hostile,
+		// A dead foe is no threat: it is not listed as hostile.
+		v := NPC{ID: n.ID, Name: n.Name, Kind: n.Kind, Location: n.Location, Hostile: n.Hostile && n.Alive(),
 			Behavior: n.Behavior, Disposition: n.Disposition, Statuses: n.Statuses}
 		// HP is shown once it matters: in a fight, or when hurt.
 		if inFight[n.ID] || n.HP < n.MaxHP {
@@ -244,5 +296,5 @@ func locationView(st *engine.State) Location {
 		return Location{ID: st.Game.Location, Exits: []engine.Exit{}, Items: []ItemView{}}
 	}
 	return Location{ID: l.ID, Name: l.Name, Description: l.Description, Exits: nonNil(l.Exits),
-		Items: itemViews(st.World.ItemsOwned(engine.OwnerLocation, l.ID))}
+		Items: itemViews(st, st.World.ItemsOwned(engine.OwnerLocation, l.ID))}
 }

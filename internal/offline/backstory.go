@@ -69,10 +69,36 @@ func (t *offlineTurn) startSession() agent.ToolCall {
 	if c, ok := t.nextHeirloom(items); ok {
 		return c
 	}
+	if c, ok := t.equipHeirloom(); ok {
+		return c
+	}
 	if c, ok := t.nextRelative(people); ok {
 		return c
 	}
 	return t.respond(t.sessionIntro(items, people), t.hints())
+}
+
+// equipHeirloom puts the first heirloom weapon made this turn in the
+// character's hand: an heirloom sword is the sword they fight with.
+func (t *offlineTurn) equipHeirloom() (agent.ToolCall, bool) {
+	if _, done := t.stepNamed("equip_item"); done {
+		return agent.ToolCall{}, false
+	}
+	for _, s := range t.Steps {
+		if s.Name != "create_item_for_player" || s.Err {
+			continue
+		}
+		made := decodeStep[struct {
+			ID       string `json:"instance_id"`
+			Template string `json:"template"`
+		}](s)
+		for _, tpl := range heirloomTemplate {
+			if made.ID != "" && made.Template == tpl {
+				return call("equip_item", map[string]any{"item": made.ID}), true
+			}
+		}
+	}
+	return agent.ToolCall{}, false
 }
 
 func firstN[T any](s []T, n int) []T { return s[:min(n, len(s))] }

@@ -197,11 +197,29 @@ func (t *offlineTurn) describeHere() string {
 	return strings.Join(parts, " ")
 }
 
+// They describe where the party is after the action: after a move, the
+// place it reached; after a pickup, without the item taken.
 func (t *offlineTurn) hints() []string {
 	var h []string
 	l := t.Ctx.Location
+	if moved, ok := t.stepNamed("move_party"); ok && !moved.Err {
+		var r struct {
+			Location *agent.LocationView `json:"location"`
+		}
+		if json.Unmarshal([]byte(moved.Result), &r) == nil && r.Location != nil && r.Location.ID != "" {
+			l = r.Location
+		}
+	}
 	if l == nil {
 		return nil
+	}
+	taken := map[string]bool{}
+	for _, st := range t.Steps {
+		if st.Name == "pickup_item" && !st.Err {
+			var r map[string]any
+			_ = json.Unmarshal([]byte(st.Result), &r)
+			taken[strings.ToLower(fmt.Sprint(r["picked_up"]))] = true
+		}
 	}
 	for _, n := range l.NPCs {
 		if engine.HasStatus(n.Statuses, engine.StatusDead) {
@@ -214,10 +232,12 @@ func (t *offlineTurn) hints() []string {
 		}
 	}
 	for _, it := range l.Items {
-		h = append(h, "take the "+strings.ToLower(it.Name))
+		if name := strings.ToLower(it.Name); !taken[name] {
+			h = append(h, "take the "+withoutArticle(name))
+		}
 	}
 	for _, e := range l.Exits {
-		if e.Dest != "" {
+		if e.Dest != "" && e.Dest != l.Name {
 			h = append(h, "go to "+e.Dest)
 		}
 	}
@@ -309,4 +329,15 @@ func (t *offlineTurn) reactions(moved step) (agent.ToolCall, bool) {
 	}
 	_ = json.Unmarshal([]byte(moved.Result), &r)
 	return t.respond(fmt.Sprintf("You come into %s. %s %s", r.Location.Name, r.Location.Description, strings.Join(greet, " ")), t.hints()), true
+}
+
+// withoutArticle drops a leading "the", "a" or "an" from a name, so that
+// "take the " + name never reads "take the the lantern".
+func withoutArticle(name string) string {
+	for _, a := range []string{"the ", "a ", "an "} {
+		if rest, ok := strings.CutPrefix(name, a); ok {
+			return rest
+		}
+	}
+	return name
 }

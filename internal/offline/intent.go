@@ -34,6 +34,9 @@ var (
 	reAccept   = regexp.MustCompile(`\b(accept|we'll do it|i'll do it|take (the|your) (job|quest|task))\b`)
 	reExplore  = regexp.MustCompile(`\b(explore|discover|venture into|delve into)\s+(?:the\s+|a\s+|an\s+)?(.+)$`)
 	reThreaten = regexp.MustCompile(`\b(threaten|threatens|intimidate|menace|bully)\b`)
+	reEquip    = regexp.MustCompile(`\b(equip|wield|wear|don|draw)\b`)
+	reQuaff    = regexp.MustCompile(`\b(drink|drinks|quaff|sip)\b`)
+	reDrink    = regexp.MustCompile(`\b(drink|drinks|quaff|sip|use|apply|bandage)\b`)
 	reLoot     = regexp.MustCompile(`\b(loot|search (the |their |his |her )?(body|bodies|corpse|corpses|remains|dead|fallen))\b`)
 )
 
@@ -146,12 +149,24 @@ func (t *offlineTurn) worldIntent() (agent.ToolCall, bool) {
 		if n := t.matchNPC(words, false); n != nil {
 			return t.buy(n, words), true
 		}
+		if n := t.merchantHere(); n != nil {
+			return t.buy(n, words), true
+		}
+		return t.respond("Nobody here is selling anything; look for a merchant's stall or cart. "+t.peopleSentence(), t.hints()), true
 	case reGive.MatchString(text):
 		if n := t.matchNPC(words, false); n != nil {
 			return t.give(n, words), true
 		}
 	case reAccept.MatchString(text):
 		return t.accept(), true
+	case reDrink.MatchString(text):
+		if c, ok := t.drink(text, words); ok {
+			return c, true
+		}
+	case reEquip.MatchString(text):
+		if c, ok := t.equip(words); ok {
+			return c, true
+		}
 	}
 	if m := reExplore.FindStringSubmatch(text); m != nil && t.matchExit(tokens(m[2])) == nil {
 		return t.explore(m[2]), true
@@ -218,4 +233,59 @@ func (t *offlineTurn) matchItem(words map[string]bool) *agent.ItemRef {
 		best = &loc.Items[0]
 	}
 	return best
+}
+
+// drink: a potion or a bandage used outside a fight heals (use_item).
+// "drink"/"quaff" reach for a potion; "use X" needs X to name the remedy.
+func (t *offlineTurn) drink(text string, words map[string]bool) (agent.ToolCall, bool) {
+	if used, ok := t.stepNamed("use_item"); ok {
+		if used.Err {
+			return t.respond(strings.TrimPrefix(used.Result, "Error: "), t.hints()), true
+		}
+		return t.respond(t.remedy(used), t.hints()), true
+	}
+	it := t.remedyNamed(words)
+	if it == nil || (score(words, it.Name) == 0 && !reQuaff.MatchString(text)) {
+		return agent.ToolCall{}, false
+	}
+	return call("use_item", map[string]any{"item": it.ID}), true
+}
+
+// equip: wield or wear an item the words name (equip_item).
+func (t *offlineTurn) equip(words map[string]bool) (agent.ToolCall, bool) {
+	if done, ok := t.stepNamed("equip_item"); ok {
+		if done.Err {
+			return t.respond(strings.TrimPrefix(done.Result, "Error: "), t.hints()), true
+		}
+		r := decodeStep[struct{ Equipped, By string }](done)
+		return t.respond(fmt.Sprintf("%s now carries %s ready to hand.", r.By, r.Equipped), t.hints()), true
+	}
+	me := t.me()
+	if me == nil {
+		return agent.ToolCall{}, false
+	}
+	pick, best := "", 0
+	for _, it := range me.Items {
+		if s := score(words, it.Name); s > best {
+			pick, best = it.ID, s
+		}
+	}
+	if pick == "" {
+		return agent.ToolCall{}, false
+	}
+	return call("equip_item", map[string]any{"item": pick}), true
+}
+
+// merchantHere is a merchant at the party's location, for "buy a potion"
+// without a name.
+func (t *offlineTurn) merchantHere() *agent.NPCBrief {
+	if t.Ctx.Location == nil {
+		return nil
+	}
+	for i := range t.Ctx.Location.NPCs {
+		if n := &t.Ctx.Location.NPCs[i]; n.Kind == "merchant" && !n.Hostile {
+			return n
+		}
+	}
+	return nil
 }

@@ -162,8 +162,10 @@ func TestOfflineNPCsFollowTactics(t *testing.T) {
 	if target != "pc:2" {
 		t.Errorf("Snikket attacked %q, want the weakest (pc:2)", target)
 	}
-	// Hurt below half (but not a third), he drinks his potion.
-	g.st.World.NPCs["snikket"].HP = 8
+	// Hurt below half (but not a third), he drinks his potion. (His HP
+	// are scaled to the party: the thresholds are fractions of his max.)
+	snikket := g.st.World.NPCs["snikket"]
+	snikket.HP = snikket.MaxHP * 4 / 9
 	for cb.Current().Entry != "dm:snikket" {
 		g.st.AdvanceTurn(g.dice)
 	}
@@ -172,7 +174,7 @@ func TestOfflineNPCsFollowTactics(t *testing.T) {
 		t.Errorf("a hurt Snikket should drink his potion: %s", res.Output.Narration)
 	}
 	// Below a third of his HP, the cowardly chief tries to flee.
-	g.st.World.NPCs["snikket"].HP = 5
+	snikket.HP = snikket.MaxHP * 5 / 18
 	for cb.Current().Entry != "dm:snikket" {
 		g.st.AdvanceTurn(g.dice)
 	}

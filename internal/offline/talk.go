@@ -5,6 +5,7 @@ package offline
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"tavern/internal/agent"
@@ -43,6 +44,10 @@ func (t *offlineTurn) dialogue(n map[string]any) string {
 		if q := lines["quest"]; q != "" {
 			said = append(said, q)
 		}
+	case reAbout.MatchString(text):
+		// A topic the NPC knows nothing of: say what it can talk about,
+		// rather than the same speech again.
+		return fmt.Sprintf("%s %s: \"%s\"", name, manner, unknownTopic(lines))
 	default:
 		if r := lines["rumour"]; r != "" && t.pick("rum", "y", "n") == "y" {
 			said = append(said, r)
@@ -142,4 +147,22 @@ func (t *offlineTurn) accept() agent.ToolCall {
 		return call("update_quest_status", map[string]any{"quest": quest.ID, "status": engine.QuestActive})
 	}
 	return t.respond(fmt.Sprintf("%s clasps your hand. The quest is yours: %s.", here[quest.Giver], quest.Name), t.hints())
+}
+
+var reAbout = regexp.MustCompile(`\b(about|regarding|concerning)\b`)
+
+// unknownTopic is an NPC's answer to a question it cannot answer: what it
+// can talk about instead.
+func unknownTopic(lines map[string]string) string {
+	var topics []string
+	if lines["quest"] != "" || lines["rumour"] != "" {
+		topics = append(topics, "the trouble hereabouts (ask about work or news)")
+	}
+	if lines["trade"] != "" {
+		topics = append(topics, "what I have for sale")
+	}
+	if len(topics) == 0 {
+		return "I know nothing of that, friend."
+	}
+	return "I know nothing of that. Ask me about " + strings.Join(topics, ", or ") + "."
 }

@@ -30,6 +30,9 @@ func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) agent.ToolCa
 			} `json:"items"`
 		}](inv).Items
 		if len(stock) == 0 {
+			if n.Kind != "merchant" {
+				return t.respond(fmt.Sprintf("%s is no merchant and has nothing to sell; look for a trader's stall or cart.", n.Name), t.hints())
+			}
 			return t.respond(fmt.Sprintf("%s spreads empty hands: nothing left to sell.", n.Name), t.hints())
 		}
 		pick, best := stock[0].InstanceID, 0

@@ -39,6 +39,37 @@ function diceNotation(d) {
   return n;
 }
 
+const signed = (n) => (n < 0 ? `− ${-n}` : `+ ${n}`);
+
+// diceLine reads a roll. An attack roll carries its target number
+// (`against`: the defence roll in d100, the armour class in d20) and its
+// `outcome`; a keep roll (advantage: 2d20kh1) its `kept` die. Then the line
+// reads on one line as: the kept die, the modifier, the total, the target
+// and HIT / MISS / CRIT / FUMBLE.
+function diceLine(d) {
+  const purpose = str(d.purpose);
+  const kept = typeof d.kept === 'number' && d.kept > 0 ? d.kept : 0;
+  const outcome = str(d.outcome);
+  if (!kept && !outcome) {
+    let t = `${str(d.roller)} rolls ${diceNotation(d)} = ${str(d.total)}`;
+    if (purpose) t += ` (${purpose})`;
+    return { text: t };
+  }
+  const rolls = (Array.isArray(d.rolls) ? d.rolls : []).filter((x) => typeof x === 'number');
+  const mod = typeof d.modifier === 'number' ? d.modifier : 0;
+  const why = purpose.replace(/ \((dis)?advantage\)$/, (m) => ', ' + m.slice(2, -1));
+  let t = `${str(d.roller)} rolls ${diceNotation(d)}${why ? ` (${why})` : ''}: `;
+  t += kept ? `keeps ${kept} of ${rolls.join(' and ')}` : rolls.join(' + ');
+  if (mod) t += ` ${signed(mod)}`;
+  t += ` = ${str(d.total)}`;
+  if (outcome) {
+    const label = /d20/.test(str(d.notation)) ? 'AC' : 'defence';
+    if (typeof d.against === 'number') t += ` vs ${label} ${d.against}`;
+    t += ` — ${outcome.toUpperCase()}`;
+  }
+  return { text: t, outcome };
+}
+
 function statusLine(d) {
   const parts = [];
   const added = asList(d.added);
@@ -50,9 +81,30 @@ function statusLine(d) {
   return { text: `${str(d.target)} ${parts.join(' and ')}` };
 }
 
+// rewardsText says who got what: "Tamsin gains 100 XP and 25 gold; Odo
+// gains 100 XP and 24 gold (Bren missed out). Dropped: Lantern."
+function rewardsText(rw) {
+  const shares = (Array.isArray(rw.shares) ? rw.shares : []).map(obj).map((s) => {
+    const got = [];
+    if (Number(s.xp) > 0) got.push(`${str(s.xp)} XP`);
+    if (Number(s.gold) > 0) got.push(`${str(s.gold)} gold`);
+    return `${str(s.name)} gains ${got.join(' and ')}`;
+  });
+  let t = shares.join('; ');
+  const missed = asList(rw.missed);
+  if (missed.length) t += ` (${missed.join(', ')} missed out)`;
+  if (t) t += '.';
+  const loot = asList(rw.loot);
+  if (loot.length) t += `${t ? ' ' : ''}Dropped: ${loot.join(', ')}.`;
+  const ups = asList(rw.level_ups);
+  if (ups.length) t += ` ${ups.join('. ')}!`;
+  return t.trim();
+}
+
 function combatEndedLine(d) {
   let t = 'Combat ends: ' + (outcomes[d.outcome] || str(d.outcome));
   const rw = obj(d.rewards);
+  if (Array.isArray(rw.shares)) return { text: `${t}. ${rewardsText(rw)}` };
   const parts = [];
   const xp = str(rw.xp);
   const gold = str(rw.gold);
@@ -63,9 +115,29 @@ function combatEndedLine(d) {
   return { text: t };
 }
 
+// placeName makes a readable place of a location id, for old events that
+// carry no name: "old_mill" → "the old mill".
+const placeName = (id) => 'the ' + id.replace(/[_-]+/g, ' ');
+
+// feeling reads a relationship value (-100..100) as people would say it.
+function feeling(v) {
+  if (v <= -60) return 'are now enemies';
+  if (v <= -20) return 'are now on bad terms';
+  if (v < 20) return 'are now neither friends nor foes';
+  if (v < 60) return 'are now on good terms';
+  return 'are now close friends';
+}
+
+const behaviours = {
+  following: 'now travels with the party',
+  hostile: 'turns hostile',
+  fleeing: 'flees',
+  idle: 'stays put',
+};
+
 // worldLine reads a `world` event by the key that says what changed.
 function worldLine(d, who) {
-  if (has(d.location)) return { text: `The party is now at ${str(d.name) || str(d.location)}.` };
+  if (has(d.location)) return { text: `The party is now at ${str(d.name) || placeName(str(d.location))}.` };
   if (has(d.inventory)) {
     const inv = obj(d.inventory);
     if (str(inv.added)) return { text: `${who(inv.character_id)} takes ${str(inv.added)}.` };
@@ -78,13 +150,14 @@ function worldLine(d, who) {
   }
   if (has(d.relationship)) {
     const r = obj(d.relationship);
-    return { text: `${str(r.a)} and ${str(r.b)}: relationship ${str(r.value)}.` };
+    return { text: `${str(r.a)} and ${str(r.b)} ${feeling(Number(r.value))}.` };
   }
+  if (has(d.equipped)) return { text: `${who(obj(d.equipped).character_id)} equips ${str(obj(d.equipped).item)}.` };
   if (has(d.gold)) return { text: `${who(obj(d.gold).character_id)} now has ${str(obj(d.gold).gold)} gold.` };
   if (has(d.xp)) return { text: `${who(obj(d.xp).character_id)} gains ${str(obj(d.xp).gain)} XP.` };
-  if (has(d.behavior)) return { text: `${str(d.npc)} is now ${str(d.behavior)}.` };
+  if (has(d.behavior)) return { text: `${str(d.npc)} ${behaviours[str(d.behavior)] || 'is now ' + str(d.behavior)}.` };
   if (has(d.created)) return { text: `${str(d.npc)} appears.` };
-  if (has(d.npc_location)) return { text: `${str(d.npc)} moves to ${str(d.npc_location)}.` };
+  if (has(d.npc_location)) return { text: `${str(d.npc)} goes to ${str(d.location_name) || placeName(str(d.npc_location))}.` };
   if (has(d.new_location)) return { text: `A new place: ${str(d.name)}.` };
   return null;
 }
@@ -103,11 +176,8 @@ export function eventLine(ev, characterName = () => '') {
       return { who: str(d.name) || who(d.character_id), text: str(d.text) };
     case 'chat':
       return { who: str(d.name), text: str(d.text) };
-    case 'dice': {
-      let t = `${str(d.roller)} rolls ${diceNotation(d)} = ${str(d.total)}`;
-      if (str(d.purpose)) t += ` (${str(d.purpose)})`;
-      return { text: t };
-    }
+    case 'dice':
+      return diceLine(d);
     case 'damage':
       return { text: `${str(d.target)} takes ${str(d.amount)} damage (${str(d.hp)}/${str(d.max_hp)} HP)` };
     case 'heal':
@@ -118,6 +188,7 @@ export function eventLine(ev, characterName = () => '') {
       const order = (Array.isArray(d.initiative) ? d.initiative : [])
         .filter((e) => e && e.kind !== 'bookend')
         .map((e) => (str(e.initiative) ? `${str(e.name)} ${str(e.initiative)}` : str(e.name)));
+      if (d.combat_mode === 'free' || !order.some((o) => /\d/.test(o))) return { text: 'A fight breaks out!' };
       return { text: 'Combat begins! Initiative: ' + order.join(', ') };
     }
     case 'turn':
@@ -125,7 +196,7 @@ export function eventLine(ev, characterName = () => '') {
     case 'combat_ended':
       return combatEndedLine(d);
     case 'mode':
-      return { text: d.mode === 'combat' ? 'The table enters combat.' : 'The table returns to exploration.' };
+      return { text: d.mode === 'combat' ? 'The table enters combat.' : 'The table is exploring again.' };
     case 'world':
       return worldLine(d, who);
     case 'system':
@@ -133,6 +204,7 @@ export function eventLine(ev, characterName = () => '') {
     case 'combatant_joined':
       return { text: `${str(d.name)} joins the fight (initiative ${str(d.initiative)}).` };
     case 'player_joined':
+      if (d.role !== 'spectator' && str(d.character)) return { text: `${str(d.name)} joins the table as ${str(d.character)}.` };
       return { text: `${str(d.name)} joins the table${d.role === 'spectator' ? ' as a spectator' : ''}.` };
     case 'player_left':
       return { text: `${str(d.name)} leaves the table.` };

@@ -59,3 +59,39 @@ createForm.addEventListener('submit', async (e) => {
     btn.disabled = false;
   }
 });
+
+// The table list stays live without a reload: every few seconds (while the
+// page is visible) the seat, spectator and mode columns follow
+// GET /api/tables; a new or closed table shows a reload hint.
+const modeWord = (m) => (m === 'combat' ? 'fighting' : 'exploring');
+
+async function pollTables() {
+  if (document.hidden) return;
+  const body = document.querySelector('#tables tbody');
+  let list;
+  try {
+    const res = await fetch('/api/tables', { headers: { Accept: 'application/json' } });
+    if (!res.ok) return;
+    list = (await res.json()).tables || [];
+  } catch {
+    return;
+  }
+  const rows = new Map([...document.querySelectorAll('#tables tr[data-table-id]')].map((r) => [r.dataset.tableId, r]));
+  let changed = !body ? list.length > 0 : list.length !== rows.size;
+  for (const t of list) {
+    const r = rows.get(t.id);
+    if (!r) {
+      changed = true;
+      continue;
+    }
+    r.querySelector('.t-seats').textContent = `${t.seated}/${t.seats}`;
+    r.querySelector('.t-spectators').textContent = String(t.spectators);
+    const m = r.querySelector('.t-mode');
+    if (m) m.textContent = modeWord(t.mode);
+    const sit = r.querySelector('[data-action="sit"]');
+    if (sit) sit.hidden = t.seats > 0 && t.seated >= t.seats;
+  }
+  const note = $('tables-changed');
+  if (note) note.hidden = !changed;
+}
+setInterval(pollTables, 4000);

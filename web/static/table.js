@@ -53,7 +53,7 @@ function characterName(id) {
 function logItem(ev) {
   const l = eventLine(ev, characterName);
   if (!l) return null;
-  const li = el('li', { class: `ev ev-${ev.kind}`, 'data-seq': ev.seq });
+  const li = el('li', { class: `ev ev-${ev.kind}${l.outcome ? ' outcome-' + l.outcome : ''}`, 'data-seq': ev.seq });
   if (l.who) {
     li.append(el('strong', { class: 'who' }, l.who), el('span', { class: 'text' }, ': ' + l.text));
   } else {
@@ -108,14 +108,96 @@ function renderAction() {
   send.disabled = !enabled;
   text($('turn-hint'), connected ? hint : everConnected ? 'Reconnecting…' : 'Connecting…');
   page.classList.toggle('my-turn', ok && state.mode === 'combat');
+  signalTurn(isMyTurn());
 }
+
+// ---------- whose turn: the title, a sound, a notification ----------
+
+const baseTitle = document.title;
+let wasMyTurn = false;
+
+function isMyTurn() {
+  if (!seat || role !== 'player' || state.mode !== 'combat' || !state.combat || freeCombat()) return false;
+  const act = activeEntry();
+  return !!act && act.id === 'pc:' + seat;
+}
+
+const soundOn = () => localStorage.getItem('tavern.turnSound') === '1';
+
+function beep() {
+  try {
+    const ctx = new AudioContext();
+    const o = ctx.createOscillator();
+    const g = ctx.createGain();
+    o.frequency.value = 660;
+    g.gain.value = 0.08;
+    o.connect(g).connect(ctx.destination);
+    o.start();
+    o.stop(ctx.currentTime + 0.18);
+  } catch { /* no audio */ }
+}
+
+// signalTurn marks the moment it becomes your turn outside the action box:
+// the page title, a short sound if you turned it on, a notification if the
+// browser allows them and the page is not in front.
+function signalTurn(mine) {
+  document.title = mine ? `\u25b6 Your turn \u2014 ${baseTitle}` : baseTitle;
+  if (mine && !wasMyTurn) {
+    if (soundOn()) beep();
+    if (document.hidden && 'Notification' in window && Notification.permission === 'granted') {
+      try { new Notification('Your turn', { body: state.table ? state.table.name : '' }); } catch { /* not allowed here */ }
+    }
+  }
+  wasMyTurn = mine;
+}
+
+const soundBtn = $('turn-sound');
+if (soundBtn) {
+  const show = () => {
+    soundBtn.setAttribute('aria-pressed', soundOn() ? 'true' : 'false');
+    text(soundBtn, soundOn() ? 'Turn alert: on' : 'Turn alert: off');
+  };
+  soundBtn.addEventListener('click', () => {
+    localStorage.setItem('tavern.turnSound', soundOn() ? '0' : '1');
+    if (soundOn()) {
+      beep();
+      if ('Notification' in window && Notification.permission === 'default') Notification.requestPermission().catch(() => {});
+    }
+    show();
+  });
+  show();
+}
+
+// freeCombat: the table's combat style is free (combat_mode "narrative"):
+// no initiative turns, so no order and no active marker.
+const freeCombat = () => !!state.table && state.table.combat_mode === 'narrative';
 
 function renderMode() {
   const m = $('mode');
   const mode = state.mode || 'narrative';
-  text(m, mode);
+  text(m, mode === 'combat' ? 'fighting' : 'exploring');
   m.dataset.mode = mode;
   page.dataset.mode = mode;
+  const n = (state.table && state.table.spectators) || 0;
+  text($('spectators'), `${n} watching`);
+}
+
+// renderCombatBar fills the compact combat bar (shown on small screens
+// while a fight runs): the round, whose turn, your HP.
+function renderCombatBar() {
+  const bar = $('combat-bar');
+  if (!bar) return;
+  const cb = state.combat;
+  bar.hidden = !(cb && state.mode === 'combat');
+  if (bar.hidden) return;
+  text($('cb-round'), String(cb.round));
+  const act = activeEntry();
+  let turn = 'Free combat: act any time';
+  if (!freeCombat()) turn = act ? (isMyTurn() ? 'Your turn!' : `${act.name}'s turn`) : '';
+  text($('cb-turn'), turn);
+  bar.classList.toggle('mine', isMyTurn());
+  const c = me();
+  text($('cb-hp'), c ? `${c.name} ${hpText(c.hp, c.max_hp)} HP` : '');
 }
 
 const isOut = (st) => (st || []).some((s) => s === 'dead' || s === 'unconscious' || s === 'fled');
@@ -126,14 +208,17 @@ function renderInitiative() {
   const ol = $('initiative');
   const act = activeEntry();
   const items = [];
+  const free = freeCombat();
+  ol.classList.toggle('free', free);
   for (const e of (cb && cb.initiative) || []) {
-    const active = act && act.id === e.id;
+    if (free && e.kind === 'bookend') continue;
+    const active = !free && act && act.id === e.id;
     const li = el('li', {
       'data-entry': e.id,
       class: `entry kind-${e.kind}${active ? ' active' : ''}${isOut(e.statuses) ? ' out' : ''}`,
       'aria-current': active ? 'true' : null,
     }, el('span', { class: 'e-name' }, e.name));
-    if (e.initiative !== undefined && e.initiative !== null) li.append(el('span', { class: 'e-init', title: 'initiative' }, String(e.initiative)));
+    if (!free && e.initiative !== undefined && e.initiative !== null) li.append(el('span', { class: 'e-init', title: 'initiative' }, String(e.initiative)));
     if (e.hp !== undefined && e.hp !== null && e.max_hp !== undefined && e.max_hp !== null) li.append(el('span', { class: 'e-hp' }, hpText(e.hp, e.max_hp) + ' HP'));
     if (e.statuses && e.statuses.length) li.append(el('span', { class: 'e-status' }, e.statuses.join(', ')));
     items.push(li);
@@ -149,9 +234,12 @@ function hpMeter(hp, max) {
 }
 
 function renderParty() {
+  const online = new Set(state.online || []);
   const items = (state.party || []).map((c) => {
+    c = { ...c, online: online.has(c.seat) };
     const li = el('li', { 'data-character': c.id, 'data-seat': c.seat },
       el('div', { class: 'row' },
+        el('span', { class: `c-online${c.online ? ' on' : ''}`, title: c.online ? 'online' : 'not connected', 'aria-label': c.online ? 'online' : 'not connected' }, c.online ? '\u25cf' : '\u25cb'),
         el('span', { class: 'c-name' }, c.name),
         el('span', { class: 'c-class' }, `${c.class} ${c.level}`),
         el('span', { class: 'c-hp' }, hpText(c.hp, c.max_hp))),
@@ -174,35 +262,56 @@ function renderSheet() {
   const eq = c.equipped || {};
   const st = c.stats || {};
   const row = (label, field, value) => [el('dt', null, label), el('dd', { 'data-field': field }, value)];
+  const defence = c.ac ? `AC ${c.ac}` : `absorbs ${c.absorption || 0} damage`;
   const dl = el('dl', { class: 'sheet' },
     ...row('Class', 'class', c.class),
     ...row('Level', 'level', String(c.level)),
-    ...row('XP', 'xp', String(c.xp)),
+    ...row('XP', 'xp', c.xp_next ? `${c.xp} / ${c.xp_next} (level ${c.level + 1})` : String(c.xp)),
     ...row('HP', 'hp', hpText(c.hp, c.max_hp)),
     ...row('Gold', 'gold', String(c.gold)),
     ...row('Weapon', 'weapon', (eq.weapon && eq.weapon.name) || ''),
     ...row('Armour', 'armour', (eq.armour && eq.armour.name) || ''),
+    ...row('Defence', 'defence', defence),
     ...row('Stats', 'stats', `STR ${st.str} · AGI ${st.agi} · CON ${st.con} · INT ${st.int} · WIS ${st.wis} · CHA ${st.cha}`),
     ...(c.statuses && c.statuses.length ? row('Status', 'statuses', c.statuses.join(', ')) : []));
-  const inv = (c.inventory || []).map((it) => el('li', null, it.name));
+  const inv = (c.inventory || []).map((it) => {
+    const li = el('li', { 'data-item': it.id }, el('span', { class: 'i-name' }, it.name));
+    for (const b of it.buffs || []) li.append(el('span', { class: 'tag buff', title: 'buff' }, '+ ' + b));
+    for (const f of it.flaws || []) li.append(el('span', { class: 'tag flaw', title: 'flaw' }, '\u2212 ' + f));
+    if (it.equipped) li.append(el('span', { class: 'tag follow' }, 'equipped'));
+    const acts = el('span', { class: 'i-acts' });
+    const verbs = [];
+    if ((it.category === 'weapon' || it.category === 'armour') && !it.equipped) verbs.push('equip');
+    if (it.category === 'consumable') verbs.push('use');
+    verbs.push('drop');
+    for (const verb of verbs) {
+      acts.append(el('button', { type: 'button', class: 'chip small', 'data-fill': `${verb} ${it.name}` }, verb));
+    }
+    li.append(acts);
+    return li;
+  });
   if (!inv.length) inv.push(el('li', { class: 'muted' }, 'nothing'));
   box.replaceChildren(el('h2', null, c.name), dl, el('h3', null, 'Inventory'), el('ul', { class: 'inventory', 'data-field': 'inventory' }, ...inv));
 }
 
 function renderLocation() {
   const l = state.location || {};
-  const exits = (l.exits || []).map((e) => el('li', { 'data-to': e.to }, e.name || e.to));
+  const fill = (label, action) => el('button', { type: 'button', class: 'fill', 'data-fill': action, title: action }, label);
+  const exits = (l.exits || []).map((e) => el('li', { 'data-to': e.to }, fill(e.name || e.to, `go to ${e.name || e.to}`)));
   if (!exits.length) exits.push(el('li', { class: 'muted' }, 'none'));
   const here = [];
   for (const n of state.npcs || []) {
-    const li = el('li', { 'data-npc': n.id, class: n.hostile ? 'hostile' : null }, el('span', { class: 'n-name' }, n.name));
+    const dead = (n.statuses || []).includes('dead');
+    const li = el('li', { 'data-npc': n.id, class: n.hostile ? 'hostile' : null },
+      dead ? el('span', { class: 'n-name' }, n.name) : fill(n.name, n.hostile ? `attack ${n.name}` : `talk to ${n.name}`));
+    li.firstChild.classList.add('n-name');
     if (n.hostile) li.append(el('span', { class: 'tag' }, 'hostile'));
     if (n.behavior === 'following') li.append(el('span', { class: 'tag follow' }, 'with the party'));
     if (n.hp !== undefined && n.hp !== null && n.max_hp !== undefined && n.max_hp !== null) li.append(el('span', { class: 'n-hp' }, hpText(n.hp, n.max_hp) + ' HP'));
     if (n.statuses && n.statuses.length) li.append(el('span', { class: 'n-status' }, n.statuses.join(', ')));
     here.push(li);
   }
-  for (const it of l.items || []) here.push(el('li', { 'data-item': it.id, class: 'item' }, it.name));
+  for (const it of l.items || []) here.push(el('li', { 'data-item': it.id, class: 'item' }, fill(it.name, `take ${it.name}`)));
   if (!here.length) here.push(el('li', { class: 'muted' }, 'nobody, nothing'));
   $('location').replaceChildren(
     el('h2', { id: 'location-name' }, l.name || ''),
@@ -227,9 +336,42 @@ function renderQuests() {
   box.replaceChildren(el('h2', null, 'Quests'), el('ul', { class: 'quests' }, ...items));
 }
 
+// ---------- hints: the DM's suggestions as chips ----------
+
+let hints = [];
+
+function lastHints(events) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const ev = events[i];
+    if (ev.kind === 'action') return [];
+    if (ev.kind === 'narration') return asList((ev.data || {}).hints);
+  }
+  return [];
+}
+
+function renderHints() {
+  const box = $('hints');
+  if (!box) return;
+  box.replaceChildren(...hints.map((h) => el('button', { type: 'button', class: 'chip', 'data-fill': h }, h)));
+  box.hidden = !hints.length;
+}
+
+// Any [data-fill] button (a hint, an exit, an NPC, an item, an item's
+// equip/use/drop) puts its words in the action box, ready to send.
+page.addEventListener('click', (e) => {
+  const b = e.target.closest('[data-fill]');
+  if (!b) return;
+  const box = $('action-text');
+  if (!box) return;
+  box.value = b.dataset.fill;
+  box.focus();
+});
+
 function renderAll() {
   renderQuests();
   renderMode();
+  renderCombatBar();
+  renderHints();
   renderInitiative();
   renderParty();
   renderSheet();
@@ -350,6 +492,8 @@ function applyEvent(ev) {
 // derive) trigger a fresh snapshot over HTTP.
 const refreshKinds = new Set(['narration', 'damage', 'heal', 'status', 'combat_started', 'turn', 'combat_ended',
   'mode', 'world', 'player_joined', 'player_left', 'system', 'combatant_joined']);
+// Who is online changes without an event: a quiet refresh now and then.
+setInterval(() => { if (!document.hidden) scheduleRefresh(); }, 20000);
 // The turn timer's countdown ticks in the action hint.
 setInterval(() => { if (state.deadline) renderAction(); }, 1000);
 let refreshTimer = 0;
@@ -398,6 +542,8 @@ function onEvent(ev) {
     return;
   }
   lastSeq = ev.seq;
+  if (ev.kind === 'action') hints = [];
+  if (ev.kind === 'narration') hints = asList((ev.data || {}).hints);
   applyEvent(ev);
   appendLog(ev);
   renderAll();
@@ -634,6 +780,41 @@ window.addEventListener('pageshow', (e) => {
   if (e.persisted && !ws) connect(); // back from the bfcache
 });
 
+// ---------- load earlier ----------
+
+const earlierBtn = $('load-earlier');
+let firstSeq = (state.recent && state.recent.length) ? state.recent[0].seq : 0;
+
+function renderEarlier() {
+  if (earlierBtn) earlierBtn.hidden = !(firstSeq > 1);
+}
+
+// loadEarlier pages back through GET /events: the 50 events before the
+// first one the log shows, put on top without moving what you read.
+async function loadEarlier() {
+  if (!(firstSeq > 1)) return;
+  const since = Math.max(0, firstSeq - 51);
+  earlierBtn.disabled = true;
+  try {
+    const res = await fetch(`/api/tables/${encodeURIComponent(tableId)}/events?since=${since}&limit=${firstSeq - 1 - since}`);
+    if (!res.ok) throw new Error(`${res.status}`);
+    const pg = await res.json();
+    const evs = (pg.events || []).filter((ev) => ev.seq < firstSeq);
+    const before = logEl.scrollHeight;
+    logEl.prepend(...evs.map(logItem).filter(Boolean));
+    logEl.scrollTop += logEl.scrollHeight - before;
+    firstSeq = evs.length ? evs[0].seq : 1;
+  } catch (err) {
+    showError('Could not load earlier events: ' + err.message);
+  } finally {
+    earlierBtn.disabled = false;
+    renderEarlier();
+  }
+}
+if (earlierBtn) earlierBtn.addEventListener('click', loadEarlier);
+
+hints = lastHints(state.recent || []);
+renderEarlier();
 logEl.replaceChildren(...(state.recent || []).map(logItem).filter(Boolean));
 logEl.scrollTop = logEl.scrollHeight;
 renderAll();

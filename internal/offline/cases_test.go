@@ -1,0 +1,129 @@
+package offline_test
+
+import (
+	"strings"
+	"testing"
+
+	"tavern/internal/agent"
+	"tavern/internal/engine"
+)
+
+// The offline narrator cases of issue 13 (what every new user meets
+// first).
+
+func TestOfflinePotionOutsideCombatHeals(t *testing.T) {
+	g := newGame(t)
+	aldric := g.st.Party[0]
+	g.play(agent.TurnPlayer, aldric, "I go to Market Lane")
+	aldric.Gold = 100
+	g.play(agent.TurnPlayer, aldric, "I buy a potion from Tobin")
+	if !hasItem(g, aldric, "Healing potion") {
+		t.Fatalf("no potion bought: %q", g.log[len(g.log)-1])
+	}
+	aldric.HP = 3
+	potions := countItems(g, aldric, "Healing potion")
+	res := g.play(agent.TurnPlayer, aldric, "I drink the healing potion")
+	if aldric.HP <= 3 || countItems(g, aldric, "Healing potion") != potions-1 || !strings.Contains(res.Output.Narration, "HP") {
+		t.Fatalf("drinking a potion outside combat: HP %d, potions %d -> %d; %q", aldric.HP, potions, countItems(g, aldric, "Healing potion"), res.Output.Narration)
+	}
+}
+
+func TestOfflineBuyAPotionBuysAPotion(t *testing.T) {
+	g := newGame(t)
+	aldric := g.st.Party[0]
+	g.play(agent.TurnPlayer, aldric, "I go to Market Lane")
+	aldric.Gold = 100
+	res := g.play(agent.TurnPlayer, aldric, "buy a potion")
+	if !hasItem(g, aldric, "Healing potion") || !strings.Contains(strings.ToLower(res.Output.Narration), "potion") {
+		t.Fatalf("buy a potion: %q; inventory %v", res.Output.Narration, itemNames(g, aldric))
+	}
+}
+
+func TestOfflineUnknownTopicSaysWhatTheNPCKnows(t *testing.T) {
+	g := newGame(t)
+	aldric := g.st.Party[0]
+	g.play(agent.TurnPlayer, aldric, "I go to the Crooked Lantern inn")
+	first := g.play(agent.TurnPlayer, aldric, "ask Maren about the weather in distant lands").Output.Narration
+	second := g.play(agent.TurnPlayer, aldric, "ask Maren about her favourite colour").Output.Narration
+	if !strings.Contains(second, "Maren") || !strings.Contains(strings.ToLower(second), "ask") {
+		t.Errorf("an unknown topic should say what Maren can talk about: %q", second)
+	}
+	t.Logf("first: %q\nsecond: %q", first, second)
+}
+
+func TestOfflineArrivalWithoutBackstory(t *testing.T) {
+	g := newGame(t)
+	res := g.play(agent.TurnStart, g.st.Party[0], "")
+	t.Logf("start: %q", res.Output.Narration)
+	if !strings.Contains(res.Output.Narration, "Aldric") {
+		t.Errorf("a character without a backstory still gets an arrival line: %q", res.Output.Narration)
+	}
+}
+
+func TestCommonClassNames(t *testing.T) {
+	for name, want := range map[string]string{"fighter": "warrior", "Wizard": "mage", "thief": "rogue", "priest": "cleric"} {
+		g := newGame(t)
+		c, err := g.st.AddCharacter(g.dice, "c9", "9", "p", engine.NewCharacterSpec{Name: "Odo", Class: name})
+		if err != nil || c.Class != want {
+			t.Errorf("class %q: %v, %v; want %s", name, c, err, want)
+		}
+	}
+}
+
+func countItems(g *game, c *engine.Character, name string) int {
+	n := 0
+	for _, it := range g.st.Inventory(c.ID) {
+		if it.Name == name {
+			n++
+		}
+	}
+	return n
+}
+
+func hasItem(g *game, c *engine.Character, name string) bool {
+	for _, it := range g.st.Inventory(c.ID) {
+		if it.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func itemNames(g *game, c *engine.Character) []string {
+	var out []string
+	for _, it := range g.st.Inventory(c.ID) {
+		out = append(out, it.Name)
+	}
+	return out
+}
+
+// A backstory heirloom weapon is made with its buff and equipped: the
+// sheet names it, and the rules use its weapon.
+func TestOfflineHeirloomEquipped(t *testing.T) {
+	g := newGame(t)
+	aldric := g.st.Party[0]
+	aldric.Weapon = "dagger"
+	g.play(agent.TurnStart, aldric, "I carry my father's old sword.")
+	it := g.st.WieldedItem(aldric, "weapon")
+	if it == nil || !strings.Contains(strings.ToLower(it.Name), "sword") || len(it.Buffs) == 0 || aldric.Weapon != "longsword" {
+		t.Fatalf("heirloom wielded: %+v, weapon %s; inventory %v", it, aldric.Weapon, itemNames(g, aldric))
+	}
+}
+
+// "buy a potion" where nobody sells says so, rather than buying whatever
+// comes first.
+func TestOfflineBuyWhereNobodySells(t *testing.T) {
+	for _, where := range []string{"", "I go to the Crooked Lantern inn"} {
+		g := newGame(t)
+		a := g.st.Party[0]
+		a.Gold = 100
+		if where != "" {
+			g.play(agent.TurnPlayer, a, where)
+		}
+		before := len(g.st.Inventory(a.ID))
+		res := g.play(agent.TurnPlayer, a, "buy a potion")
+		if len(g.st.Inventory(a.ID)) != before || a.Gold != 100 || !strings.Contains(res.Output.Narration, "merchant") {
+			t.Errorf("%q then buy a potion: %q; gold %d", where, res.Output.Narration, a.Gold)
+		}
+	}
+}
