@@ -37,6 +37,8 @@ func (c *Character) clone() *Character {
 func (g Game) clone() Game {
 	g.Queue = slices.Clone(g.Queue)
 	g.Started = slices.Clone(g.Started)
+	g.Scaled = slices.Clone(g.Scaled)
+	g.Wielded = maps.Clone(g.Wielded)
 	if g.Combat != nil {
 		cb := *g.Combat
 		cb.Order = slices.Clone(cb.Order)
@@ -50,6 +52,8 @@ func (g Game) clone() Game {
 		r.Loot = slices.Clone(r.Loot)
 		r.Defeated = slices.Clone(r.Defeated)
 		r.LevelUps = slices.Clone(r.LevelUps)
+		r.Shares = slices.Clone(r.Shares)
+		r.Missed = slices.Clone(r.Missed)
 		g.LastCombatResult = &r
 	}
 	return g

@@ -61,8 +61,10 @@ func fullState(tb testing.TB) *engine.State {
 	cb.Effects = append(cb.Effects, engine.Effect{Name: "poison", Entry: "pc:1", Rounds: 2, Tick: "damage", Dice: "1d4"})
 	st.Game.Previous = "road"
 	st.Game.Started = []string{"c1"}
+	st.Game.Wielded = map[string]string{"c1:weapon": "c1-kit-1"}
 	st.Game.LastCombatResult = &engine.CombatResult{CombatID: "x", Outcome: "victory", Loot: []string{"a"},
-		Defeated: []string{"b"}, LevelUps: []string{"c1"}, Summary: "won"}
+		Defeated: []string{"b"}, LevelUps: []string{"c1"}, Summary: "won",
+		Shares: []engine.RewardShare{{Name: "Aldric", XP: 10, Gold: 2}}, Missed: []string{"Cora"}}
 	st.RNG = d.State()
 	return st
 }
