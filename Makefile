@@ -13,6 +13,7 @@ build:
 
 test: vet lint
 	$(GO) test -race ./...
+	$(GO) test -run TestEncounterBalance -v ./internal/offline
 	node --test web/static/
 
 vet:

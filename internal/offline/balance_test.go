@@ -23,6 +23,9 @@ func TestEncounterBalance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 1600 fights")
 	}
+	if raceBuild {
+		t.Skip("one goroutine and 1600 fights: make test runs it without -race")
+	}
 	lib, err := adventures.Load()
 	if err != nil {
 		t.Fatal(err)
