@@ -56,8 +56,13 @@ func TestFanoutAgainstTavern(t *testing.T) {
 // TestFanoutAgainstAnchor runs the anchor mode against a stand-in for the
 // chat example: POST /publish sends the body to every /subscribe socket.
 func TestFanoutAgainstAnchor(t *testing.T) {
+	const sockets = 10
 	var mu sync.Mutex
 	var subs []*websocket.Conn
+	// A client's dial returns when the handshake is written, before the
+	// handler below registers the socket: publishing waits for all of them
+	// so that a frame is never sent before its subscriber is listed.
+	all := make(chan struct{})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/subscribe", func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
@@ -66,11 +71,19 @@ func TestFanoutAgainstAnchor(t *testing.T) {
 		}
 		mu.Lock()
 		subs = append(subs, c)
+		if len(subs) == sockets {
+			close(all)
+		}
 		mu.Unlock()
 		c.CloseRead(context.Background())
 	})
 	mux.HandleFunc("POST /publish", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		select {
+		case <-all:
+		case <-r.Context().Done():
+			return
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		for _, c := range subs {
