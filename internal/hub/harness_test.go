@@ -35,6 +35,8 @@ type env struct {
 	players map[string]*engine.Player // token → player
 	model   agent.Model
 	seed    uint64
+	// tune, if set, adjusts the hub's config at every open (a test's clock).
+	tune func(*hub.Config)
 }
 
 type tlogWriter struct{ t *testing.T }
@@ -80,11 +82,15 @@ func (e *env) open() {
 	}
 	log := slog.New(slog.NewTextHandler(tlogWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	seed := e.seed
-	h := hub.New(hub.Config{
+	cfg := hub.Config{
 		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: &agent.Runner{Narrative: e.model, Combat: e.model}, Log: log,
 		Seed: func() uint64 { return seed }, ShutdownGrace: 2 * time.Second,
-	})
+	}
+	if e.tune != nil {
+		e.tune(&cfg)
+	}
+	h := hub.New(cfg)
 	if err := h.Start(ctx); err != nil {
 		e.t.Fatal(err)
 	}

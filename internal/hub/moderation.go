@@ -115,25 +115,7 @@ func (h *Hub) EndCombat(ctx context.Context, id string) error {
 		if t.job != nil {
 			return engine.Errorf(engine.ECONFLICT, "A turn is being resolved; pause the table and try again when it ends.")
 		}
-		next := t.st.Clone()
-		next.Game.Combat.Ending = "" // the operator's outcome, whatever the fight's state
-		_, evs, err := next.EndCombat(engine.OutcomeErrorAbort, "The operator ended the fight.")
-		if err != nil {
-			return err
-		}
-		if err := t.audit(ctx, "end_combat", "The operator ended the fight.", store.Commit{State: next, Events: evs}); err != nil {
-			return err
-		}
-		t.st = next
-		for k := range t.tried {
-			if !t.isAction(k) {
-				delete(t.tried, k) // the DM's failed fight turns are moot
-			}
-		}
-		t.hold = t.h.cfg.Now()
-		t.updateSummary()
-		t.maybeStart()
-		return nil
+		return t.abortCombat(ctx, auditEvent("end_combat", "The operator ended the fight."), "The operator ended the fight.")
 	})
 }
 

@@ -26,6 +26,9 @@ type Store interface {
 	Commit(ctx context.Context, c store.Commit) error
 	// Events returns up to limit events with seq > since, in order.
 	Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error)
+	// ActionByClientID returns the life of the action a player sent at a
+	// table under a client id, open or closed, and whether there is one.
+	ActionByClientID(ctx context.Context, tableID, playerID, clientID string) (store.ActionLife, bool, error)
 	MemoryStore
 	AdminStore
 }

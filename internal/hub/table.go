@@ -53,8 +53,10 @@ type table struct {
 	job   *job
 	// sinceJob replays seat changes made while a job ran onto its result.
 	sinceJob []func(st *engine.State)
-	// hold delays the next turn after a failure (backoff).
-	hold time.Time
+	// hold delays the next turn after a failure (backoff); holdGen tells
+	// the latest hold's alarm from older ones (holdFor).
+	hold    time.Time
+	holdGen int
 	// timer resolves an absent player's tactical turn (timer.go).
 	timer    *alarm
 	timerKey string
@@ -454,7 +456,7 @@ func (t *table) freeSeat(ctx context.Context, s engine.Seat, p engine.Player, ex
 			evs = append(evs, turnEvent(next))
 		}
 	}
-	if err := t.commit(ctx, store.Commit{State: next, RemoveSeat: s.Seat, Events: evs, Resolve: drop}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+	if err := t.commit(ctx, store.Commit{State: next, RemoveSeat: s.Seat, Events: evs, Abandon: drop}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
 		return fmt.Errorf("leave %s: %w", t.id, err)
 	}
 	t.st = next
@@ -504,52 +506,71 @@ outer:
 
 // act handles a player's `act` frame; it returns the ack status or an
 // error code and message.
+//
+// Its answers are true (issue 11): the same act sent again is acked again,
+// also once it was applied (answerRetry), and the one the DM gave up on is
+// played again; a new act while the DM has given up on the player's
+// previous one replaces it: that one is abandoned, in the same commit, with
+// a `system` event naming it, and the new one is played.
 func (t *table) act(ctx context.Context, c *client, clientID, text string) (string, error) {
+	refuse := func(err error) (string, error) { return t.answerRetry(ctx, c.player.ID, clientID, err) }
 	if t.paused || t.closed {
-		return "", protoErr(CodeUnavailable, "The operator has paused this table; actions wait until it resumes.")
+		return refuse(protoErr(CodeUnavailable, "The operator has paused this table; actions wait until it resumes."))
 	}
 	s, ok := t.seatOf(c.player.ID)
 	if !ok {
-		return "", protoErr(CodeNotSeated, "You have no seat at this table.")
+		return refuse(protoErr(CodeNotSeated, "You have no seat at this table."))
 	}
 	for _, a := range t.pending {
 		if a.PlayerID == c.player.ID && a.ClientID == clientID {
+			if t.gaveUp(a.ID) {
+				// The same act again: the DM tries it once more.
+				t.tried[a.ID] = 0
+				t.setLife(a.ID, store.ActionPending, "")
+				t.maybeStart()
+			}
 			return t.ackStatus(a), nil // a retried act is not applied twice
+		}
+	}
+	var stale *engine.PendingAction
+	for i := range t.pending {
+		if a := &t.pending[i]; a.PlayerID == c.player.ID {
+			if !t.gaveUp(a.ID) {
+				return refuse(protoErr(CodeBusy, "Your previous action is still waiting to be resolved."))
+			}
+			stale = a
 		}
 	}
 	ch := t.st.CharacterBySeat(s.Seat)
 	if ch == nil {
-		return "", protoErr(CodeNotSeated, "Your character has left the table.")
+		return refuse(protoErr(CodeNotSeated, "Your character has left the table."))
 	}
 	if !ch.Conscious() {
-		return "", protoErr(CodeDead, ch.Name+" is unconscious and cannot act.")
-	}
-	for _, a := range t.pending {
-		if a.PlayerID == c.player.ID {
-			// A failed action waits for its player: acting again retries it.
-			if t.tried[a.ID] >= maxAttempts {
-				t.tried[a.ID] = 0
-				t.maybeStart()
-				return "queued", nil
-			}
-			return "", protoErr(CodeBusy, "Your previous action is still waiting to be resolved.")
-		}
+		return refuse(protoErr(CodeDead, ch.Name+" is unconscious and cannot act."))
 	}
 	if cb := t.st.Game.Combat; cb != nil && t.meta.Config.CombatMode == engine.CombatTactical {
 		cur := cb.Current()
 		if cur.Entry != engine.PCEntry(s.Seat) || cb.Ending != "" {
-			return "", protoErr(CodeNotYourTurn, fmt.Sprintf("It is %s's turn.", cur.Name))
+			return refuse(protoErr(CodeNotYourTurn, fmt.Sprintf("It is %s's turn.", cur.Name)))
 		}
 	}
 	a := engine.PendingAction{ID: newID("a"), PlayerID: c.player.ID, CharacterID: ch.ID, Seat: s.Seat, ClientID: clientID,
 		Text: text, Status: engine.ActionPending, CreatedAt: t.h.cfg.Now().UTC()}
-	ev := engine.ActionEvent(a, ch.Name)
-	err := t.commit(ctx, store.Commit{AddPending: &a, Events: []engine.Event{ev}}, fmt.Sprintf("t%d", t.st.Game.Turn+1))
+	commit := store.Commit{AddPending: &a}
+	if stale != nil {
+		commit.Abandon = []string{stale.ID}
+		commit.Events = append(commit.Events, abandonedEvent(*stale, "replaced by "+ch.Name+"'s new action"))
+	}
+	commit.Events = append(commit.Events, engine.ActionEvent(a, ch.Name))
+	err := t.commit(ctx, commit, fmt.Sprintf("t%d", t.st.Game.Turn+1))
 	if engine.ErrorCode(err) == engine.ECONFLICT {
-		return "accepted", nil // already stored and played before a restart
+		return refuse(err) // already stored (and maybe played) before a restart
 	}
 	if err != nil {
 		return "", err
+	}
+	if stale != nil {
+		t.drop(stale.ID)
 	}
 	t.pending = append(t.pending, a)
 	t.life[a.ID] = &store.ActionLife{ActionID: a.ID, State: store.ActionPending}
@@ -559,6 +580,57 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string) (stri
 	}
 	t.maybeStart()
 	return status, nil
+}
+
+// answerRetry answers an act that is refused with err, or whose client id
+// is taken: if the player already sent this very act, the answer is about
+// that one. Applied, or still waiting: acked again, so a client that lost
+// its ack learns its action happened (or will); abandoned: refused with
+// code abandoned. Otherwise err stands.
+func (t *table) answerRetry(ctx context.Context, playerID, clientID string, err error) (string, error) {
+	l, found, lerr := t.h.cfg.Store.ActionByClientID(ctx, t.id, playerID, clientID)
+	if lerr != nil {
+		t.log.Warn("look up a retried act", "player", playerID, "err", lerr)
+		return "", err
+	}
+	switch {
+	case !found:
+		return "", err
+	case l.State == store.ActionAbandoned:
+		return "", protoErr(CodeAbandoned, "This action was abandoned without being played.")
+	case l.State == store.ActionResolved:
+		return "accepted", nil
+	default:
+		return "queued", nil
+	}
+}
+
+// gaveUp reports whether the DM gave up on the open action id after its
+// attempts: it waits for its player (or the turn timer).
+func (t *table) gaveUp(id string) bool { return t.tried[id] >= maxAttempts }
+
+// drop forgets an open action closed by a commit.
+func (t *table) drop(id string) {
+	t.pending = filterPending(t.pending, []string{id})
+	delete(t.tried, id)
+	delete(t.life, id)
+}
+
+// CodeAbandoned is the code of the `system` event that tells a player
+// their action was dropped without being played, and of the error that
+// answers a retry of it.
+const CodeAbandoned = "abandoned"
+
+// abandonedEvent tells the table that action a is abandoned, and why.
+func abandonedEvent(a engine.PendingAction, why string) engine.Event {
+	text := a.Text
+	if r := []rune(text); len(r) > 80 {
+		text = string(r[:80]) + "…"
+	}
+	ev := engine.SystemEvent(CodeAbandoned, fmt.Sprintf("The action %q was abandoned without being played: %s.", text, why))
+	ev.Data["action_id"] = a.ID
+	ev.Data["player_id"] = a.PlayerID
+	return ev
 }
 
 func (t *table) ackStatus(a engine.PendingAction) string {
@@ -783,9 +855,9 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		if runErr == nil {
 			t.st = st
 			if j.action != nil {
-				t.pending = filterPending(t.pending, []string{j.action.ID})
-				delete(t.tried, j.action.ID)
-				delete(t.life, j.action.ID)
+				t.drop(j.action.ID)
+			} else {
+				t.forgetDMFailures()
 			}
 		}
 	}
@@ -801,47 +873,150 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 	t.maybeStart()
 }
 
-// failed handles a turn that could not finish: nothing of it was committed;
-// the table is told, the action stays pending, and the turn is retried
-// with backoff (then waits for its player to act again).
+// failed handles a turn that could not finish: nothing of it was committed.
+// A player's action is retried with backoff, then waits for its player
+// (act again: retried; act anew: replaced) or, on a tactical turn, for the
+// turn timer. A DM turn is retried with exponential backoff, and after
+// dmMaxFailures failures in a row the fight ends with error_abort. The
+// table hears of each change of state, not of every attempt.
 func (t *table) failed(ctx context.Context, j *job, err error) {
 	if t.h.ctx.Err() != nil {
 		return // shutting down: the action stays pending for the restart
 	}
-	key := "dm:" + j.kind
-	if j.action != nil {
-		key = j.action.ID
+	t.lastError = errText(err)
+	if j.action == nil {
+		t.dmFailed(ctx, j, err)
+		return
 	}
+	a := j.action
+	t.tried[a.ID]++
+	n := t.tried[a.ID]
+	t.log.Warn("turn failed", "turn", j.turnNo, "kind", j.kind, "action", a.ID, "attempt", n, "err", err)
+	if l := t.life[a.ID]; l != nil {
+		l.Attempts++
+	}
+	t.setLife(a.ID, store.ActionFailed, t.lastError)
+	var msg string
+	switch {
+	case n == 1:
+		msg = "The DM could not resolve the turn; it will be retried."
+	case n >= maxAttempts:
+		msg = fmt.Sprintf("The DM is unavailable and gave up on the action after %d attempts. Send it again to retry it, or act anew to replace it.", n)
+		if t.waitingPC() == a.Seat && t.turnTimeout() > 0 {
+			msg += fmt.Sprintf(" If nobody acts within %ds, the turn passes.", t.meta.Config.TurnTimeoutS)
+		}
+	}
+	if msg != "" {
+		ev := engine.SystemEvent(CodeUnavailable, msg)
+		ev.Data["action_id"] = a.ID
+		ev.Data["attempts"] = n
+		t.tell(ctx, ev, j.turnNo)
+	}
+	if n < maxAttempts {
+		t.holdFor(time.Duration(n*n) * time.Second)
+	}
+}
+
+const (
+	// dmMaxFailures is how many times in a row a DM turn of a fight may
+	// fail before the fight ends with error_abort.
+	dmMaxFailures = 5
+	// dmBackoffMax caps the wait before a failed DM turn is retried.
+	dmBackoffMax = 30 * time.Second
+)
+
+// dmBackoff is the wait after the n-th failure in a row of a DM turn:
+// 1 s, 2 s, 4 s… at most dmBackoffMax.
+func dmBackoff(n int) time.Duration {
+	if n > 6 {
+		return dmBackoffMax
+	}
+	return min(dmBackoffMax, time.Second<<(n-1))
+}
+
+// dmFailed handles a failed DM turn (bookend, NPC, forced resolution).
+func (t *table) dmFailed(ctx context.Context, j *job, err error) {
+	key := "dm:" + j.kind
 	t.tried[key]++
 	n := t.tried[key]
 	t.log.Warn("turn failed", "turn", j.turnNo, "kind", j.kind, "attempt", n, "err", err)
-	t.lastError = errText(err)
-	if j.action != nil {
-		if l := t.life[j.action.ID]; l != nil {
-			l.Attempts++
+	if n >= dmMaxFailures && t.st.Game.Combat != nil {
+		msg := fmt.Sprintf("The DM failed %d times in a row and the fight cannot go on: it ends here.", n)
+		lead := engine.SystemEvent(CodeUnavailable, msg)
+		lead.Data["outcome"] = engine.OutcomeErrorAbort
+		aerr := t.abortCombat(ctx, lead, "The fight was cut short: the DM was unavailable.")
+		if aerr == nil {
+			t.log.Warn("fight aborted", "turn", j.turnNo, "kind", j.kind, "failures", n)
+			return
 		}
-		t.setLife(j.action.ID, store.ActionFailed, t.lastError)
+		t.log.Error("abort the fight", "err", aerr)
 	}
-	msg := "The DM could not resolve the turn; it will be retried."
-	if n >= maxAttempts {
-		msg = "The DM is unavailable. Your action is kept: act again to retry."
+	if n == 1 {
+		ev := engine.SystemEvent(CodeUnavailable, "The DM could not play its turn; it will be retried, waiting longer each time.")
+		ev.Data["attempts"] = n
+		t.tell(ctx, ev, j.turnNo)
 	}
-	if cerr := t.commit(ctx, store.Commit{Events: []engine.Event{engine.SystemEvent(CodeUnavailable, msg)}}, fmt.Sprintf("t%d", j.turnNo)); cerr != nil {
-		t.log.Error("commit system event", "err", cerr)
+	t.holdFor(dmBackoff(n))
+}
+
+// tell commits one `system` event; a failure is only logged.
+func (t *table) tell(ctx context.Context, ev engine.Event, turnNo int) {
+	if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}}, fmt.Sprintf("t%d", turnNo)); err != nil {
+		t.log.Error("commit system event", "err", err)
 	}
-	var delay time.Duration
-	switch {
-	case n < maxAttempts:
-		delay = time.Duration(n*n) * time.Second
-	case j.action == nil:
-		// DM turns have no player to retry them: try again later.
-		delay = 30 * time.Second
-		t.tried[key] = 0
-	default:
-		return // the action waits for its player to act again
+}
+
+// holdFor keeps turns from starting for d (the backoff after a failure),
+// then tries again. Only the latest hold lifts itself; Retry and EndCombat
+// lift it by setting hold to now.
+func (t *table) holdFor(d time.Duration) {
+	t.holdGen++
+	gen := t.holdGen
+	t.hold = t.h.cfg.Now().Add(d)
+	t.h.after(d, func() {
+		t.post(func() {
+			if gen == t.holdGen {
+				t.hold = time.Time{}
+			}
+			t.maybeStart()
+		})
+	})
+}
+
+// abortCombat ends the fight with outcome error_abort, whatever its state:
+// lead (the operator's audit, or the DM's failure) and combat_ended are
+// committed with it; the DM's failed fight turns are forgotten and the
+// table plays on in exploration. No turn may be running.
+func (t *table) abortCombat(ctx context.Context, lead engine.Event, summary string) error {
+	if t.st.Game.Combat == nil {
+		return engine.Errorf(engine.EINVALID, "There is no fight to end.")
 	}
-	t.hold = t.h.cfg.Now().Add(delay)
-	t.h.after(delay, func() { t.post(t.maybeStart) })
+	next := t.st.Clone()
+	next.Game.Combat.Ending = "" // this outcome, whatever the fight's state
+	_, evs, err := next.EndCombat(engine.OutcomeErrorAbort, summary)
+	if err != nil {
+		return err
+	}
+	c := store.Commit{State: next, Events: append([]engine.Event{lead}, evs...)}
+	if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+		return fmt.Errorf("end the fight at %s: %w", t.id, err)
+	}
+	t.st = next
+	t.forgetDMFailures()
+	t.holdGen++
+	t.hold = time.Time{}
+	t.updateSummary()
+	t.maybeStart()
+	return nil
+}
+
+// forgetDMFailures resets the count of the DM's failed turns.
+func (t *table) forgetDMFailures() {
+	for k := range t.tried {
+		if strings.HasPrefix(k, "dm:") {
+			delete(t.tried, k)
+		}
+	}
 }
 
 func turnEvent(st *engine.State) engine.Event {

@@ -13,7 +13,9 @@ import (
 // The turn timer (table setting turn_timeout_s; 0 turns it off) keeps a
 // tactical fight from stalling: when the PC whose turn it is has not acted
 // in time, the turn resolves with a safe default (defend) and a `system`
-// event. A disconnected player keeps the seat; only the turn passes.
+// event. A disconnected player keeps the seat; only the turn passes. An
+// action the DM gave up on (failed its attempts) does not stop the timer:
+// when it fires, that action is abandoned with the turn.
 
 // timerKey identifies one PC turn: the timer fires only if that very turn
 // is still waiting.
@@ -47,7 +49,7 @@ func (t *table) turnTimeout() time.Duration {
 // it otherwise. Called on the table goroutine after every change.
 func (t *table) armTimer() {
 	key := ""
-	if seat := t.waitingPC(); seat != "" && t.turnTimeout() > 0 && t.job == nil && !t.hasPending(seat) && !t.paused && !t.closed {
+	if seat := t.waitingPC(); seat != "" && t.turnTimeout() > 0 && t.job == nil && !t.waitsOnAction(seat) && !t.paused && !t.closed {
 		key = timerKey(t.st)
 	}
 	if key == t.timerKey {
@@ -66,9 +68,12 @@ func (t *table) armTimer() {
 	t.timer = t.h.after(t.turnTimeout(), func() { t.post(func() { t.timeout(key) }) })
 }
 
-func (t *table) hasPending(seat string) bool {
+// waitsOnAction reports whether the seat's tactical turn waits on one of
+// its actions still to be played or retried: not one the DM gave up on,
+// nor a session start (which waits for the fight to end).
+func (t *table) waitsOnAction(seat string) bool {
 	for _, a := range t.pending {
-		if a.Seat == seat {
+		if a.Seat == seat && a.Kind != engine.ActionStart && !t.gaveUp(a.ID) {
 			return true
 		}
 	}
@@ -82,8 +87,14 @@ func (t *table) timeout(key string) {
 	}
 	t.timerKey, t.timer = "", nil
 	seat := t.waitingPC()
-	if seat == "" || t.hasPending(seat) {
+	if seat == "" || t.waitsOnAction(seat) {
 		return
+	}
+	var stale []engine.PendingAction // the turn's actions the DM gave up on
+	for _, a := range t.pending {
+		if a.Seat == seat && a.Kind != engine.ActionStart {
+			stale = append(stale, a)
+		}
 	}
 	next := t.st.Clone()
 	d, err := engine.RestoreDice(next.RNG)
@@ -92,8 +103,14 @@ func (t *table) timeout(key string) {
 		return
 	}
 	cur := next.Game.Combat.Current()
-	evs := []engine.Event{engine.SystemEvent("turn_timeout",
-		fmt.Sprintf("%s did not act within %ds and takes a defensive stance.", cur.Name, t.meta.Config.TurnTimeoutS))}
+	var evs []engine.Event
+	var abandon []string
+	for _, a := range stale {
+		evs = append(evs, abandonedEvent(a, "the turn passed"))
+		abandon = append(abandon, a.ID)
+	}
+	evs = append(evs, engine.SystemEvent("turn_timeout",
+		fmt.Sprintf("%s did not act within %ds and takes a defensive stance.", cur.Name, t.meta.Config.TurnTimeoutS)))
 	dev, err := next.Defend(cur.Entry)
 	if err != nil {
 		t.log.Error("turn timeout: defend", "err", err)
@@ -107,11 +124,14 @@ func (t *table) timeout(key string) {
 	next.RNG = d.State()
 	next.Game.Turn++
 	t.stampDeadlines(evs)
-	if err := t.commit(context.Background(), store.Commit{State: next, Events: evs}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+	if err := t.commit(context.Background(), store.Commit{State: next, Events: evs, Abandon: abandon}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
 		t.log.Error("turn timeout: commit", "err", err)
 		return
 	}
 	t.st = next
+	for _, id := range abandon {
+		t.drop(id)
+	}
 	t.log.Info("turn timed out", "entry", cur.Entry)
 	t.updateSummary()
 	t.maybeStart()
