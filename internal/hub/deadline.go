@@ -138,3 +138,9 @@ func (d deadlined) TurnTimes(ctx context.Context, since time.Time) ([]time.Time,
 	defer cancel()
 	return d.s.TurnTimes(ctx, since)
 }
+
+func (d deadlined) ActionByClientID(ctx context.Context, tableID, playerID, clientID string) (store.ActionLife, bool, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.ActionByClientID(ctx, tableID, playerID, clientID)
+}
