@@ -74,6 +74,9 @@ type table struct {
 	lastError  string
 	// admin is what the metrics read without calling into the table.
 	admin atomic.Pointer[adminCounts]
+	// hist is the agents' live history window (memory.go); it has its own
+	// lock, shared with the turn job.
+	hist historyCache
 }
 
 // adminCounts are a table's counters published for the metrics.
@@ -767,7 +770,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 	}
 	ctx = agent.WithTable(ctx, t.id) // for the memory tools and the call log
 	ctx = agent.WithTurn(ctx, fmt.Sprintf("t%d", j.turnNo))
-	hist, err := t.h.historyContext(ctx, t.id, turn.AgentName(), t.log)
+	hist, err := t.historyContext(ctx, turn.AgentName())
 	if err != nil {
 		return agent.Result{}, nil, fmt.Errorf("load history: %w", err)
 	}
@@ -853,6 +856,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		}
 		runErr = t.commit(ctx, c, turnID)
 		if runErr == nil {
+			t.remember(msgs)
 			t.st = st
 			if j.action != nil {
 				t.drop(j.action.ID)
