@@ -284,13 +284,6 @@ func (h *Hub) summaryOf(meta engine.Table, mode string, seated, spectators int) 
 	}
 }
 
-func (t *table) adventureName() string {
-	if a, ok := t.h.cfg.Adventures.Get(t.meta.Adventure); ok {
-		return a.Name
-	}
-	return t.meta.Adventure
-}
-
 func (t *table) playerNames() map[string]string {
 	m := map[string]string{}
 	for _, s := range t.seats {
