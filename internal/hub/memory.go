@@ -31,7 +31,33 @@ type historyCache struct {
 // agentHistory is one agent's part of the cache.
 type agentHistory struct {
 	active []agent.Message // every active message, oldest first
-	mems   []store.Memory  // the last Summaries memories, oldest first
+	// bare holds active's contents with past turns' state blocks already
+	// removed (agent.StripContext), which the context then finds clean:
+	// the regexp ran on every message of every turn's window.
+	bare []string
+	mems []store.Memory // the last Summaries memories, oldest first
+}
+
+// add appends decoded messages to the history.
+func (a *agentHistory) add(msgs []agent.Message) {
+	for _, m := range msgs {
+		a.active = append(a.active, m)
+		bare := m.Content
+		if m.Role == "user" {
+			bare = agent.StripContext(bare)
+		}
+		a.bare = append(a.bare, bare)
+	}
+}
+
+// window returns keep, a suffix of active, with the stripped contents.
+func (a *agentHistory) window(keep []agent.Message) []agent.Message {
+	out := append([]agent.Message(nil), keep...)
+	off := len(a.active) - len(keep)
+	for i := range out {
+		out[i].Content = a.bare[off+i]
+	}
+	return out
 }
 
 // historyContext returns the history an agent sees on a turn (DESIGN.md
@@ -72,13 +98,14 @@ func (t *table) historyContext(ctx context.Context, agentName string) ([]agent.M
 				i++
 			}
 			a.active = append([]agent.Message(nil), a.active[i:]...)
+			a.bare = append([]string(nil), a.bare[i:]...)
 			a.mems = append(a.mems, stored)
 			if over := len(a.mems) - cfg.Summaries; over > 0 {
 				a.mems = append([]store.Memory(nil), a.mems[over:]...)
 			}
 		}
 	}
-	return cfg.Context(a.mems, keep, t.log), nil
+	return cfg.Context(a.mems, a.window(keep), t.log), nil
 }
 
 // loadHistory returns the cached history of agentName, reading it from
@@ -97,7 +124,8 @@ func (t *table) loadHistory(ctx context.Context, agentName string) (*agentHistor
 	if err != nil {
 		return nil, err
 	}
-	a := &agentHistory{active: decodeTurns(rows, t.log), mems: mems}
+	a := &agentHistory{mems: mems}
+	a.add(decodeTurns(rows, t.log))
 	if c.agents == nil {
 		c.agents = map[string]*agentHistory{}
 	}
@@ -118,7 +146,7 @@ func (t *table) remember(rows []store.AgentMessage) {
 	if !ok {
 		return // not loaded yet: the first turn reads it from the store
 	}
-	a.active = append(a.active, decodeTurns(rows, t.log)...)
+	a.add(decodeTurns(rows, t.log))
 }
 
 // invalidate drops the cache: the next turn reads the history again (after
