@@ -50,8 +50,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	quotasEnv := envOr(getenv, "TAVERN_QUOTAS", "on")
 	quotaPlayers := fs.Int("quota-players", envInt(getenv, "TAVERN_QUOTA_PLAYERS"), "players one client address may create a minute (bursts as many; 0: default 20; env TAVERN_QUOTA_PLAYERS)")
 	quotaTables := fs.Int("quota-tables", envInt(getenv, "TAVERN_QUOTA_TABLES"), "tables one client address may create a minute (bursts of 10 at least; 0: default 6; env TAVERN_QUOTA_TABLES)")
+	evictEnv := envOr(getenv, "TAVERN_EVICT_AFTER", "10m")
+	evictAfter := fs.String("evict-after", evictEnv, "unload a table idle this long (no socket, action, turn or timer; 0: never; env TAVERN_EVICT_AFTER)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	evict, err := time.ParseDuration(*evictAfter)
+	if err != nil || evict < 0 {
+		return fmt.Errorf("bad -evict-after %q: want a duration such as 10m, or 0", *evictAfter)
 	}
 	if quotasEnv != "on" && quotasEnv != "off" {
 		return fmt.Errorf("bad TAVERN_QUOTAS %q: want on or off", quotasEnv)
@@ -106,7 +112,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	h := hub.New(hub.Config{
 		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: runner,
-		DM:     dmName, Log: log, Metrics: metrics,
+		DM:     dmName, Log: log, Metrics: metrics, EvictAfter: evict,
 	})
 	if err := h.Start(ctx); err != nil {
 		return err

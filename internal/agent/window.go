@@ -107,6 +107,16 @@ func (c WindowConfig) Split(msgs []Message) (archive, keep []Message) {
 // one. Dropping it keeps the window small and its size flat.
 var staleContext = regexp.MustCompile(`(?s)<context>\n.*?\n</context>\n?`)
 
+// StripContext removes the state blocks of a past turn's user message, as
+// Context does; doing it again changes nothing, so a caller may keep
+// messages stripped once (the hub's history cache).
+func StripContext(content string) string {
+	if !strings.Contains(content, "<context>") {
+		return content
+	}
+	return staleContext.ReplaceAllString(content, "")
+}
+
 // Context returns the messages that precede the turn's own: a system
 // message with the memory summaries (oldest first), if any, then the
 // window, sanitised (a second line of defence: see [Sanitize]) and with
@@ -130,7 +140,7 @@ func (c WindowConfig) Context(memories []store.Memory, window []Message, log *sl
 	}
 	for _, m := range Sanitize(window, log) {
 		if m.Role == "user" {
-			m.Content = staleContext.ReplaceAllString(m.Content, "")
+			m.Content = StripContext(m.Content)
 		}
 		out = append(out, m)
 	}

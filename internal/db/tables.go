@@ -62,12 +62,51 @@ func (d *DB) Tables(ctx context.Context) ([]engine.Table, error) {
 	return out, nil
 }
 
+// TableInfos returns what the lobby and a lazily loading hub need of every
+// stored table, oldest first, in one query and without loading any state:
+// its settings, game mode, seats taken, whether an action is open, and the
+// operator's marks. Safe for concurrent use.
+func (d *DB) TableInfos(ctx context.Context) ([]store.TableInfo, error) {
+	q := `SELECT t.id, t.name, t.adventure, t.ruleset, t.combat_mode, t.turn_timeout_s, t.seats, t.owner_id, t.created_at,
+		COALESCE(json_extract(g.game, '$.mode'), ''),
+		(SELECT count(*) FROM seats s WHERE s.table_id = t.id),
+		EXISTS (SELECT 1 FROM pending_actions p WHERE p.table_id = t.id AND p.status = 'pending'),
+		t.paused, COALESCE(t.closed_at, '')
+		FROM tables t LEFT JOIN game_state g ON g.table_id = t.id ORDER BY t.created_at, t.rowid`
+	var out []store.TableInfo
+	err := each(ctx, d.reader, q, nil, func(r *sql.Rows) error {
+		var i store.TableInfo
+		var created, closed string
+		t := &i.Table
+		if err := r.Scan(&t.ID, &t.Name, &t.Adventure, &t.Config.Ruleset, &t.Config.CombatMode,
+			&t.Config.TurnTimeoutS, &t.Seats, &t.OwnerID, &created, &i.Mode, &i.Seated, &i.Pending, &i.Flags.Paused, &closed); err != nil {
+			return err
+		}
+		var err error
+		if t.CreatedAt, err = parseTime(created); err != nil {
+			return fmt.Errorf("table %s: created_at: %w", t.ID, err)
+		}
+		if closed != "" {
+			if i.Flags.ClosedAt, err = parseTime(closed); err != nil {
+				return fmt.Errorf("table %s: closed_at: %w", t.ID, err)
+			}
+			i.Flags.Closed = true
+		}
+		out = append(out, i)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("table infos: %w", err)
+	}
+	return out, nil
+}
+
 // LoadTable returns everything needed to bring a table back, read from one
 // snapshot: its settings, its state (Catalogue not set; Config from the
 // table's row; Party ordered by seat), the last event seq (0 if none), its
 // seats ordered by seat with each player's name, and its unresolved pending
 // actions, oldest first. It returns an ENOTFOUND *engine.Error if there is
-// no such table. The caller owns the returned values. Safe for concurrent
+// no such table. Flags are the operator's marks. The caller owns the returned values. Safe for concurrent
 // use.
 func (d *DB) LoadTable(ctx context.Context, id string) (store.TableData, error) {
 	var td store.TableData
@@ -80,6 +119,16 @@ func (d *DB) LoadTable(ctx context.Context, id string) (store.TableData, error) 
 			return err
 		}
 		td.Table = t
+		var closed string
+		if err := tx.QueryRowContext(ctx, "SELECT paused, COALESCE(closed_at, '') FROM tables WHERE id = ?", id).Scan(&td.Flags.Paused, &closed); err != nil {
+			return err
+		}
+		if closed != "" {
+			if td.Flags.ClosedAt, err = parseTime(closed); err != nil {
+				return fmt.Errorf("table %s: closed_at: %w", id, err)
+			}
+			td.Flags.Closed = true
+		}
 		if td.State, err = loadState(ctx, tx, t); err != nil {
 			return err
 		}

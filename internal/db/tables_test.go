@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 func TestCreateLoadRoundTrip(t *testing.T) {
@@ -123,5 +124,54 @@ func TestTablesOldestFirst(t *testing.T) {
 	}
 	if !got[1].CreatedAt.Equal(t0.Add(500 * time.Millisecond)) {
 		t.Errorf("created_at = %v", got[1].CreatedAt)
+	}
+}
+
+// TestTableInfos: the lobby's view of every table without loading any —
+// the mode from the stored game, the seats taken, whether an action is
+// open (not once it is resolved), and the operator's marks — as LoadTable
+// would tell.
+func TestTableInfos(t *testing.T) {
+	d := MustOpenDB(t)
+	ctx := context.Background()
+	mustCreateTable(t, d, "calm", newState(t, ""))
+	mustCreateTable(t, d, "fight", fightingState(t))
+	seat := engine.Seat{Seat: "1", PlayerID: "p1", CharacterID: "c1", JoinedAt: t0}
+	a := &engine.PendingAction{ID: "a1", PlayerID: "p1", CharacterID: "c1", Seat: "1", ClientID: "x", Text: "I wait",
+		Status: engine.ActionPending, CreatedAt: t0}
+	if err := d.Commit(ctx, store.Commit{TableID: "calm", AddSeat: &seat, AddPending: a}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.CloseTable(ctx, "fight", t0); err != nil {
+		t.Fatal(err)
+	}
+	infos := func() map[string]store.TableInfo {
+		got, err := d.TableInfos(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]store.TableInfo{}
+		for _, i := range got {
+			out[i.Table.ID] = i
+		}
+		return out
+	}
+	got := infos()
+	calm, fight := got["calm"], got["fight"]
+	if len(got) != 2 || calm.Mode != engine.ModeNarrative || calm.Seated != 1 || !calm.Pending || calm.Flags.Closed ||
+		calm.Table.Name != "Table calm" || calm.Table.Seats != 4 {
+		t.Errorf("calm: %+v", calm)
+	}
+	if fight.Mode != engine.ModeCombat || fight.Pending || !fight.Flags.Closed || fight.Seated != len(mustLoad(t, d, "fight").Seats) {
+		t.Errorf("fight: %+v", fight)
+	}
+	if td := mustLoad(t, d, "fight"); !td.Flags.Closed {
+		t.Errorf("LoadTable flags %+v", td.Flags)
+	}
+	if err := d.Commit(ctx, store.Commit{TableID: "calm", Resolve: []string{"a1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if infos()["calm"].Pending {
+		t.Errorf("a resolved action still counts as open")
 	}
 }

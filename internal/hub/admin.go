@@ -258,20 +258,25 @@ func (t *table) adminRow() AdminTable {
 
 // anyTable returns a table, closed ones included (the operator's view).
 func (h *Hub) anyTable(id string) (*table, error) {
-	h.mu.RLock()
-	t, ok := h.tables[id]
-	h.mu.RUnlock()
-	if !ok {
-		return nil, engine.Errorf(engine.ENOTFOUND, "Table %q not found.", id)
-	}
-	return t, nil
+	return h.get(context.Background(), id)
 }
 
-func (h *Hub) allTables() []*table {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	out := make([]*table, 0, len(h.tables))
-	for _, t := range h.tables {
+// allTables returns every stored table, loading those that are not (the
+// operator's list; idle ones are evicted again later).
+func (h *Hub) allTables(ctx context.Context) ([]*table, error) {
+	infos, err := h.cfg.Store.TableInfos(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*table, 0, len(infos))
+	for _, i := range infos {
+		t, err := h.get(ctx, i.Table.ID)
+		if engine.ErrorCode(err) == engine.ENOTFOUND {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
 		out = append(out, t)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -280,13 +285,17 @@ func (h *Hub) allTables() []*table {
 		}
 		return out[i].id < out[j].id
 	})
-	return out
+	return out, nil
 }
 
 // AdminTables returns every table, closed ones last, newest first.
 func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
 	var open, closed []AdminTable
-	for _, t := range h.allTables() {
+	tables, err := h.allTables(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
 		var row AdminTable
 		if err := t.call(ctx, func() error { row = t.adminRow(); return nil }); err != nil {
 			return nil, err
@@ -415,8 +424,23 @@ func (h *Hub) Uptime() time.Duration {
 // calls since since.
 func (h *Hub) Overview(ctx context.Context, since time.Time) (Overview, error) {
 	o := Overview{UptimeS: int64(h.Uptime() / time.Second)}
-	for _, t := range h.allTables() {
-		c := t.admin.Load()
+	// Every stored table counts; the loaded ones give their live state, the
+	// others their stored marks (none has a socket or a running turn).
+	infos, err := h.cfg.Store.TableInfos(ctx)
+	if err != nil {
+		return Overview{}, err
+	}
+	h.mu.RLock()
+	counts := make([]adminCounts, 0, len(infos))
+	for _, i := range infos {
+		if t, ok := h.tables[i.Table.ID]; ok {
+			counts = append(counts, *t.admin.Load())
+		} else {
+			counts = append(counts, adminCounts{Paused: i.Flags.Paused, Closed: i.Flags.Closed})
+		}
+	}
+	h.mu.RUnlock()
+	for _, c := range counts {
 		if c.Closed {
 			continue
 		}

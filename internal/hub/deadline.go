@@ -31,6 +31,20 @@ func (d deadlined) Tables(ctx context.Context) ([]engine.Table, error) {
 	return d.s.Tables(ctx)
 }
 
+func (d deadlined) TableInfos(ctx context.Context) ([]store.TableInfo, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.TableInfos(ctx)
+}
+
+// Forget tells the store a table was evicted, if it keeps anything of
+// the table's (internal/db keeps the state it wrote last).
+func (d deadlined) Forget(tableID string) {
+	if f, ok := d.s.(interface{ Forget(string) }); ok {
+		f.Forget(tableID)
+	}
+}
+
 func (d deadlined) LoadTable(ctx context.Context, id string) (store.TableData, error) {
 	ctx, cancel := d.ctx(ctx)
 	defer cancel()

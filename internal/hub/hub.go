@@ -53,6 +53,10 @@ type Config struct {
 	// Seed returns the RNG seed of a new table (default: crypto/rand).
 	// Tests fix it to make fights reproducible.
 	Seed func() uint64
+	// EvictAfter is how long a table stays loaded once idle: no socket,
+	// subscriber, pending action, running turn, turn timer or backoff
+	// (evict.go). 0: never evicted.
+	EvictAfter time.Duration
 	// Metrics, if set, receives the game's Prometheus metrics
 	// (metrics.go); its table and socket gauges read this hub.
 	Metrics *Metrics
@@ -70,9 +74,11 @@ type Hub struct {
 	spawnMu  sync.Mutex
 	stopping bool
 	mu       sync.RWMutex
-	tables   map[string]*table
-	started  atomic.Bool
-	closed   atomic.Bool
+	tables   map[string]*table // the loaded tables
+	// loadMu serialises loading tables, so one is never loaded twice.
+	loadMu  sync.Mutex
+	started atomic.Bool
+	closed  atomic.Bool
 	// startedAt is when Start began: the operator's uptime.
 	startedAt time.Time
 	metrics   *Metrics
@@ -163,39 +169,81 @@ func New(cfg Config) *Hub {
 	return h
 }
 
-// Start loads every stored table and resumes it: a table comes back in the
-// mode, round and turn it was in, and its acknowledged but unresolved
-// actions are played (once: resolving commits with the turn).
+// Start brings back the stored tables that cannot wait (issue 12): those
+// with acknowledged but unresolved actions, which are played (once:
+// resolving commits with the turn), and those in a fight, whose turn timer
+// is armed again. Every other table loads lazily, on the first request,
+// socket or timer that needs it (get), so start-up does not grow with the
+// number of stored tables. Idle tables are evicted (evict.go).
 func (h *Hub) Start(ctx context.Context) error {
 	h.startedAt = h.cfg.Now()
-	ts, err := h.cfg.Store.Tables(ctx)
+	infos, err := h.cfg.Store.TableInfos(ctx)
 	if err != nil {
 		return fmt.Errorf("list tables: %w", err)
 	}
-	flags, err := h.cfg.Store.TableFlags(ctx)
-	if err != nil {
-		return err
-	}
-	for _, meta := range ts {
-		data, err := h.cfg.Store.LoadTable(ctx, meta.ID)
+	for _, info := range infos {
+		if info.Flags.Closed || (!info.Pending && info.Mode != engine.ModeCombat) {
+			continue
+		}
+		t, err := h.get(ctx, info.Table.ID)
 		if err != nil {
-			return fmt.Errorf("load table %s: %w", meta.ID, err)
+			return fmt.Errorf("load table %s: %w", info.Table.ID, err)
 		}
-		data.State.Catalogue = h.cfg.Catalogue
-		t := h.newTable(data)
-		if err := t.restoreAdmin(ctx, flags[meta.ID]); err != nil {
-			return err
-		}
-		h.mu.Lock()
-		h.tables[t.id] = t
-		h.mu.Unlock()
-		t.start()
-		if len(data.Pending) > 0 || data.State.Game.Mode == engine.ModeCombat {
-			h.log.Info("resuming table", "table", t.id, "mode", data.State.Game.Mode, "pending", len(data.Pending))
-		}
+		h.log.Info("resuming table", "table", t.id, "mode", info.Mode, "pending", info.Pending)
+	}
+	if h.cfg.EvictAfter > 0 {
+		h.spawn(h.evictLoop)
 	}
 	h.started.Store(true)
 	return nil
+}
+
+// get returns a table, loading it from the store if it is not loaded; a
+// stored table that does not exist is ENOTFOUND. Each get marks the table
+// used, which keeps it from being evicted (evict.go).
+func (h *Hub) get(ctx context.Context, id string) (*table, error) {
+	h.mu.RLock()
+	t, ok := h.tables[id]
+	if ok {
+		t.touch()
+	}
+	h.mu.RUnlock()
+	if ok {
+		return t, nil
+	}
+	h.loadMu.Lock()
+	defer h.loadMu.Unlock()
+	h.mu.RLock()
+	t, ok = h.tables[id]
+	if ok {
+		t.touch()
+	}
+	h.mu.RUnlock()
+	if ok {
+		return t, nil
+	}
+	if h.closed.Load() || h.ctx.Err() != nil {
+		return nil, engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
+	}
+	ctx = context.WithoutCancel(ctx) // a table loaded is loaded for all
+	data, err := h.cfg.Store.LoadTable(ctx, id)
+	if engine.ErrorCode(err) == engine.ENOTFOUND {
+		return nil, engine.Errorf(engine.ENOTFOUND, "Table %q not found.", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load table %s: %w", id, err)
+	}
+	data.State.Catalogue = h.cfg.Catalogue
+	t = h.newTable(data)
+	if err := t.restoreAdmin(ctx, data.Flags); err != nil {
+		return nil, err
+	}
+	t.touch()
+	h.mu.Lock()
+	h.tables[t.id] = t
+	h.mu.Unlock()
+	t.start()
+	return t, nil
 }
 
 // Ready reports whether Start has completed.
@@ -247,19 +295,22 @@ func (h *Hub) AdventureIDs() []string { return h.cfg.Adventures.IDs() }
 // table returns an open table; a table the operator closed is not found
 // (its history stays readable through the admin side, anyTable).
 func (h *Hub) table(id string) (*table, error) {
-	h.mu.RLock()
-	t, ok := h.tables[id]
-	h.mu.RUnlock()
-	if !ok || t.admin.Load().Closed {
+	t, err := h.get(context.Background(), id)
+	if engine.ErrorCode(err) == engine.ENOTFOUND || err == nil && t.admin.Load().Closed {
 		return nil, engine.Errorf(engine.ENOTFOUND, "Table %q not found.", id)
 	}
-	return t, nil
+	return t, err
 }
 
-// List returns every table's summary, newest first.
+// List returns every table's summary, newest first. A loaded table gives
+// its live summary; the others are read from the store, not loaded.
 func (h *Hub) List() []TableSummary {
+	infos, err := h.cfg.Store.TableInfos(context.Background())
+	if err != nil {
+		h.log.Warn("list tables", "err", err)
+	}
 	h.mu.RLock()
-	out := make([]TableSummary, 0, len(h.tables))
+	out := make([]TableSummary, 0, max(len(infos), len(h.tables)))
 	created := map[string]time.Time{}
 	for _, t := range h.tables {
 		if t.admin.Load().Closed {
@@ -269,6 +320,13 @@ func (h *Hub) List() []TableSummary {
 		created[t.id] = t.meta.CreatedAt
 	}
 	h.mu.RUnlock()
+	for _, i := range infos {
+		if _, loaded := created[i.Table.ID]; loaded || i.Flags.Closed {
+			continue
+		}
+		out = append(out, h.summaryOf(i.Table, i.Mode, i.Seated, 0))
+		created[i.Table.ID] = i.Table.CreatedAt
+	}
 	sort.Slice(out, func(i, j int) bool {
 		if !created[out[i].ID].Equal(created[out[j].ID]) {
 			return created[out[i].ID].After(created[out[j].ID])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"sync"
 	"time"
 
 	"tavern/internal/agent"
@@ -15,6 +16,50 @@ import (
 // summary is extractive and the turn goes on.
 const summaryTimeout = 60 * time.Second
 
+// historyCache is a table's live history window (issue 12): each agent's
+// active (not archived) messages, decoded, and its last memories. It is
+// read from the store on a table's first turn after it loads, then kept up
+// to date from what each committed turn adds (remember) and from archiving,
+// so a turn no longer reads and decodes its history from SQLite. mu
+// serialises the turn job that reads it with the table goroutine that
+// appends to it and with invalidate.
+type historyCache struct {
+	mu     sync.Mutex
+	agents map[string]*agentHistory
+}
+
+// agentHistory is one agent's part of the cache.
+type agentHistory struct {
+	active []agent.Message // every active message, oldest first
+	// bare holds active's contents with past turns' state blocks already
+	// removed (agent.StripContext), which the context then finds clean:
+	// the regexp ran on every message of every turn's window.
+	bare []string
+	mems []store.Memory // the last Summaries memories, oldest first
+}
+
+// add appends decoded messages to the history.
+func (a *agentHistory) add(msgs []agent.Message) {
+	for _, m := range msgs {
+		a.active = append(a.active, m)
+		bare := m.Content
+		if m.Role == "user" {
+			bare = agent.StripContext(bare)
+		}
+		a.bare = append(a.bare, bare)
+	}
+}
+
+// window returns keep, a suffix of active, with the stripped contents.
+func (a *agentHistory) window(keep []agent.Message) []agent.Message {
+	out := append([]agent.Message(nil), keep...)
+	off := len(a.active) - len(keep)
+	for i := range out {
+		out[i].Content = a.bare[off+i]
+	}
+	return out
+}
+
 // historyContext returns the history an agent sees on a turn (DESIGN.md
 // "History"): the last memory summaries, then the recent window. When the
 // active history has outgrown the window, its oldest whole turns are first
@@ -22,27 +67,130 @@ const summaryTimeout = 60 * time.Second
 // extractively — in their own transaction. Archiving only regroups
 // committed messages, so a turn that fails afterwards leaves nothing
 // partial; if archiving fails, the turn still gets a valid window.
-func (h *Hub) historyContext(ctx context.Context, tableID, agentName string, log *slog.Logger) ([]agent.Message, error) {
+func (t *table) historyContext(ctx context.Context, agentName string) ([]agent.Message, error) {
+	h := t.h
 	r := h.cfg.Runner
 	cfg := r.Window.WithDefaults()
-	rows, err := h.cfg.Store.ActiveHistory(ctx, tableID, agentName, max(h.cfg.HistoryWindow, 4*cfg.MaxMessages))
+	c := &t.hist
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, err := t.loadHistory(ctx, agentName)
 	if err != nil {
 		return nil, err
 	}
-	archive, keep := cfg.Split(decodeTurns(rows, log))
+	archive, keep := cfg.Split(windowOf(a.active, h.historyLimit()))
 	if len(archive) > 0 {
 		sctx, cancel := context.WithTimeout(ctx, summaryTimeout)
 		m := r.Summarize(sctx, agentName, archive)
 		cancel()
-		m.TableID = tableID
-		if _, err := h.cfg.Store.ArchiveHistory(ctx, m); err != nil {
-			log.Warn("archive history", "agent", agentName, "turns", m.LastTurn, "err", err)
+		m.TableID = t.id
+		stored, err := h.cfg.Store.ArchiveHistory(ctx, m)
+		if err != nil {
+			t.log.Warn("archive history", "agent", agentName, "turns", m.LastTurn, "err", err)
+			// The store may or may not hold the archive: read it again
+			// next turn.
+			delete(c.agents, agentName)
+		} else {
+			// As the store does: every active message up to the last
+			// archived turn goes into the memory.
+			i := 0
+			for i < len(a.active) && a.active[i].Turn <= stored.LastTurn {
+				i++
+			}
+			a.active = append([]agent.Message(nil), a.active[i:]...)
+			a.bare = append([]string(nil), a.bare[i:]...)
+			a.mems = append(a.mems, stored)
+			if over := len(a.mems) - cfg.Summaries; over > 0 {
+				a.mems = append([]store.Memory(nil), a.mems[over:]...)
+			}
 		}
 	}
+	return cfg.Context(a.mems, a.window(keep), t.log), nil
+}
+
+// loadHistory returns the cached history of agentName, reading it from
+// the store the first time. c.mu is held.
+func (t *table) loadHistory(ctx context.Context, agentName string) (*agentHistory, error) {
+	c := &t.hist
+	if a, ok := c.agents[agentName]; ok {
+		return a, nil
+	}
+	cfg := t.h.cfg.Runner.Window.WithDefaults()
+	rows, err := t.h.cfg.Store.ActiveHistory(ctx, t.id, agentName, 0)
+	if err != nil {
+		return nil, err
+	}
+	mems, err := t.h.cfg.Store.Memories(ctx, t.id, agentName, cfg.Summaries)
+	if err != nil {
+		return nil, err
+	}
+	a := &agentHistory{mems: mems}
+	a.add(decodeTurns(rows, t.log))
+	if c.agents == nil {
+		c.agents = map[string]*agentHistory{}
+	}
+	c.agents[agentName] = a
+	return a, nil
+}
+
+// remember adds the messages a committed turn stored to the cache, decoded
+// from the very bodies the store holds. Called on the table goroutine.
+func (t *table) remember(rows []store.AgentMessage) {
+	if len(rows) == 0 {
+		return
+	}
+	c := &t.hist
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.agents[rows[0].Agent]
+	if !ok {
+		return // not loaded yet: the first turn reads it from the store
+	}
+	a.add(decodeTurns(rows, t.log))
+}
+
+// invalidate drops the cache: the next turn reads the history again (after
+// a memory changed behind the table's back).
+func (c *historyCache) invalidate() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.agents = nil
+}
+
+// historyLimit is how many active messages a turn's window is cut from: at
+// least 4× the window's MaxMessages, so archiving can see a full block.
+func (h *Hub) historyLimit() int {
+	return max(h.cfg.HistoryWindow, 4*h.cfg.Runner.Window.WithDefaults().MaxMessages)
+}
+
+// windowOf returns the last limit messages of active (all when limit <= 0
+// or there are fewer), never starting in the middle of a turn: what the
+// store's ActiveHistory answers for the same limit.
+func windowOf(active []agent.Message, limit int) []agent.Message {
+	if limit <= 0 || len(active) <= limit {
+		return active
+	}
+	before := active[len(active)-limit-1]
+	out := active[len(active)-limit:]
+	for len(out) > 0 && out[0].Turn == before.Turn {
+		out = out[1:]
+	}
+	return out
+}
+
+// storeContext builds an agent's context from the store alone, archiving
+// nothing: what historyContext answered before the cache, for tests and the
+// benchmark comparing the two.
+func (h *Hub) storeContext(ctx context.Context, tableID, agentName string, log *slog.Logger) ([]agent.Message, error) {
+	cfg := h.cfg.Runner.Window.WithDefaults()
+	rows, err := h.cfg.Store.ActiveHistory(ctx, tableID, agentName, h.historyLimit())
+	if err != nil {
+		return nil, err
+	}
+	_, keep := cfg.Split(decodeTurns(rows, log))
 	mems, err := h.cfg.Store.Memories(ctx, tableID, agentName, cfg.Summaries)
 	if err != nil {
-		log.Warn("load memories", "agent", agentName, "err", err)
-		mems = nil
+		return nil, err
 	}
 	return cfg.Context(mems, keep, log), nil
 }
@@ -135,6 +283,9 @@ func (h *Hub) SummarizeSession(ctx context.Context, tableID, playerID string, id
 	m.Title, m.Summary, m.Keywords, m.Source = s.Title, s.Summary, s.Keywords, s.Source
 	if err := h.cfg.Store.UpdateMemory(ctx, m); err != nil {
 		return store.Memory{}, err
+	}
+	if t, err := h.table(tableID); err == nil {
+		t.hist.invalidate() // the cached memory has the old summary
 	}
 	return m, nil
 }

@@ -16,6 +16,10 @@ type Store interface {
 	CreateTable(ctx context.Context, t engine.Table, st *engine.State, evs []engine.Event) error
 	// Tables lists every stored table, oldest first.
 	Tables(ctx context.Context) ([]engine.Table, error)
+	// TableInfos returns what the lobby needs of every stored table, and
+	// which must be loaded at start (open actions, a fight), oldest first,
+	// without loading any.
+	TableInfos(ctx context.Context) ([]store.TableInfo, error)
 	// LoadTable returns everything needed to bring a table back: settings,
 	// state (catalogue not set), last event seq, seats, unresolved pending
 	// actions. ENOTFOUND if there is no such table.

@@ -74,6 +74,15 @@ type table struct {
 	lastError  string
 	// admin is what the metrics read without calling into the table.
 	admin atomic.Pointer[adminCounts]
+	// lastUse is when the table was last got or committed (unix ns), for
+	// eviction; evicted is set by evict, after which the loop closes gone
+	// and ends (evict.go).
+	lastUse atomic.Int64
+	evicted bool
+	gone    chan struct{}
+	// hist is the agents' live history window (memory.go); it has its own
+	// lock, shared with the turn job.
+	hist historyCache
 }
 
 // adminCounts are a table's counters published for the metrics.
@@ -86,7 +95,7 @@ type sub struct{ ch chan engine.Event }
 
 func (h *Hub) newTable(d store.TableData) *table {
 	t := &table{
-		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), inbox: make(chan func(), inboxSize),
+		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), inbox: make(chan func(), inboxSize), gone: make(chan struct{}),
 		meta: d.Table, st: d.State, seq: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
 		subs: map[*sub]struct{}{}, pending: d.Pending, tried: map[string]int{},
 		life: map[string]*store.ActionLife{}, abandoned: map[string]bool{},
@@ -121,6 +130,10 @@ func (t *table) loop() {
 			return
 		case f := <-t.inbox:
 			f()
+			if t.evicted {
+				close(t.gone)
+				return
+			}
 		}
 	}
 }
@@ -132,6 +145,8 @@ func (t *table) post(f func()) bool {
 	case t.inbox <- f:
 		return true
 	case <-t.h.ctx.Done():
+		return false
+	case <-t.gone:
 		return false
 	}
 }
@@ -162,12 +177,18 @@ func (t *table) call(ctx context.Context, f func() error) error {
 		done <- f()
 	}
 	unavailable := engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
+	// A table evicted under the caller (evict.go: only after evictAfter
+	// without any get, so all but impossible) answers unavailable: the
+	// client tries again and loads it afresh.
+	evicted := engine.Errorf(engine.EUNAVAILABLE, "The table was unloaded; try again.")
 	select {
 	case t.inbox <- cmd:
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.h.ctx.Done():
 		return unavailable
+	case <-t.gone:
+		return evicted
 	}
 	var giveUp error
 	select {
@@ -177,6 +198,8 @@ func (t *table) call(ctx context.Context, f func() error) error {
 		giveUp = ctx.Err()
 	case <-t.h.ctx.Done():
 		giveUp = unavailable
+	case <-t.gone:
+		giveUp = evicted
 	}
 	if state.CompareAndSwap(queued, cancelled) {
 		return giveUp
@@ -230,7 +253,7 @@ func (t *table) waitIdle(expired <-chan time.Time) bool {
 }
 
 func (t *table) updateSummary() {
-	seated, spect, players := len(t.seats), 0, 0
+	spect, players := 0, 0
 	for c := range t.clients {
 		if c.role == roleSpectator {
 			spect++
@@ -239,22 +262,26 @@ func (t *table) updateSummary() {
 		}
 	}
 	t.admin.Store(&adminCounts{Paused: t.paused, Closed: t.closed, Busy: t.job != nil, Players: players, Spectators: spect})
-	status := "open"
-	if seated >= t.meta.Seats {
-		status = "full"
-	}
-	t.summary.Store(&TableSummary{
-		ID: t.id, Name: t.meta.Name, Adventure: t.meta.Adventure, AdventureName: t.adventureName(), Ruleset: t.meta.Config.Ruleset,
-		CombatMode: t.meta.Config.CombatMode, Mode: t.st.Game.Mode, Seats: t.meta.Seats, Seated: seated,
-		Spectators: spect, Status: status, TurnTimeoutS: t.meta.Config.TurnTimeoutS,
-	})
+	s := t.h.summaryOf(t.meta, t.st.Game.Mode, len(t.seats), spect)
+	t.summary.Store(&s)
 }
 
-func (t *table) adventureName() string {
-	if a, ok := t.h.cfg.Adventures.Get(t.meta.Adventure); ok {
-		return a.Name
+// summaryOf is the lobby's summary of a table: the live one of a loaded
+// table, and the one read from the store (TableInfos) of the others.
+func (h *Hub) summaryOf(meta engine.Table, mode string, seated, spectators int) TableSummary {
+	status := "open"
+	if seated >= meta.Seats {
+		status = "full"
 	}
-	return t.meta.Adventure
+	name := meta.Adventure
+	if a, ok := h.cfg.Adventures.Get(meta.Adventure); ok {
+		name = a.Name
+	}
+	return TableSummary{
+		ID: meta.ID, Name: meta.Name, Adventure: meta.Adventure, AdventureName: name, Ruleset: meta.Config.Ruleset,
+		CombatMode: meta.Config.CombatMode, Mode: mode, Seats: meta.Seats, Seated: seated,
+		Spectators: spectators, Status: status, TurnTimeoutS: meta.Config.TurnTimeoutS,
+	}
 }
 
 func (t *table) playerNames() map[string]string {
@@ -343,6 +370,7 @@ func (t *table) publish(evs []engine.Event) {
 // commit writes c (events numbered here) and publishes its events.
 func (t *table) commit(ctx context.Context, c store.Commit, turn string) error {
 	c.TableID = t.id
+	t.touch()
 	t.number(c.Events, turn)
 	if err := t.h.cfg.Store.Commit(ctx, c); err != nil {
 		t.unnumber(c.Events)
@@ -767,7 +795,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 	}
 	ctx = agent.WithTable(ctx, t.id) // for the memory tools and the call log
 	ctx = agent.WithTurn(ctx, fmt.Sprintf("t%d", j.turnNo))
-	hist, err := t.h.historyContext(ctx, t.id, turn.AgentName(), t.log)
+	hist, err := t.historyContext(ctx, turn.AgentName())
 	if err != nil {
 		return agent.Result{}, nil, fmt.Errorf("load history: %w", err)
 	}
@@ -853,6 +881,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		}
 		runErr = t.commit(ctx, c, turnID)
 		if runErr == nil {
+			t.remember(msgs)
 			t.st = st
 			if j.action != nil {
 				t.drop(j.action.ID)

@@ -53,6 +53,17 @@ type Commit struct {
 	Abandon []string
 }
 
+// TableInfo is what the lobby and a lazily loading hub need of a stored
+// table without loading it (issue 12): its settings, game mode, seats
+// taken, whether it has open actions, and the operator's marks.
+type TableInfo struct {
+	Table   engine.Table
+	Mode    string
+	Seated  int
+	Pending bool // an acknowledged action waits to be resolved
+	Flags   TableFlags
+}
+
 // TableData is what the store returns to bring a table back to life.
 type TableData struct {
 	Table   engine.Table
@@ -60,6 +71,7 @@ type TableData struct {
 	Seq     int64         // last event seq, 0 if none
 	Seats   []engine.Seat
 	Pending []engine.PendingAction // unresolved, oldest first
+	Flags   TableFlags             // the operator's marks
 }
 
 // Memory is an archived, summarised block of one agent's history at a

@@ -1,0 +1,149 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"tavern/adventures"
+	"tavern/internal/agent"
+	"tavern/internal/db"
+	"tavern/internal/engine"
+	"tavern/internal/store"
+)
+
+// cacheEnv is a hub on a real SQLite file with one table, whose turns the
+// tests commit by hand: the history cache is exercised without a model.
+func cacheEnv(tb testing.TB) (*Hub, *table) {
+	tb.Helper()
+	ctx := context.Background()
+	st, err := db.Open(ctx, filepath.Join(tb.TempDir(), "tavern.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	lib, err := adventures.Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h := New(Config{Store: st, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
+		Runner: &agent.Runner{Memory: st}, Seed: func() uint64 { return 7 }})
+	if err := h.Start(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { h.Close() })
+	owner := engine.Player{ID: "p-ann", Name: "Ann"}
+	if err := st.CreatePlayer(ctx, owner, []byte("tok")); err != nil {
+		tb.Fatal(err)
+	}
+	ts, err := h.CreateTable(ctx, owner, TableSpec{Name: "Cache"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	t, err := h.table(ts.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h, t
+}
+
+// turnMessages is one turn of an agent's history as a turn stores it: the
+// player's message, a tool call, its result and the narration.
+func turnMessages(agentName string, n int) []store.AgentMessage {
+	words := strings.Repeat(fmt.Sprintf("word%d ", n), 30)
+	msgs := []agent.Message{
+		{Role: "user", Content: fmt.Sprintf("Turn %d. <context>\nstate %d\n</context>\nI look around, %s", n, n, words)},
+		{Role: "assistant", ToolCalls: []agent.ToolCall{{ID: fmt.Sprintf("call_%d", n), Type: "function",
+			Function: agent.FunctionCall{Name: "roll", Arguments: `{"dice":"1d20"}`}}}},
+		{Role: "tool", ToolCallID: fmt.Sprintf("call_%d", n), Content: `{"total":12}`},
+		{Role: "assistant", Content: fmt.Sprintf("You see the square on turn %d. %s", n, words)},
+	}
+	out := make([]store.AgentMessage, 0, len(msgs))
+	for _, m := range msgs {
+		body, _ := json.Marshal(m)
+		out = append(out, store.AgentMessage{Agent: agentName, Turn: n, Body: body})
+	}
+	return out
+}
+
+// TestHistoryCacheEqualsStore plays turns by hand — each turn reads its
+// context from the cache (archiving when the window is full), then commits
+// its messages and tells the cache — and checks after every turn that the
+// context built from the cache equals the one built from the store alone,
+// across several archives, and again after the cache is dropped.
+func TestHistoryCacheEqualsStore(t *testing.T) {
+	h, tb := cacheEnv(t)
+	ctx := context.Background()
+	const turns = 40
+	for n := 1; n <= turns; n++ {
+		for _, ag := range []string{engine.AgentNarrative, engine.AgentCombat} {
+			if ag == engine.AgentCombat && n%3 != 0 {
+				continue
+			}
+			got, err := tb.historyContext(ctx, ag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := h.storeContext(ctx, tb.id, ag, tb.log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("turn %d, %s: context from the cache differs from the store's\ncache %+v\nstore %+v", n, ag, got, want)
+			}
+			msgs := turnMessages(ag, n)
+			if err := h.cfg.Store.Commit(ctx, store.Commit{TableID: tb.id, Messages: msgs}); err != nil {
+				t.Fatal(err)
+			}
+			tb.remember(msgs)
+		}
+	}
+	mems, err := h.cfg.Store.Memories(ctx, tb.id, engine.AgentNarrative, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mems) < 3 {
+		t.Fatalf("%d narrative memories after %d turns: the test did not archive", len(mems), turns)
+	}
+	cached, _ := tb.historyContext(ctx, engine.AgentNarrative)
+	tb.hist.invalidate()
+	reread, _ := tb.historyContext(ctx, engine.AgentNarrative)
+	if !reflect.DeepEqual(cached, reread) {
+		t.Fatalf("context after reloading the cache differs")
+	}
+}
+
+// BenchmarkHistoryContext measures one turn's history context: read and
+// decoded from the store (before issue 12) and from the table's cache.
+func BenchmarkHistoryContext(b *testing.B) {
+	h, tb := cacheEnv(b)
+	ctx := context.Background()
+	for n := 1; n <= 30; n++ {
+		if _, err := tb.historyContext(ctx, engine.AgentNarrative); err != nil {
+			b.Fatal(err)
+		}
+		msgs := turnMessages(engine.AgentNarrative, n)
+		if err := h.cfg.Store.Commit(ctx, store.Commit{TableID: tb.id, Messages: msgs}); err != nil {
+			b.Fatal(err)
+		}
+		tb.remember(msgs)
+	}
+	b.Run("store", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := h.storeContext(ctx, tb.id, engine.AgentNarrative, tb.log); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cache", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := tb.historyContext(ctx, engine.AgentNarrative); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
