@@ -21,7 +21,7 @@ const (
 	Subprotocol = "tavern.v1"
 	readLimit   = 16 << 10
 	// outQueue is a socket's queue of frames waiting for its writer: small
-	// (16 KiB per socket at 1,024 was most of the live heap), a client
+	// (24 KiB per socket at 1,024 was most of the live heap), a client
 	// that falls this far behind is closed with 1008 "too slow". The join's
 	// welcome, replay and snapshot go to the backlog instead, never dropped.
 	outQueue = 64
