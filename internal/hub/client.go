@@ -113,6 +113,16 @@ func (c *client) closeWith(code websocket.StatusCode, reason string, flush bool)
 	})
 }
 
+// reply queues a frame answering one of the client's own (pong, error),
+// from its reader: it waits for room, so a client that floods without
+// reading stops being read rather than overflowing the queue.
+func (c *client) reply(frame []byte) {
+	select {
+	case <-c.done:
+	case c.out <- frame:
+	}
+}
+
 // sendDroppable queues frame unless the queue is full (narration deltas:
 // not numbered, not replayed, so losing one never desynchronises).
 func (c *client) sendDroppable(frame []byte) {
@@ -296,7 +306,12 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 // gets whatever is queued behind a frame in the same message: one write
 // (and one flush, one write(2)) for all of them.
 func (c *client) writeLoop() {
-	w := writer{c: c}
+	// A write stuck past writeTimeout drops the connection. One timer per
+	// socket, reset per message: a context with a deadline per message
+	// (and the library's AfterFunc on it) was an eighth of fan-out CPU.
+	w := writer{c: c, stuck: time.AfterFunc(time.Hour, func() { _ = c.conn.CloseNow() })}
+	w.stuck.Stop()
+	defer w.stuck.Stop()
 	backlog := c.backlog
 	c.backlog = nil
 	for len(backlog) > 0 {
@@ -342,7 +357,10 @@ func (c *client) writeLoop() {
 
 // writer is a writeLoop's. A batch's frames and message come from a pool
 // shared by every socket, so an idle socket holds no batch buffer.
-type writer struct{ c *client }
+type writer struct {
+	c     *client
+	stuck *time.Timer
+}
 
 type batch struct {
 	frames [][]byte
@@ -408,9 +426,10 @@ func (w writer) batch(bt *batch, frames [][]byte) error {
 }
 
 func (w writer) message(msg []byte) error {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	return w.c.conn.Write(ctx, websocket.MessageText, msg)
+	w.stuck.Reset(writeTimeout)
+	err := w.c.conn.Write(context.Background(), websocket.MessageText, msg)
+	w.stuck.Stop()
+	return err
 }
 
 // batchLen is how many of frames (at least one) go in one batch.
@@ -460,25 +479,25 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 				continue
 			}
 			// Echo the id (when there is one) so the client can match it.
-			c.send(errorFrame(idOf(f, parsed), CodeRateLimited, "Too many frames; slow down."))
+			c.reply(errorFrame(idOf(f, parsed), CodeRateLimited, "Too many frames; slow down."))
 			continue
 		}
 		refusals = 0
 		if !parsed {
-			c.send(errorFrame("", CodeBadRequest, "Frames are JSON text messages in valid UTF-8."))
+			c.reply(errorFrame("", CodeBadRequest, "Frames are JSON text messages in valid UTF-8."))
 			continue
 		}
 		if len(f.ID) > maxFrameIDLen {
-			c.send(errorFrame("", CodeBadRequest, "id has at most "+strconv.Itoa(maxFrameIDLen)+" characters."))
+			c.reply(errorFrame("", CodeBadRequest, "id has at most "+strconv.Itoa(maxFrameIDLen)+" characters."))
 			continue
 		}
 		switch f.Type {
 		case "ping":
-			c.send(mustFrame(map[string]any{"type": "pong", "id": f.ID}))
+			c.reply(mustFrame(map[string]any{"type": "pong", "id": f.ID}))
 		case "act", "say":
 			c.handle(ctx, t, f)
 		default:
-			c.send(errorFrame(f.ID, CodeBadRequest, "Unknown frame type; use act, say or ping."))
+			c.reply(errorFrame(f.ID, CodeBadRequest, "Unknown frame type; use act, say or ping."))
 		}
 	}
 }
@@ -497,10 +516,10 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 	}
 	switch {
 	case f.ID == "":
-		c.send(errorFrame("", CodeBadRequest, f.Type+" needs an id."))
+		c.reply(errorFrame("", CodeBadRequest, f.Type+" needs an id."))
 		return
 	case c.role != rolePlayer:
-		c.send(errorFrame(f.ID, CodeForbidden, "Spectators cannot "+f.Type+"; take a seat to play."))
+		c.reply(errorFrame(f.ID, CodeForbidden, "Spectators cannot "+f.Type+"; take a seat to play."))
 		return
 	}
 	// The engine's one rule for free text: no control characters (NUL…),
@@ -510,7 +529,7 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 		err = engine.Errorf(engine.EINVALID, "text must not be empty.")
 	}
 	if err != nil {
-		c.send(errorFrame(f.ID, CodeBadRequest, engine.ErrorMessage(err)))
+		c.reply(errorFrame(f.ID, CodeBadRequest, engine.ErrorMessage(err)))
 		return
 	}
 	f.Text = text
@@ -534,7 +553,7 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 		if code == CodeInternal {
 			t.log.Error("frame failed", "type", f.Type, "err", err)
 		}
-		c.send(errorFrame(f.ID, code, msg))
+		c.reply(errorFrame(f.ID, code, msg))
 	}
 }
 
