@@ -88,8 +88,12 @@ func benchFanout(b *testing.B, n int) {
 		return c
 	}
 
-	// Every spectator signals got once per chat event it reads.
+	// Every spectator signals got once per chat event it reads, and ready
+	// at its snapshot (queued with its registration: a dial returns
+	// before the table lists the socket, and a say published before that
+	// would reach it only inside the snapshot).
 	got := make(chan struct{}, n)
+	ready := make(chan struct{}, n)
 	var wg sync.WaitGroup
 	for range n {
 		c := dial("spectator")
@@ -105,6 +109,9 @@ func benchFanout(b *testing.B, n int) {
 				var f struct{ Type, Kind string }
 				if json.Unmarshal(data, &f) == nil && f.Type == "event" && f.Kind == engine.EventChat {
 					got <- struct{}{}
+				}
+				if f.Type == "snapshot" {
+					ready <- struct{}{}
 				}
 			}
 		}()
@@ -139,6 +146,9 @@ func benchFanout(b *testing.B, n int) {
 				}
 			}
 		}(player)
+	}
+	for range n {
+		<-ready
 	}
 	redial()
 	defer func() { player.CloseNow() }()
