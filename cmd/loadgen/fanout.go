@@ -46,6 +46,7 @@ func (c *fanoutConfig) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.spectators, "fanout-spectators", 16, "fanout: spectator sockets per table")
 	fs.DurationVar(&c.duration, "duration", 20*time.Second, "fanout: how long to send")
 	fs.DurationVar(&c.drain, "drain", 2*time.Second, "fanout: how long after the last send a frame still counts")
+	fs.BoolVar(&batchFrames, "batch", false, "fanout: tavern sockets ask for batched messages (?batch=1)")
 	fs.IntVar(&c.dialers, "dialers", 32, "fanout: sockets and API calls made at once while setting up")
 }
 
@@ -67,13 +68,20 @@ func (r *receipts) count() int64 {
 	return int64(len(r.latencies))
 }
 
-// got reads the send time after marker in b, if any, and records it.
+// got records the send time after each marker in b (a batched message
+// may hold several).
 func (r *receipts) got(b []byte) {
-	i := bytes.Index(b, []byte(marker))
-	if i < 0 {
-		return
+	for {
+		i := bytes.Index(b, []byte(marker))
+		if i < 0 {
+			return
+		}
+		b = b[i+len(marker):]
+		r.got1(b)
 	}
-	b = b[i+len(marker):]
+}
+
+func (r *receipts) got1(b []byte) {
 	j := 0
 	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
 		j++

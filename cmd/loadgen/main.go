@@ -343,8 +343,14 @@ func playTable(ctx context.Context, c config, n int, st *stats) error {
 	return nil
 }
 
+// batchFrames: sockets ask for batched messages (-batch).
+var batchFrames bool
+
 func dial(ctx context.Context, base, tableID, role, token string) (*websocket.Conn, error) {
 	u := strings.Replace(base, "http", "ws", 1) + "/ws/tables/" + tableID + "?role=" + role
+	if batchFrames {
+		u += "&batch=1"
+	}
 	if token != "" {
 		u += "&token=" + url.QueryEscape(token)
 	}

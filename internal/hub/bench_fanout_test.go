@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,10 +66,12 @@ func benchFanout(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	mux := http.NewServeMux()
+	var current atomic.Pointer[engine.Player] // the seated player (token "tok")
+	current.Store(&p)
 	mux.HandleFunc("/ws/tables/{id}", func(w http.ResponseWriter, r *http.Request) {
 		var pl *engine.Player
 		if r.URL.Query().Get("token") == "tok" {
-			pl = &p
+			pl = current.Load()
 		}
 		h.ServeWS(w, r, r.PathValue("id"), pl)
 	})
@@ -85,8 +88,12 @@ func benchFanout(b *testing.B, n int) {
 		return c
 	}
 
-	// Every spectator signals got once per chat event it reads.
+	// Every spectator signals got once per chat event it reads, and ready
+	// at its snapshot (queued with its registration: a dial returns
+	// before the table lists the socket, and a say published before that
+	// would reach it only inside the snapshot).
 	got := make(chan struct{}, n)
+	ready := make(chan struct{}, n)
 	var wg sync.WaitGroup
 	for range n {
 		c := dial("spectator")
@@ -103,15 +110,33 @@ func benchFanout(b *testing.B, n int) {
 				if json.Unmarshal(data, &f) == nil && f.Type == "event" && f.Kind == engine.EventChat {
 					got <- struct{}{}
 				}
+				if f.Type == "snapshot" {
+					ready <- struct{}{}
+				}
 			}
 		}()
 	}
-	// A connection may send 30 frames at once (the rate limit's burst), so
-	// the player reconnects every 25 says, off the clock.
+	// A player may send 30 frames at once (the rate limit's burst, across
+	// its connections), so every 25 says the seat passes to a new player,
+	// off the clock.
 	var player *websocket.Conn
+	seated := 0
 	redial := func() {
 		if player != nil {
 			player.Close(websocket.StatusNormalClosure, "")
+			old := current.Load()
+			if err := h.Leave(ctx, ts.ID, *old); err != nil {
+				b.Fatal(err)
+			}
+			seated++
+			np := engine.Player{ID: fmt.Sprint("p", seated+1), Name: "Ann"}
+			if err := st.CreatePlayer(ctx, np, []byte(fmt.Sprint("tok", seated))); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := h.Sit(ctx, ts.ID, np, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
+				b.Fatal(err)
+			}
+			current.Store(&np)
 		}
 		player = dial("player&token=tok")
 		go func(c *websocket.Conn) { // the player's own frames are not counted
@@ -121,6 +146,9 @@ func benchFanout(b *testing.B, n int) {
 				}
 			}
 		}(player)
+	}
+	for range n {
+		<-ready
 	}
 	redial()
 	defer func() { player.CloseNow() }()

@@ -18,9 +18,17 @@ import (
 
 const (
 	// Subprotocol is the websocket subprotocol of PROTOCOL.md v1.
-	Subprotocol  = "tavern.v1"
-	readLimit    = 16 << 10
-	outQueue     = 1024
+	Subprotocol = "tavern.v1"
+	readLimit   = 16 << 10
+	// outQueue is a socket's queue of frames waiting for its writer: small
+	// (24 KiB per socket at 1,024 was most of the live heap), a client
+	// that falls this far behind is closed with 1008 "too slow". The join's
+	// welcome, replay and snapshot go to the backlog instead, never dropped.
+	outQueue = 64
+	// A batched message (?batch=1) holds at most batchFrames frames and
+	// stops growing past batchBytes.
+	batchFrames  = 64
+	batchBytes   = 64 << 10
 	writeTimeout = 5 * time.Second
 	// closeTimeout bounds a close handshake (the library's own bound is
 	// 5 s to write the close frame plus 5 s for the answer); past it the
@@ -70,9 +78,22 @@ type client struct {
 	closeCode   websocket.StatusCode
 	closeReason string
 	flush       bool
+	// batch: the client opted into messages holding a JSON array of
+	// frames (?batch=1); state: into state frames (?state=1).
+	batch, state bool
+	// joining is true until the table registers the client; until then
+	// (table goroutine only) send appends to backlog, which the writer
+	// sends first. The join's replay can be far longer than out.
+	joining bool
+	backlog [][]byte
 }
 
+// send queues frame; a client whose queue is full is closed with 1008.
 func (c *client) send(frame []byte) {
+	if c.joining {
+		c.backlog = append(c.backlog, frame)
+		return
+	}
 	select {
 	case <-c.done:
 	case c.out <- frame:
@@ -90,6 +111,29 @@ func (c *client) closeWith(code websocket.StatusCode, reason string, flush bool)
 		c.closeCode, c.closeReason, c.flush = code, reason, flush
 		close(c.done)
 	})
+}
+
+// reply queues a frame answering one of the client's own (pong, error),
+// from its reader: it waits for room, so a client that floods without
+// reading stops being read rather than overflowing the queue.
+func (c *client) reply(frame []byte) {
+	select {
+	case <-c.done:
+	case c.out <- frame:
+	}
+}
+
+// sendDroppable queues frame unless the queue is full (narration deltas:
+// not numbered, not replayed, so losing one never desynchronises).
+func (c *client) sendDroppable(frame []byte) {
+	if c.joining {
+		return
+	}
+	select {
+	case <-c.done:
+	case c.out <- frame:
+	default:
+	}
 }
 
 func (c *client) playerID() string {
@@ -119,6 +163,55 @@ func snapshotFrame(s Snapshot) []byte {
 		Type string `json:"type"`
 		Snapshot
 	}{"snapshot", s})
+}
+
+// stateFrame is PROTOCOL.md's state frame: the snapshot's fields but
+// recent (the client has those events as frames).
+func stateFrame(s Snapshot) []byte {
+	s.Recent = []engine.Event{}
+	return mustFrame(struct {
+		Type string `json:"type"`
+		Snapshot
+	}{"state", s})
+}
+
+// stateChanged asks for a state frame to the clients that opted in, sent
+// once the command running now is done (so it shows the whole change:
+// a turn's job started, its timer armed) and encoded once for all of
+// them. Runs on the table goroutine.
+func (t *table) stateChanged() {
+	if t.statePending {
+		return
+	}
+	wanted := false
+	for c := range t.clients {
+		if c.state {
+			wanted = true
+			break
+		}
+	}
+	if !wanted {
+		return
+	}
+	t.statePending = true
+	select {
+	case t.inbox <- t.pushState:
+	default:
+		t.pushState() // the inbox is full: now rather than late
+	}
+}
+
+func (t *table) pushState() {
+	t.statePending = false
+	var frame []byte
+	for c := range t.clients {
+		if c.state {
+			if frame == nil {
+				frame = stateFrame(t.snapshot())
+			}
+			c.send(frame)
+		}
+	}
 }
 
 func errorFrame(id, code, msg string) []byte {
@@ -176,7 +269,8 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		return
 	}
 	defer h.untrackSocket()
-	c := &client{conn: conn, log: t.log, out: make(chan []byte, outQueue), role: rl, player: p, done: make(chan struct{})}
+	c := &client{conn: conn, log: t.log, out: make(chan []byte, outQueue), role: rl, player: p, done: make(chan struct{}),
+		batch: q.Get("batch") == "1", state: q.Get("state") == "1", joining: true}
 	// Reads are not tied to the hub's context: on shutdown the table closes
 	// the socket with 1001, and the close handshake needs this reader.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -205,14 +299,31 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	<-written // the writer has closed the socket (handshake bounded by the library)
 }
 
-// writeLoop is the only writer and the only closer of the socket: when
-// asked to close it first flushes the queued frames (unless the client was
-// too slow to take them), then runs the close handshake.
+// writeLoop is the only writer and the only closer of the socket: it
+// sends the join's backlog, then the queue; when asked to close it first
+// flushes the queued frames (unless the client was too slow to take
+// them), then runs the close handshake. A client that opted into batches
+// gets whatever is queued behind a frame in the same message: one write
+// (and one flush, one write(2)) for all of them.
 func (c *client) writeLoop() {
-	write := func(frame []byte) error {
-		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-		defer cancel()
-		return c.conn.Write(ctx, websocket.MessageText, frame)
+	// A write stuck past writeTimeout drops the connection. One timer per
+	// socket, reset per message: a context with a deadline per message
+	// (and the library's AfterFunc on it) was an eighth of fan-out CPU.
+	w := writer{c: c, stuck: time.AfterFunc(time.Hour, func() { _ = c.conn.CloseNow() })}
+	w.stuck.Stop()
+	defer w.stuck.Stop()
+	backlog := c.backlog
+	c.backlog = nil
+	for len(backlog) > 0 {
+		n := 1
+		if c.batch {
+			n = batchLen(backlog)
+		}
+		if w.write(backlog[:n]) != nil {
+			c.closeWith(websocket.StatusPolicyViolation, "write failed", false)
+			break
+		}
+		backlog = backlog[n:]
 	}
 	for {
 		select {
@@ -223,7 +334,7 @@ func (c *client) writeLoop() {
 			for c.flush {
 				select {
 				case frame := <-c.out:
-					if write(frame) != nil {
+					if w.send(frame) != nil {
 						c.flush = false
 					}
 				default:
@@ -237,11 +348,98 @@ func (c *client) writeLoop() {
 			drop.Stop()
 			return
 		case frame := <-c.out:
-			if write(frame) != nil {
+			if w.send(frame) != nil {
 				c.closeWith(websocket.StatusPolicyViolation, "write failed", false)
 			}
 		}
 	}
+}
+
+// writer is a writeLoop's. A batch's frames and message come from a pool
+// shared by every socket, so an idle socket holds no batch buffer.
+type writer struct {
+	c     *client
+	stuck *time.Timer
+}
+
+type batch struct {
+	frames [][]byte
+	buf    []byte
+}
+
+var batches = sync.Pool{New: func() any { return new(batch) }}
+
+// send writes first and, for a batching client, the frames queued behind
+// it.
+func (w writer) send(first []byte) error {
+	if !w.c.batch || len(w.c.out) == 0 {
+		return w.message(first)
+	}
+	bt := batches.Get().(*batch)
+	bt.frames = append(bt.frames[:0], first)
+	for size := len(first); len(bt.frames) < batchFrames && size < batchBytes; {
+		var f []byte
+		select {
+		case f = <-w.c.out:
+		default:
+		}
+		if f == nil {
+			break
+		}
+		bt.frames = append(bt.frames, f)
+		size += len(f) + 1
+	}
+	err := w.batch(bt, bt.frames)
+	clear(bt.frames)
+	batches.Put(bt)
+	return err
+}
+
+// write sends frames as one message: the frame itself when there is one,
+// else a JSON array of them.
+func (w writer) write(frames [][]byte) error {
+	if len(frames) == 1 {
+		return w.message(frames[0])
+	}
+	bt := batches.Get().(*batch)
+	err := w.batch(bt, frames)
+	batches.Put(bt)
+	return err
+}
+
+func (w writer) batch(bt *batch, frames [][]byte) error {
+	if len(frames) == 1 {
+		return w.message(frames[0])
+	}
+	b := append(bt.buf[:0], '[')
+	for i, f := range frames {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, f...)
+	}
+	b = append(b, ']')
+	if cap(b) <= 2*batchBytes { // a pooled buffer never grows past a bound
+		bt.buf = b[:0]
+	}
+	return w.message(b)
+}
+
+func (w writer) message(msg []byte) error {
+	w.stuck.Reset(writeTimeout)
+	err := w.c.conn.Write(context.Background(), websocket.MessageText, msg)
+	w.stuck.Stop()
+	return err
+}
+
+// batchLen is how many of frames (at least one) go in one batch.
+func batchLen(frames [][]byte) int {
+	n, size := 1, len(frames[0])
+	for n < len(frames) && n < batchFrames && size < batchBytes {
+		size += len(frames[n]) + 1
+		n++
+	}
+	return n
 }
 
 type inFrame struct {
@@ -281,25 +479,25 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 				continue
 			}
 			// Echo the id (when there is one) so the client can match it.
-			c.send(errorFrame(idOf(f, parsed), CodeRateLimited, "Too many frames; slow down."))
+			c.reply(errorFrame(idOf(f, parsed), CodeRateLimited, "Too many frames; slow down."))
 			continue
 		}
 		refusals = 0
 		if !parsed {
-			c.send(errorFrame("", CodeBadRequest, "Frames are JSON text messages in valid UTF-8."))
+			c.reply(errorFrame("", CodeBadRequest, "Frames are JSON text messages in valid UTF-8."))
 			continue
 		}
 		if len(f.ID) > maxFrameIDLen {
-			c.send(errorFrame("", CodeBadRequest, "id has at most "+strconv.Itoa(maxFrameIDLen)+" characters."))
+			c.reply(errorFrame("", CodeBadRequest, "id has at most "+strconv.Itoa(maxFrameIDLen)+" characters."))
 			continue
 		}
 		switch f.Type {
 		case "ping":
-			c.send(mustFrame(map[string]any{"type": "pong", "id": f.ID}))
+			c.reply(mustFrame(map[string]any{"type": "pong", "id": f.ID}))
 		case "act", "say":
 			c.handle(ctx, t, f)
 		default:
-			c.send(errorFrame(f.ID, CodeBadRequest, "Unknown frame type; use act, say or ping."))
+			c.reply(errorFrame(f.ID, CodeBadRequest, "Unknown frame type; use act, say or ping."))
 		}
 	}
 }
@@ -318,10 +516,10 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 	}
 	switch {
 	case f.ID == "":
-		c.send(errorFrame("", CodeBadRequest, f.Type+" needs an id."))
+		c.reply(errorFrame("", CodeBadRequest, f.Type+" needs an id."))
 		return
 	case c.role != rolePlayer:
-		c.send(errorFrame(f.ID, CodeForbidden, "Spectators cannot "+f.Type+"; take a seat to play."))
+		c.reply(errorFrame(f.ID, CodeForbidden, "Spectators cannot "+f.Type+"; take a seat to play."))
 		return
 	}
 	// The engine's one rule for free text: no control characters (NUL…),
@@ -331,7 +529,7 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 		err = engine.Errorf(engine.EINVALID, "text must not be empty.")
 	}
 	if err != nil {
-		c.send(errorFrame(f.ID, CodeBadRequest, engine.ErrorMessage(err)))
+		c.reply(errorFrame(f.ID, CodeBadRequest, engine.ErrorMessage(err)))
 		return
 	}
 	f.Text = text
@@ -355,7 +553,7 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 		if code == CodeInternal {
 			t.log.Error("frame failed", "type", f.Type, "err", err)
 		}
-		c.send(errorFrame(f.ID, code, msg))
+		c.reply(errorFrame(f.ID, code, msg))
 	}
 }
 
@@ -392,6 +590,9 @@ func (h *Hub) join(ctx context.Context, t *table, c *client, since int64) error 
 			for _, e := range gap {
 				c.send(eventFrame(e))
 			}
+			if c.state { // the events may not tell all (a turn running)
+				c.send(stateFrame(t.snapshot()))
+			}
 		} else {
 			c.send(snapshotFrame(t.snapshot()))
 		}
@@ -418,6 +619,9 @@ func (t *table) welcome(c *client, since int64) (replay bool) {
 		if since < t.seq {
 			return true
 		}
+		if c.state { // up to date in events; the state may have moved
+			c.send(stateFrame(t.snapshot()))
+		}
 	} else {
 		c.send(snapshotFrame(t.snapshot()))
 	}
@@ -426,9 +630,13 @@ func (t *table) welcome(c *client, since int64) (replay bool) {
 }
 
 func (t *table) register(c *client) {
+	c.joining = false
 	t.clients[c] = struct{}{}
 	t.updateSummary()
 	t.connOpened(c)
+	if c.role == rolePlayer { // the snapshot's online seats
+		t.stateChanged()
+	}
 }
 
 func (t *table) part(c *client) {
@@ -436,5 +644,8 @@ func (t *table) part(c *client) {
 		delete(t.clients, c)
 		t.updateSummary()
 		t.connClosed(c)
+		if c.role == rolePlayer {
+			t.stateChanged()
+		}
 	}
 }

@@ -61,6 +61,8 @@ type table struct {
 	timer    *alarm
 	timerKey string
 	deadline time.Time
+	// statePending: a state frame is queued (client.go, stateChanged).
+	statePending bool
 
 	// The operator's side (admin.go, moderation.go). paused: no turn
 	// runs and act is refused; closed: gone from the lobby, read-only.
@@ -344,9 +346,13 @@ func (t *table) number(evs []engine.Event, turn string) {
 
 func (t *table) unnumber(evs []engine.Event) { t.seq -= int64(len(evs)) }
 
-// publish sends committed events to every client and subscriber.
+// publish sends committed events to every client and subscriber, and a
+// state frame to the clients that asked for one when an event changed
+// more than the log (every kind but chat).
 func (t *table) publish(evs []engine.Event) {
+	changed := false
 	for _, e := range evs {
+		changed = changed || e.Kind != engine.EventChat
 		t.recent = append(t.recent, e)
 		frame := eventFrame(e)
 		for c := range t.clients {
@@ -362,6 +368,9 @@ func (t *table) publish(evs []engine.Event) {
 		}
 	}
 	t.h.metrics.published(len(evs), len(t.clients), len(t.subs))
+	if changed {
+		t.stateChanged()
+	}
 	if over := len(t.recent) - recentEvents; over > 0 {
 		t.recent = append([]engine.Event(nil), t.recent[over:]...)
 	}
@@ -805,7 +814,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		frame := mustFrame(map[string]any{"type": "narration_delta", "turn": turnID, "text": text})
 		t.tryPost(func() {
 			for c := range t.clients {
-				c.send(frame)
+				c.sendDroppable(frame)
 			}
 		})
 	}

@@ -488,51 +488,11 @@ function applyEvent(ev) {
   }
 }
 
-// Events that change what the panels show (beyond what applyEvent can
-// derive) trigger a fresh snapshot over HTTP.
-const refreshKinds = new Set(['narration', 'damage', 'heal', 'status', 'combat_started', 'turn', 'combat_ended',
-  'mode', 'world', 'player_joined', 'player_left', 'system', 'combatant_joined']);
-// Who is online changes without an event: a quiet refresh now and then.
-setInterval(() => { if (!document.hidden) scheduleRefresh(); }, 20000);
+// The server pushes a `state` frame (?state=1) whenever what the panels
+// show changes beyond what applyEvent can derive: one encoding per change
+// for every watcher, no snapshot fetch per event.
 // The turn timer's countdown ticks in the action hint.
 setInterval(() => { if (state.deadline) renderAction(); }, 1000);
-let refreshTimer = 0;
-let refreshing = false;
-
-// scheduleRefresh throttles (rather than debounces) so that a long burst
-// of events cannot starve the refresh.
-function scheduleRefresh(delay = 250) {
-  if (refreshTimer) return;
-  refreshTimer = setTimeout(() => {
-    refreshTimer = 0;
-    refresh();
-  }, delay);
-}
-
-async function refresh() {
-  if (refreshing) {
-    scheduleRefresh();
-    return;
-  }
-  refreshing = true;
-  try {
-    const res = await fetch(`/api/tables/${encodeURIComponent(tableId)}`, { headers: { Accept: 'application/json' } });
-    if (!res.ok) return;
-    const snap = await res.json();
-    // Only a snapshot at least as new as the log may replace the state.
-    if (snap.seq >= lastSeq) {
-      state = snap;
-      state.deadline = snap.combat && snap.combat.deadline ? Date.parse(snap.combat.deadline) : 0;
-      renderAll();
-    } else {
-      scheduleRefresh(500);
-    }
-  } catch {
-    scheduleRefresh(2000);
-  } finally {
-    refreshing = false;
-  }
-}
 
 function onEvent(ev) {
   if (typeof ev.seq !== 'number' || ev.seq <= lastSeq) return; // replayed twice
@@ -547,7 +507,16 @@ function onEvent(ev) {
   applyEvent(ev);
   appendLog(ev);
   renderAll();
-  if (refreshKinds.has(ev.kind)) scheduleRefresh();
+}
+
+// onState takes a pushed state: the snapshot's fields without recent.
+function onState(f) {
+  if (typeof f.seq !== 'number' || f.seq < lastSeq) return; // older than the log
+  const recent = state.recent;
+  state = f;
+  state.recent = recent;
+  state.deadline = f.combat && f.combat.deadline ? Date.parse(f.combat.deadline) : 0;
+  renderAll();
 }
 
 function onSnapshot(snap) {
@@ -585,18 +554,13 @@ function setConn(s, label) {
 function connect() {
   clearTimeout(retryTimer);
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const url = `${proto}//${location.host}/ws/tables/${encodeURIComponent(tableId)}?role=${role}&since=${lastSeq}`;
+  const url = `${proto}//${location.host}/ws/tables/${encodeURIComponent(tableId)}?role=${role}&since=${lastSeq}&batch=1&state=1`;
   setConn('connecting', 'connecting…');
   let welcomed = false;
   const sock = new WebSocket(url, 'tavern.v1');
   ws = sock;
-  sock.onmessage = (m) => {
-    let f;
-    try {
-      f = JSON.parse(m.data);
-    } catch {
-      return;
-    }
+  // A message is one frame or (?batch=1) an array of frames, in order.
+  const onFrame = (f) => {
     switch (f.type) {
       case 'welcome':
         welcomed = true;
@@ -608,9 +572,9 @@ function connect() {
         setConn('open', 'live');
         for (const frame of unacked.values()) sock.send(JSON.stringify(frame));
         renderAction();
-        // The replay brings the log up to date; the state may have moved
-        // further than events alone can tell (a turn in progress).
-        scheduleRefresh(100);
+        break;
+      case 'state':
+        onState(f);
         break;
       case 'snapshot':
         onSnapshot(f);
@@ -632,6 +596,18 @@ function connect() {
         break;
       case 'pong':
         break;
+    }
+  };
+  sock.onmessage = (m) => {
+    let msg;
+    try {
+      msg = JSON.parse(m.data);
+    } catch {
+      return;
+    }
+    for (const f of Array.isArray(msg) ? msg : [msg]) {
+      if (ws !== sock) return; // a frame asked for a resync
+      onFrame(f);
     }
   };
   sock.onclose = (e) => {
