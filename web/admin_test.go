@@ -182,11 +182,23 @@ func (e *testEnv) admin(method, path string) response {
 	return e.do(method, path, nil, testAdminToken)
 }
 
+// seat sits the token's player at the table and waits for the DM's arrival
+// line, so that the player's first act is not refused as busy.
 func (e *testEnv) seat(tableID, token, name string) {
 	e.t.Helper()
-	if r := e.do("POST", "/api/tables/"+tableID+"/seats", map[string]any{"character": map[string]any{"name": name, "class": "warrior"}}, token); r.status != http.StatusCreated {
+	r := e.do("POST", "/api/tables/"+tableID+"/seats", map[string]any{"character": map[string]any{"name": name, "class": "warrior"}}, token)
+	if r.status != http.StatusCreated {
 		e.t.Fatalf("sit: %d %s", r.status, r.body)
 	}
+	var sat struct {
+		Character struct {
+			PlayerID string `json:"player_id"`
+		} `json:"character"`
+	}
+	if err := json.Unmarshal(r.body, &sat); err != nil || sat.Character.PlayerID == "" {
+		e.t.Fatalf("sit: %s %v", r.body, err)
+	}
+	e.arrive(tableID, sat.Character.PlayerID)
 }
 
 func TestAdminModeration(t *testing.T) {

@@ -260,8 +260,9 @@ func TestSeats(t *testing.T) {
 func TestSnapshotAndEvents(t *testing.T) {
 	e := newTestEnv(t)
 	id := e.newTable(map[string]any{"name": "Log"})
-	_, a := e.newPlayer("Ann")
+	pa, a := e.newPlayer("Ann")
 	e.do("POST", "/api/tables/"+id+"/seats", map[string]any{"character": map[string]any{"name": "Brunhild"}}, a)
+	e.arrive(id, pa) // the log is still until the next act
 
 	r := e.do("GET", "/api/tables/"+id, nil, "")
 	var snap hub.Snapshot

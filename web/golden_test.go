@@ -18,10 +18,11 @@ var staticVersionQuery = regexp.MustCompile(`\?v=[0-9a-f]+`)
 func TestTablePageGolden(t *testing.T) {
 	e := newTestEnv(t)
 	id := e.newTable(map[string]any{"name": "The Golden Table"})
-	_, tok := e.newPlayer("Ann")
+	pid, tok := e.newPlayer("Ann")
 	if r := e.do("POST", "/api/tables/"+id+"/seats", map[string]any{"character": map[string]any{"name": "Aldric", "class": "warrior"}}, tok); r.status != 201 {
 		t.Fatalf("sit: %d %s", r.status, r.body)
 	}
+	e.arrive(id, pid) // the page shows the DM's arrival line
 	r := e.do("GET", "/tables/"+id, nil, "", "Cookie", "tavern_player="+tok)
 	if r.status != 200 {
 		t.Fatalf("status %d", r.status)

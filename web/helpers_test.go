@@ -215,3 +215,30 @@ func newHTTPTest(t *testing.T, h http.Handler) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// arrive waits until the player's character at the table has arrived: its
+// session start, queued when it sat, narrated by the DM. Tests that count
+// events, or expect the next narration to answer their own action, call it
+// before going on.
+func (e *testEnv) arrive(tableID, playerID string) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	id, err := e.hub.StartSession(ctx, tableID, engine.Player{ID: playerID})
+	if engine.ErrorCode(err) == engine.ECONFLICT {
+		return // arrived already
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	evs, err := e.hub.Subscribe(ctx, tableID, 0)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for ev := range evs {
+		if ev.Kind == engine.EventNarration && ev.Data["action_id"] == id {
+			return
+		}
+	}
+	e.t.Fatalf("player %s never arrived at %s", playerID, tableID)
+}

@@ -65,10 +65,11 @@ func TestLobbyPage(t *testing.T) {
 func TestTablePage(t *testing.T) {
 	e := newTestEnv(t)
 	id := e.newTable(map[string]any{"name": hostile})
-	_, tok := e.newPlayer("Ann")
+	pid, tok := e.newPlayer("Ann")
 	if r := e.do("POST", "/api/tables/"+id+"/seats", map[string]any{"character": map[string]any{"name": `<img src=x onerror=alert(2)>`, "class": "rogue"}}, tok); r.status != 201 {
 		t.Fatalf("sit: %d %s", r.status, r.body)
 	}
+	e.arrive(id, pid) // the DM's arrival line is played: nobody is busy
 	panels := []string{`id="log"`, `id="initiative"`, `id="round"`, `id="party"`, `id="location"`, `id="mode"`,
 		`id="snapshot-data"`, `data-table-id="` + id + `"`, "&lt;script&gt;alert(1)&lt;/script&gt;",
 		"&lt;img src=x onerror=alert(2)&gt;", "Greyhollow Square"}

@@ -44,13 +44,24 @@ func TestWorldEndpoints(t *testing.T) {
 	wantError(t, e.do("POST", "/api/tables/"+tid+"/session", nil, stranger), 403, "forbidden")
 	wantError(t, e.do("POST", "/api/tables/"+tid+"/session", nil, ""), 401, "unauthorized")
 
-	// Without a backstory, the session start is asked for explicitly.
-	_, tok2 := e.newPlayer("Bob")
+	// Without a backstory the session start is queued all the same (asked
+	// for while the table is paused, it is the one queued); the DM
+	// narrates Brina's arrival, and she too starts once.
+	if r := e.do("POST", "/api/admin/tables/"+tid+"/pause", nil, testAdminToken); r.status != 204 {
+		t.Fatalf("pause: %d %s", r.status, r.body)
+	}
+	pid2, tok2 := e.newPlayer("Bob")
 	if r := e.do("POST", "/api/tables/"+tid+"/seats", map[string]any{"character": map[string]any{"name": "Brina"}}, tok2); r.status != 201 {
 		t.Fatalf("sit: %d %s", r.status, r.body)
 	}
-	r = e.do("POST", "/api/tables/"+tid+"/session", nil, tok2)
-	if r.status != 202 || !strings.Contains(string(r.body), `"action_id"`) {
-		t.Fatalf("session: %d %s", r.status, r.body)
+	first := e.do("POST", "/api/tables/"+tid+"/session", nil, tok2)
+	again := e.do("POST", "/api/tables/"+tid+"/session", nil, tok2)
+	if first.status != 202 || !strings.Contains(string(first.body), `"action_id"`) || string(again.body) != string(first.body) {
+		t.Fatalf("session while queued: %d %s, then %s", first.status, first.body, again.body)
 	}
+	if r := e.do("POST", "/api/admin/tables/"+tid+"/resume", nil, testAdminToken); r.status != 204 {
+		t.Fatalf("resume: %d %s", r.status, r.body)
+	}
+	e.arrive(tid, pid2)
+	wantError(t, e.do("POST", "/api/tables/"+tid+"/session", nil, tok2), 409, "conflict")
 }

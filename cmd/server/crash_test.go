@@ -15,8 +15,9 @@ import (
 	"tavern/internal/openai/openaitest"
 )
 
-// setupTable creates a player and a table with the player seated, and
-// returns the table id and the player's token.
+// setupTable creates a player and a table with the player seated and
+// arrived (the DM has narrated the session start queued with the seat),
+// and returns the table id and the player's token.
 func setupTable(t testing.TB, c *child) (tableID, token string) {
 	t.Helper()
 	st, p := c.api("POST", "/api/players", "", map[string]any{"name": "Ann"})
@@ -32,6 +33,18 @@ func setupTable(t testing.TB, c *child) (tableID, token string) {
 	if st, m := c.api("POST", "/api/tables/"+tableID+"/seats", token, map[string]any{"character": map[string]any{"name": "Aldric"}}); st != http.StatusCreated {
 		t.Fatalf("sit: %d %v", st, m)
 	}
+	// Asking for the session start answers 202 while it is queued, 409
+	// once it has played.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		st, m := c.api("POST", "/api/tables/"+tableID+"/session", token, nil)
+		if st == http.StatusConflict {
+			break
+		}
+		if st != http.StatusAccepted || time.Now().After(deadline) {
+			t.Fatalf("session start: %d %v", st, m)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	return tableID, token
 }
 
@@ -41,12 +54,14 @@ func setupTable(t testing.TB, c *child) (tableID, token string) {
 // its action_id (issue 11).
 func TestKillBetweenAckAndCommit(t *testing.T) {
 	fake := openaitest.New(t, openaitest.FromModel(offline.Narrator{}))
-	// The first model call hangs: the turn is running, nothing committed.
-	fake.Push(openaitest.Reply{Delay: time.Hour})
 	dbPath := filepath.Join(t.TempDir(), "crash.db")
 	env := []string{"OPENAI_BASE_URL=" + fake.URL, "TAVERN_MODEL=fake"}
 	c := startChild(t, dbPath, env...)
 	tableID, token := setupTable(t, c)
+	// The next model call (the act's, after the arrival's) hangs: the turn
+	// is running, nothing committed.
+	fake.Push(openaitest.Reply{Delay: time.Hour})
+	before := len(fake.Requests())
 
 	conn := c.dial(tableID, "player", token)
 	readUntil(t, conn, func(m map[string]any) bool { return m["type"] == "snapshot" })
@@ -60,7 +75,7 @@ func TestKillBetweenAckAndCommit(t *testing.T) {
 	if ack["type"] != "ack" {
 		t.Fatalf("answer %v, want an ack", ack)
 	}
-	for len(fake.Requests()) == 0 { // the turn's model call has started
+	for len(fake.Requests()) == before { // the turn's model call has started
 		select {
 		case <-c.done:
 			t.Fatalf("server exited:\n%s", c.logs)

@@ -81,6 +81,7 @@ func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []store.Memory) {
 	if _, err := h.Sit(ctx, ts.ID, owner, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
 		tb.Fatal(err)
 	}
+	awaitArrival(tb, h, ts.ID, owner) // turn 1; the played turns follow
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeWS(w, r, ts.ID, &owner)
 	}))

@@ -148,11 +148,18 @@ func TestThreePlayerTPK(t *testing.T) {
 	tid := e.table(hub.TableSpec{TurnTimeoutS: &off})
 	acts := map[string]*wsClient{}
 	var first *wsClient
+	seats := map[string]string{} // token → seat
+	var tokens []string
 	for _, name := range []string{"Ann", "Bob", "Cid"} {
 		p, tok := e.player(name)
-		c := e.sit(tid, p, name+"wen", "mage")
+		seats[tok] = e.sit(tid, p, name+"wen", "mage").Seat
+		tokens = append(tokens, tok)
+	}
+	// Dialled once everyone has arrived: the next narration answers the
+	// first act, not a later arrival.
+	for _, tok := range tokens {
 		ws := e.dial(tid, "player", tok, -1)
-		acts["pc:"+c.Seat] = ws
+		acts["pc:"+seats[tok]] = ws
 		if first == nil {
 			first = ws
 		}

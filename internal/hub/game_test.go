@@ -225,13 +225,13 @@ func (m blockingModel) Complete(ctx context.Context, req agent.Request) (agent.R
 // exactly once when it comes back.
 func TestAcknowledgedActionResolvedOnceAfterCrash(t *testing.T) {
 	e := newEnv(t, 7)
+	tid := e.table(hub.TableSpec{})
+	p1, tok1 := e.player("Ann")
+	e.sit(tid, p1, "Aldric", "warrior") // arrives with the offline narrator, before the model blocks
 	started := make(chan struct{}, 1)
 	e.shutdown()
 	e.model = blockingModel{started: started}
 	e.open()
-	tid := e.table(hub.TableSpec{})
-	p1, tok1 := e.player("Ann")
-	e.sit(tid, p1, "Aldric", "warrior")
 	a := e.dial(tid, "player", tok1, -1)
 	if f := a.act("once", "I look around"); f.Type != "ack" {
 		t.Fatal(f)
@@ -262,9 +262,9 @@ func TestAcknowledgedActionResolvedOnceAfterCrash(t *testing.T) {
 			narrations++
 		}
 	}
-	// One intro narration, one action, one resolution.
-	if actions != 1 || narrations != 2 {
-		t.Errorf("%d actions and %d narrations, want 1 and 2", actions, narrations)
+	// One intro narration, Aldric's arrival, one action, one resolution.
+	if actions != 1 || narrations != 3 {
+		t.Errorf("%d actions and %d narrations, want 1 and 3", actions, narrations)
 	}
 	data, err := e.store.LoadTable(context.Background(), tid)
 	if err != nil || len(data.Pending) != 0 {

@@ -145,7 +145,39 @@ func (e *env) sit(tableID string, p *engine.Player, name, class string) hub.Char
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	e.arrive(tableID, p) // the player acts after the DM's arrival line
 	return c
+}
+
+// arrive waits until p's character has arrived: its session start, queued
+// when it sat, narrated. Tests that count turns, or that expect the next
+// narration to answer their own action, call it before acting.
+func (e *env) arrive(tableID string, p *engine.Player) {
+	e.t.Helper()
+	awaitArrival(e.t, e.hub, tableID, *p)
+}
+
+func awaitArrival(tb testing.TB, h *hub.Hub, tableID string, p engine.Player) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	id, err := h.StartSession(ctx, tableID, p)
+	if engine.ErrorCode(err) == engine.ECONFLICT {
+		return // arrived already
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	evs, err := h.Subscribe(ctx, tableID, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for ev := range evs {
+		if ev.Kind == engine.EventNarration && ev.Data["action_id"] == id {
+			return
+		}
+	}
+	tb.Fatalf("%s never arrived at %s", p.Name, tableID)
 }
 
 // frame is any server frame.

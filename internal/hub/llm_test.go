@@ -68,6 +68,9 @@ func newLLMEnv(t *testing.T, seed uint64, fake *llmtest.Server) *env {
 	return e
 }
 
+// arrival is the fake model's narration of Aldric's session start.
+const arrival = "Aldric the warrior arrives in Greyhollow Square."
+
 func respond(narration string) llmtest.Reply {
 	return llmtest.Reply{ToolCalls: []agent.ToolCall{llmtest.Call("respond", map[string]any{"narration": narration})}}
 }
@@ -101,11 +104,13 @@ func (e *env) stateJSON(tableID string) string {
 	return string(b)
 }
 
-// seatedTable makes a table with one seated player and returns its id, the
-// player's socket (past welcome and snapshot) and a spectator's.
-func seatedTable(e *env) (string, *wsClient, *wsClient) {
+// seatedTable makes a table with one seated player, arrived (the fake
+// model narrates its session start), and returns its id, the player's
+// socket (past welcome and snapshot) and a spectator's.
+func seatedTable(e *env, fake *llmtest.Server) (string, *wsClient, *wsClient) {
 	tid := e.table(hub.TableSpec{})
 	p, tok := e.player("Ann")
+	fake.Push(respond(arrival))
 	e.sit(tid, p, "Aldric", "warrior")
 	a := e.dial(tid, "player", tok, -1)
 	a.until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
@@ -117,7 +122,9 @@ func seatedTable(e *env) (string, *wsClient, *wsClient) {
 func TestLLMNarrativeToolRoundsThenCombatThenEnd(t *testing.T) {
 	fake := llmtest.New(t, nil)
 	e := newLLMEnv(t, 11, fake)
-	tid, a, _ := seatedTable(e)
+	tid, a, _ := seatedTable(e, fake)
+	// The arrival's call and history come first; this test's turns after.
+	base, arrived := len(fake.Requests()), len(e.history(tid, engine.AgentNarrative))
 
 	fake.Push(
 		llmtest.Reply{Content: "Let me look.", ToolCalls: []agent.ToolCall{llmtest.Call("look", map[string]any{})}},
@@ -150,7 +157,8 @@ func TestLLMNarrativeToolRoundsThenCombatThenEnd(t *testing.T) {
 		return f.Type == "event" && f.Kind == "mode" && dataOf(f)["mode"] == engine.ModeNarrative
 	})
 
-	reqs := fake.Requests()
+	all := fake.Requests()
+	reqs := all[base:]
 	if len(reqs) < 4 {
 		t.Fatalf("%d requests", len(reqs))
 	}
@@ -181,12 +189,13 @@ func TestLLMNarrativeToolRoundsThenCombatThenEnd(t *testing.T) {
 
 	// Persistence (seed 000 section 11): each agent's history, valid.
 	narr := e.history(tid, engine.AgentNarrative)
-	if len(narr) != 7 {
-		t.Fatalf("narrative history has %d messages, want 7", len(narr))
+	if len(narr) != arrived+7 {
+		t.Fatalf("narrative history has %d messages, want %d+7", len(narr), arrived)
 	}
 	if ok, why := agent.Valid(narr); !ok {
 		t.Errorf("narrative history: %s", why)
 	}
+	narr = narr[arrived:]
 	if narr[1].Content != "Let me look." || narr[5].ToolCalls[0].Function.Name != "start_combat" {
 		t.Errorf("narrative history %+v", narr)
 	}
@@ -228,7 +237,7 @@ func TestLLMNarrativeToolRoundsThenCombatThenEnd(t *testing.T) {
 func TestLLMStreamingReachesEveryClientFirst(t *testing.T) {
 	fake := llmtest.New(t, nil)
 	e := newLLMEnv(t, 3, fake)
-	tid, a, s := seatedTable(e)
+	tid, a, s := seatedTable(e, fake)
 	_ = tid
 	text := "Rain hisses on the slate roofs of Greyhollow; somewhere a shutter bangs, and the well exhales cold air."
 	reply := respond(text)
@@ -293,7 +302,8 @@ func TestLLMFaults(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fake := llmtest.New(t, nil)
 			e := newLLMEnv(t, 5, fake)
-			tid, a, _ := seatedTable(e)
+			tid, a, _ := seatedTable(e, fake)
+			arrived := len(e.history(tid, engine.AgentNarrative))
 			before := e.stateJSON(tid)
 			evsBefore, _ := e.store.Events(context.Background(), tid, 0, 1000)
 			fake.Push(c.replies...)
@@ -322,8 +332,8 @@ func TestLLMFaults(t *testing.T) {
 				if got := e.stateJSON(tid); got != before {
 					t.Errorf("state changed by a failed turn")
 				}
-				if h := e.history(tid, engine.AgentNarrative); len(h) != 0 {
-					t.Errorf("failed turn left %d history messages", len(h))
+				if h := e.history(tid, engine.AgentNarrative); len(h) != arrived {
+					t.Errorf("failed turn left %d history messages", len(h)-arrived)
 				}
 				td, err := e.store.LoadTable(context.Background(), tid)
 				if err != nil || len(td.Pending) != 1 {
@@ -373,7 +383,8 @@ func TestLLMFaults(t *testing.T) {
 func TestLLMHistoryWithOrphansLoadsCleanly(t *testing.T) {
 	fake := llmtest.New(t, nil)
 	e := newLLMEnv(t, 9, fake)
-	tid, a, _ := seatedTable(e)
+	tid, a, _ := seatedTable(e, fake)
+	base := len(fake.Requests())
 	raw, err := os.ReadFile("testdata/seed004_history.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -397,7 +408,7 @@ func TestLLMHistoryWithOrphansLoadsCleanly(t *testing.T) {
 	if n := a.event("narration"); dataOf(n)["text"] != "The square is quiet." {
 		t.Fatalf("narration %s", n.Data)
 	}
-	r := fake.Requests()[0]
+	r := fake.Requests()[base]
 	if ok, why := agent.Valid(r.Messages); !ok {
 		t.Fatalf("context sent: %s\n%+v", why, r.Messages)
 	}
@@ -410,7 +421,8 @@ func TestLLMHistoryWithOrphansLoadsCleanly(t *testing.T) {
 			ids = append(ids, "result:"+m.ToolCallID)
 		}
 	}
-	if got := strings.Join(ids, ","); got != "call_DEF,result:call_DEF,call_R2,result:call_R2" {
+	// The arrival's respond call (the fake's first) comes first, whole.
+	if got := strings.Join(ids, ","); got != "call_1_0,result:call_1_0,call_DEF,result:call_DEF,call_R2,result:call_R2" {
 		t.Errorf("calls and results sent: %s", got)
 	}
 }

@@ -29,7 +29,7 @@ func (t *table) startAction(p engine.Player, c *engine.Character) *engine.Pendin
 
 // StartSession queues the session start of p's character (seed 001's
 // start-session): the DM reads its backstory, creates the items and people
-// it names, and narrates an intro. Taking a seat with a backstory queues it
+// it names, and narrates an intro. Taking a seat queues it
 // already; a character starts once. It returns the pending action's id.
 func (h *Hub) StartSession(ctx context.Context, tableID string, p engine.Player) (string, error) {
 	t, err := h.table(tableID)

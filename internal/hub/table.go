@@ -435,21 +435,16 @@ func (t *table) sit(ctx context.Context, p engine.Player, spec engine.NewCharact
 	}
 	s := engine.Seat{Seat: seat, PlayerID: p.ID, PlayerName: p.Name, CharacterID: c.ID, JoinedAt: t.h.cfg.Now().UTC()}
 	evs := append([]engine.Event{engine.PlayerJoinedEvent(p, seat, roleLabel(rolePlayer), c)}, dice...)
-	commit := store.Commit{State: next, AddSeat: &s, Events: evs}
-	if strings.TrimSpace(spec.Backstory) != "" {
-		// The backstory comes to life in a session-start turn, queued in
-		// the same transaction as the seat.
-		commit.AddPending = t.startAction(p, c)
-	}
+	// Every character arrives in a session-start turn (its backstory, if
+	// any, comes to life there), queued in the same transaction as the seat.
+	commit := store.Commit{State: next, AddSeat: &s, Events: evs, AddPending: t.startAction(p, c)}
 	if err := t.commit(ctx, commit, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
 		return Character{}, fmt.Errorf("sit at %s: %w", t.id, err)
 	}
 	t.st = next
 	t.seats = append(t.seats, s)
-	if commit.AddPending != nil {
-		t.pending = append(t.pending, *commit.AddPending)
-		defer t.maybeStart()
-	}
+	t.pending = append(t.pending, *commit.AddPending)
+	defer t.maybeStart()
 	if t.job != nil {
 		t.sinceJob = append(t.sinceJob, func(st *engine.State) {
 			if st.Character(charID) == nil {

@@ -172,7 +172,9 @@ func (t *offlineTurn) nextRelative(people []relative) (agent.ToolCall, bool) {
 	return agent.ToolCall{}, false
 }
 
-// sessionIntro narrates the arrival with what the backstory made.
+// sessionIntro narrates the arrival: who the character is, where they
+// arrive and what they see there, with what the backstory made (nothing
+// when there is no backstory).
 func (t *offlineTurn) sessionIntro(items []heirloom, people []relative) string {
 	var made, met []string
 	for _, h := range items {
@@ -185,7 +187,25 @@ func (t *offlineTurn) sessionIntro(items []heirloom, people []relative) string {
 			met = append(met, fmt.Sprintf("your %s %s", p.kind, p.name))
 		}
 	}
-	s := fmt.Sprintf("%s arrives in %s as the light fails.", t.actorName(), locName(t))
+	who := t.actorName()
+	if a := t.Ctx.Actor; a != nil && a.Class != "" {
+		who += " the " + a.Class
+	}
+	s := fmt.Sprintf("%s arrives in %s as the light fails.", who, locName(t))
+	if l := t.Ctx.Location; l != nil {
+		if d := strings.TrimSpace(l.Description); d != "" {
+			s += " " + d
+		}
+		if p := t.peopleSentence(); p != "" {
+			s += " " + p
+		}
+		if i := t.itemsSentence(); i != "" {
+			s += " " + i
+		}
+		if len(l.Exits) > 0 {
+			s += " Ways on: " + t.exitList() + "."
+		}
+	}
 	if len(made) > 0 {
 		s += fmt.Sprintf(" At your side: %s, heavy with memories.", strings.ToLower(strings.Join(made, " and ")))
 	}

@@ -51,12 +51,47 @@ func TestOfflineUnknownTopicSaysWhatTheNPCKnows(t *testing.T) {
 	t.Logf("first: %q\nsecond: %q", first, second)
 }
 
+// A character without a backstory still arrives: who they are and their
+// class, where they arrive and what they see there; nothing is invented
+// for them (no heirlooms, no relatives), and the hints say what to do.
 func TestOfflineArrivalWithoutBackstory(t *testing.T) {
+	for _, backstory := range []string{"", "  \n"} {
+		g := newGame(t)
+		aldric := g.st.Party[0]
+		start := g.st.World.Locations[g.st.Game.Location]
+		npcs, items := len(g.st.World.NPCs), len(g.st.Inventory(aldric.ID))
+		res := g.play(agent.TurnStart, aldric, backstory)
+		n := res.Output.Narration
+		t.Logf("start: %q; hints %v", n, res.Output.Hints)
+		for _, want := range []string{"Aldric the warrior arrives in " + start.Name, start.Description, "Ways on: "} {
+			if !strings.Contains(n, want) {
+				t.Errorf("backstory %q: the arrival lacks %q: %q", backstory, want, n)
+			}
+		}
+		for _, avoid := range []string{"memories", "waits for you"} {
+			if strings.Contains(n, avoid) {
+				t.Errorf("backstory %q: the arrival invents %q: %q", backstory, avoid, n)
+			}
+		}
+		if len(g.st.World.NPCs) != npcs || len(g.st.Inventory(aldric.ID)) != items {
+			t.Errorf("backstory %q: NPCs %d -> %d, items %d -> %d; nothing should be made", backstory, npcs, len(g.st.World.NPCs), items, len(g.st.Inventory(aldric.ID)))
+		}
+		if res.Output.Tool != "respond" || len(res.Output.Hints) == 0 {
+			t.Errorf("backstory %q: output %+v; want a respond with hints", backstory, res.Output)
+		}
+	}
+}
+
+// With a backstory the arrival says the same, and names what it made.
+func TestOfflineArrivalWithBackstory(t *testing.T) {
 	g := newGame(t)
-	res := g.play(agent.TurnStart, g.st.Party[0], "")
-	t.Logf("start: %q", res.Output.Narration)
-	if !strings.Contains(res.Output.Narration, "Aldric") {
-		t.Errorf("a character without a backstory still gets an arrival line: %q", res.Output.Narration)
+	aldric := g.st.Party[0]
+	start := g.st.World.Locations[g.st.Game.Location]
+	n := g.play(agent.TurnStart, aldric, "I carry my father's old sword. My sister Mira worries for me.").Output.Narration
+	for _, want := range []string{"Aldric the warrior arrives in " + start.Name, start.Description, "father's old sword", "your sister Mira"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("the arrival lacks %q: %q", want, n)
+		}
 	}
 }
 
