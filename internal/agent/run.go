@@ -109,6 +109,9 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	fail := func(format string, args ...any) (Result, error) {
 		return Result{}, fmt.Errorf("%w: %s", ErrTurnFailed, fmt.Sprintf(format, args...))
 	}
+	if model == nil {
+		return fail("no model is configured for the %s agent", agentName)
+	}
 	for p.tc.Output == nil {
 		if p.errs > retries {
 			return fail("%d invalid responses from the model", p.errs)

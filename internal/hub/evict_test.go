@@ -12,6 +12,7 @@ import (
 	"tavern/internal/agent"
 	"tavern/internal/db"
 	"tavern/internal/engine"
+	"tavern/internal/offline"
 	"tavern/internal/store"
 )
 
@@ -52,7 +53,7 @@ func newEvictEnv(t *testing.T, path string) *evictEnv {
 	e := &evictEnv{store: &forgetful{DB: d}, path: path, owner: engine.Player{ID: "p-ann", Name: "Ann"}}
 	e.now.Store(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC).UnixNano())
 	e.h = New(Config{Store: e.store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Memory: d}, Seed: func() uint64 { return 7 }, EvictAfter: 10 * time.Minute,
+		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}, Memory: d}, Seed: func() uint64 { return 7 }, EvictAfter: 10 * time.Minute,
 		Now: func() time.Time { return time.Unix(0, e.now.Load()) }})
 	if err := e.h.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -72,6 +73,23 @@ func (e *evictEnv) loadedTable(id string) *table {
 	e.h.mu.RLock()
 	defer e.h.mu.RUnlock()
 	return e.h.tables[id]
+}
+
+// settle waits until table id has no turn running and no action open.
+func (e *evictEnv) settle(t *testing.T, id string) {
+	t.Helper()
+	tb := e.loadedTable(id)
+	for range 500 {
+		var busy bool
+		if err := tb.call(context.Background(), func() error { busy = tb.job != nil || len(tb.pending) > 0; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !busy {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("table %s still busy", id)
 }
 
 // loaded reports whether table id is loaded.
@@ -110,6 +128,7 @@ func TestEvictIdleTable(t *testing.T) {
 	if _, err := h.Sit(ctx, ts.ID, e.owner, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
 		t.Fatal(err)
 	}
+	e.settle(t, ts.ID) // the arrival turn a new seat queues
 	e.advance(9 * time.Minute)
 	if !e.evict(t, ts.ID) {
 		t.Fatal("evicted after 9 minutes")
