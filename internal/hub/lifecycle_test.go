@@ -122,19 +122,28 @@ func (c *testClock) forget() {
 	}
 }
 
-// fireNext waits until the turn timer is armed, then makes it run out.
+// fireNext waits until the turn timer is armed, then makes the newest one
+// run out. A timer can be armed more than once for a turn (re-armed after
+// a failure), so an arm signal is a hint to look again, not a count.
 func (c *testClock) fireNext(t *testing.T) {
 	t.Helper()
-	select {
-	case <-c.armed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the turn timer was never armed")
+	deadline := time.After(10 * time.Second)
+	for {
+		c.mu.Lock()
+		if n := len(c.timers); n > 0 {
+			ch := c.timers[n-1]
+			c.timers = nil
+			c.mu.Unlock()
+			ch <- time.Now()
+			return
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.armed:
+		case <-deadline:
+			t.Fatal("the turn timer was never armed")
+		}
 	}
-	c.mu.Lock()
-	ch := c.timers[len(c.timers)-1]
-	c.timers = nil
-	c.mu.Unlock()
-	ch <- time.Now()
 }
 
 // testGrace is the hub's ShutdownGrace here, told apart from backoffs.
