@@ -56,6 +56,7 @@ func newLLMEnv(t *testing.T, seed uint64, fake *llmtest.Server) *env {
 	mux.HandleFunc("/ws/tables/{id}", func(w http.ResponseWriter, r *http.Request) {
 		e.mu.Lock()
 		p := e.players[r.URL.Query().Get("token")]
+		h := e.hub // the hub of now: a test may restart it (e.open)
 		e.mu.Unlock()
 		h.ServeWS(w, r, r.PathValue("id"), p)
 	})
@@ -403,6 +404,13 @@ func TestLLMHistoryWithOrphansLoadsCleanly(t *testing.T) {
 	if err := e.store.Commit(context.Background(), store.Commit{TableID: tid, Messages: msgs}); err != nil {
 		t.Fatal(err)
 	}
+	// A table reads its history from the store when it loads (then keeps
+	// it in memory): restart, as a server would, so it loads this one.
+	e.shutdown()
+	e.open()
+	_, tok := e.player("Ann")
+	a = e.dial(tid, "player", tok, -1)
+	a.until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
 	fake.Push(respond("The square is quiet."))
 	a.act("a1", "I wait again")
 	if n := a.event("narration"); dataOf(n)["text"] != "The square is quiet." {
