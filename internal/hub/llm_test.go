@@ -384,7 +384,7 @@ func TestLLMFaults(t *testing.T) {
 func TestLLMHistoryWithOrphansLoadsCleanly(t *testing.T) {
 	fake := llmtest.New(t, nil)
 	e := newLLMEnv(t, 9, fake)
-	tid, a, _ := seatedTable(e, fake)
+	tid, _, _ := seatedTable(e, fake)
 	base := len(fake.Requests())
 	raw, err := os.ReadFile("testdata/seed004_history.jsonl")
 	if err != nil {
@@ -409,7 +409,7 @@ func TestLLMHistoryWithOrphansLoadsCleanly(t *testing.T) {
 	e.shutdown()
 	e.open()
 	_, tok := e.player("Ann")
-	a = e.dial(tid, "player", tok, -1)
+	a := e.dial(tid, "player", tok, -1)
 	a.until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
 	fake.Push(respond("The square is quiet."))
 	a.act("a1", "I wait again")
