@@ -14,7 +14,6 @@ build:
 test: vet lint
 	$(GO) test -race ./...
 	$(GO) test -run TestEncounterBalance -v ./internal/offline
-	$(GO) test -run TestAdminModeration -count=1 ./web
 	node --test web/static/
 
 vet:
