@@ -242,7 +242,10 @@ func TestLLMStreamingReachesEveryClientFirst(t *testing.T) {
 	_ = tid
 	text := "Rain hisses on the slate roofs of Greyhollow; somewhere a shutter bangs, and the well exhales cold air."
 	reply := respond(text)
-	reply.ChunkSize = 6
+	reply.ChunkSize = 40
+	// Deltas that gather while the table is busy go out as one frame: a
+	// model writing at its own pace is seen in pieces.
+	reply.ChunkDelay = 10 * time.Millisecond
 	fake.Push(reply)
 	a.act("a1", "I listen")
 	for _, c := range []*wsClient{a, s} {

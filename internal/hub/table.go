@@ -154,11 +154,13 @@ func (t *table) post(f func()) bool {
 }
 
 // tryPost queues f unless the inbox is full (for droppable work such as
-// narration deltas).
-func (t *table) tryPost(f func()) {
+// narration deltas) and reports whether it did.
+func (t *table) tryPost(f func()) bool {
 	select {
 	case t.inbox <- f:
+		return true
 	default:
+		return false
 	}
 }
 
@@ -804,15 +806,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		return agent.Result{}, nil, fmt.Errorf("load history: %w", err)
 	}
 	turn.History = hist
-	turnID := fmt.Sprintf("t%d", j.turnNo)
-	turn.OnDelta = func(text string) {
-		frame := mustFrame(map[string]any{"type": "narration_delta", "turn": turnID, "text": text})
-		t.tryPost(func() {
-			for c := range t.clients {
-				c.sendDroppable(frame)
-			}
-		})
-	}
+	turn.OnDelta = (&deltaStream{t: t, turnID: fmt.Sprintf("t%d", j.turnNo)}).add
 	res, err := t.h.cfg.Runner.Run(ctx, turn)
 	if err != nil {
 		return agent.Result{}, nil, err

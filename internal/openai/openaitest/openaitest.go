@@ -82,6 +82,9 @@ type Reply struct {
 	// ChunkSize is how many bytes of text each streamed delta carries
 	// (default 8).
 	ChunkSize int
+	// ChunkDelay waits between streamed chunks (a model writing at its
+	// own pace).
+	ChunkDelay time.Duration
 	// StallAfter, if > 0, makes a stream hang after that many text deltas
 	// until the client gives up (a connection that dies mid-answer).
 	StallAfter int
@@ -334,6 +337,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 		}
 		if fl != nil {
 			fl.Flush()
+		}
+		if reply.ChunkDelay > 0 {
+			select {
+			case <-time.After(reply.ChunkDelay):
+			case <-r.Context().Done():
+			}
 		}
 		return r.Context().Err() == nil
 	}

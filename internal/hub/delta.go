@@ -1,0 +1,53 @@
+package hub
+
+import "sync"
+
+// deltaStream carries one turn's narration deltas to the table's clients.
+// The model's stream appends text; one post to the table goroutine at a
+// time sends whatever has gathered since as one narration_delta frame.
+// A model streaming at reading speed still gets about a frame per chunk,
+// while one that hands over its narration faster than the table fans out
+// (the offline narrator gives it all at once) costs a frame or two per
+// turn instead of one per chunk for every client. Deltas are droppable:
+// the narration event that ends the turn carries the whole text.
+type deltaStream struct {
+	t      *table
+	turnID string
+
+	mu     sync.Mutex
+	text   []byte
+	posted bool // a flush is queued on the table goroutine
+}
+
+// add appends text and queues a flush unless one is queued already. Called
+// from the turn's job.
+func (d *deltaStream) add(text string) {
+	d.mu.Lock()
+	d.text = append(d.text, text...)
+	post := !d.posted
+	d.posted = true
+	d.mu.Unlock()
+	if post && !d.t.tryPost(d.flush) {
+		// The inbox is full: keep the text for the next delta's flush.
+		d.mu.Lock()
+		d.posted = false
+		d.mu.Unlock()
+	}
+}
+
+// flush sends the gathered text to every client. Runs on the table
+// goroutine.
+func (d *deltaStream) flush() {
+	d.mu.Lock()
+	text := string(d.text)
+	d.text = d.text[:0]
+	d.posted = false
+	d.mu.Unlock()
+	if text == "" {
+		return
+	}
+	frame := mustFrame(map[string]any{"type": "narration_delta", "turn": d.turnID, "text": text})
+	for c := range d.t.clients {
+		c.sendDroppable(frame)
+	}
+}
