@@ -252,6 +252,14 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
+// parseOptTime is parseTime with "" for the zero time.
+func parseOptTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return parseTime(s)
+}
+
 // plainJSON encodes values that cannot fail to encode (strings, ints,
 // slices and maps of them, engine.Stats, []engine.Exit).
 func plainJSON(v any) string {

@@ -62,6 +62,12 @@ func (d *DB) Tables(ctx context.Context) ([]engine.Table, error) {
 	return out, nil
 }
 
+// lastTurnAt selects the time of the last turn's narration at table t (''
+// if none; the opening narration, turn t0, is not a turn, as in
+// TurnTimes), by the events_kind index.
+const lastTurnAt = `COALESCE((SELECT e.ts FROM events e WHERE e.table_id = t.id AND e.kind = 'narration'
+	AND e.turn NOT IN ('', 't0') ORDER BY e.seq DESC LIMIT 1), '')`
+
 // TableInfos returns what the lobby and a lazily loading hub need of every
 // stored table, oldest first, in one query and without loading any state:
 // its settings, game mode, seats taken, whether an action is open, and the
@@ -71,20 +77,30 @@ func (d *DB) TableInfos(ctx context.Context) ([]store.TableInfo, error) {
 		COALESCE(json_extract(g.game, '$.mode'), ''),
 		(SELECT count(*) FROM seats s WHERE s.table_id = t.id),
 		EXISTS (SELECT 1 FROM pending_actions p WHERE p.table_id = t.id AND p.status = 'pending'),
-		t.paused, COALESCE(t.closed_at, '')
+		t.paused, COALESCE(t.closed_at, ''),
+		COALESCE(json_extract(g.game, '$.turn'), 0), json_extract(g.game, '$.combat.round'), `+lastTurnAt+`
 		FROM tables t LEFT JOIN game_state g ON g.table_id = t.id ORDER BY t.created_at, t.rowid`
 	var out []store.TableInfo
 	err := each(ctx, d.reader, q, nil, func(r *sql.Rows) error {
 		var i store.TableInfo
-		var created, closed string
+		var created, closed, lastTurn string
+		var round sql.NullInt64
 		t := &i.Table
 		if err := r.Scan(&t.ID, &t.Name, &t.Adventure, &t.Config.Ruleset, &t.Config.CombatMode,
-			&t.Config.TurnTimeoutS, &t.Seats, &t.OwnerID, &created, &i.Mode, &i.Seated, &i.Pending, &i.Flags.Paused, &closed); err != nil {
+			&t.Config.TurnTimeoutS, &t.Seats, &t.OwnerID, &created, &i.Mode, &i.Seated, &i.Pending, &i.Flags.Paused, &closed,
+			&i.Turn, &round, &lastTurn); err != nil {
 			return err
 		}
 		var err error
 		if t.CreatedAt, err = parseTime(created); err != nil {
 			return fmt.Errorf("table %s: created_at: %w", t.ID, err)
+		}
+		if round.Valid {
+			r := int(round.Int64)
+			i.Round = &r
+		}
+		if i.LastTurnAt, err = parseOptTime(lastTurn); err != nil {
+			return fmt.Errorf("table %s: last turn: %w", t.ID, err)
 		}
 		if closed != "" {
 			if i.Flags.ClosedAt, err = parseTime(closed); err != nil {
@@ -134,6 +150,13 @@ func (d *DB) LoadTable(ctx context.Context, id string) (store.TableData, error) 
 		}
 		if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = ?", id).Scan(&td.Seq); err != nil {
 			return fmt.Errorf("last seq: %w", err)
+		}
+		var lastTurn string
+		if err := tx.QueryRowContext(ctx, "SELECT "+lastTurnAt+" FROM tables t WHERE t.id = ?", id).Scan(&lastTurn); err != nil {
+			return fmt.Errorf("last turn: %w", err)
+		}
+		if td.LastTurnAt, err = parseOptTime(lastTurn); err != nil {
+			return fmt.Errorf("last turn: %w", err)
 		}
 		if td.Seats, err = loadSeats(ctx, tx, id); err != nil {
 			return err

@@ -76,8 +76,11 @@ type AdminTable struct {
 	LastError   string                  `json:"last_error,omitempty"`
 	CreatedAt   time.Time               `json:"created_at"`
 	Turn        int                     `json:"turn"`
-	// Seated lists who sits where, for the operator's seat buttons.
-	SeatList []engine.Seat `json:"seat_list"`
+	// Seated lists who sits where, for the operator's seat buttons (only
+	// on a loaded table's row). Loaded tells whether the table is in
+	// memory (idle tables are evicted).
+	SeatList []engine.Seat `json:"seat_list,omitempty"`
+	Loaded   bool          `json:"loaded"`
 }
 
 // AdminView is one table as the DM sees it: the list row, the whole world
@@ -238,7 +241,7 @@ func (t *table) adminRow() AdminTable {
 	counts := t.admin.Load()
 	a := AdminTable{TableSummary: *t.summary.Load(), Paused: t.paused, Closed: t.closed, Busy: t.job != nil,
 		Connections: Connections{Players: counts.Players, Spectators: counts.Spectators}, Pending: t.pendingViews(true),
-		LastError: t.lastError, CreatedAt: t.meta.CreatedAt, Turn: t.st.Game.Turn, SeatList: append([]engine.Seat{}, t.seats...)}
+		LastError: t.lastError, CreatedAt: t.meta.CreatedAt, Turn: t.st.Game.Turn, SeatList: append([]engine.Seat{}, t.seats...), Loaded: true}
 	if cb := t.st.Game.Combat; cb != nil {
 		r := cb.Round
 		a.Round = &r
@@ -261,52 +264,52 @@ func (h *Hub) anyTable(id string) (*table, error) {
 	return h.get(context.Background(), id)
 }
 
-// allTables returns every stored table, loading those that are not (the
-// operator's list; idle ones are evicted again later).
-func (h *Hub) allTables(ctx context.Context) ([]*table, error) {
+// AdminTables returns every stored table, closed ones last, newest first.
+// A loaded table gives its live row; the others give the row the store
+// knows, and stay unloaded: an operator looking at a thousand tables must
+// not bring all of them into memory.
+func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
 	infos, err := h.cfg.Store.TableInfos(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*table, 0, len(infos))
+	rows := make([]AdminTable, 0, len(infos))
 	for _, i := range infos {
-		t, err := h.get(ctx, i.Table.ID)
-		if engine.ErrorCode(err) == engine.ENOTFOUND {
-			continue
+		h.mu.RLock()
+		t, loaded := h.tables[i.Table.ID]
+		h.mu.RUnlock()
+		row := storedRow(h.summaryOf(i.Table, i.Mode, i.Seated, 0), i)
+		if loaded {
+			err := t.call(ctx, func() error { row = t.adminRow(); return nil })
+			if err != nil && (ctx.Err() != nil || h.ctx.Err() != nil) {
+				return nil, err
+			} // else evicted meanwhile: the stored row is as good
 		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
+		rows = append(rows, row)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].meta.CreatedAt.Equal(out[j].meta.CreatedAt) {
-			return out[i].meta.CreatedAt.After(out[j].meta.CreatedAt)
+	sort.SliceStable(rows, func(a, b int) bool {
+		ra, rb := rows[a], rows[b]
+		if ra.Closed != rb.Closed {
+			return rb.Closed
 		}
-		return out[i].id < out[j].id
+		if !ra.CreatedAt.Equal(rb.CreatedAt) {
+			return ra.CreatedAt.After(rb.CreatedAt)
+		}
+		return ra.ID < rb.ID
 	})
-	return out, nil
+	return rows, nil
 }
 
-// AdminTables returns every table, closed ones last, newest first.
-func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
-	var open, closed []AdminTable
-	tables, err := h.allTables(ctx)
-	if err != nil {
-		return nil, err
+// storedRow is the operator's row of a table that is not loaded: no
+// socket, no turn running, no open action (a table with one stays loaded).
+func storedRow(sum TableSummary, i store.TableInfo) AdminTable {
+	a := AdminTable{TableSummary: sum, Paused: i.Flags.Paused, Closed: i.Flags.Closed, CreatedAt: i.Table.CreatedAt,
+		Turn: i.Turn, Round: i.Round, Pending: []PendingView{}}
+	if !i.LastTurnAt.IsZero() {
+		at := i.LastTurnAt.UTC()
+		a.LastTurnAt = &at
 	}
-	for _, t := range tables {
-		var row AdminTable
-		if err := t.call(ctx, func() error { row = t.adminRow(); return nil }); err != nil {
-			return nil, err
-		}
-		if row.Closed {
-			closed = append(closed, row)
-		} else {
-			open = append(open, row)
-		}
-	}
-	return append(append([]AdminTable{}, open...), closed...), nil
+	return a
 }
 
 // AdminView returns one table as the DM sees it, secrets included. The

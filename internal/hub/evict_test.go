@@ -255,3 +255,71 @@ func TestStartLoadsOnlyTablesThatCannotWait(t *testing.T) {
 		t.Fatalf("unknown table: %v", err)
 	}
 }
+
+// TestAdminTablesLeaveTablesUnloaded: the operator's list of tables gives
+// the tables that are not loaded from the store — turn, round and the
+// time of the last turn, after a restart too — and loads none of them.
+func TestAdminTablesLeaveTablesUnloaded(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tavern.db")
+	e := newEvictEnv(t, path)
+	var ids []string
+	for _, name := range []string{"Quiet", "Played"} {
+		ts, err := e.h.CreateTable(ctx, e.owner, TableSpec{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ts.ID)
+		e.advance(time.Minute)
+	}
+	e.close()
+
+	// Behind the hub's back: turn 3 of "Played", narrated at noon.
+	d, err := db.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	played, err := d.LoadTable(ctx, ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	played.State.Game.Turn = 3
+	noon := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ev := engine.NarrationEvent(engine.AgentNarrative, "The mill is quiet.", nil)
+	ev.Seq, ev.TS, ev.Turn = played.Seq+1, noon, "t3"
+	if err := d.Commit(ctx, store.Commit{TableID: ids[1], State: played.State, Events: []engine.Event{ev}}); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+
+	e = newEvictEnv(t, path)
+	defer e.close()
+	rows, err := e.h.AdminTables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].ID != ids[1] || rows[1].ID != ids[0] {
+		t.Fatalf("rows %+v, want Played then Quiet", rows)
+	}
+	if r := rows[0]; r.Loaded || r.Turn != 3 || r.LastTurnAt == nil || !r.LastTurnAt.Equal(noon) || r.Name != "Played" {
+		t.Errorf("Played's stored row %+v (last turn %v)", r, r.LastTurnAt)
+	}
+	if r := rows[1]; r.Loaded || r.LastTurnAt != nil || r.Pending == nil {
+		t.Errorf("Quiet's stored row %+v", r)
+	}
+	if e.loaded(ids[0]) || e.loaded(ids[1]) {
+		t.Fatal("listing the tables loaded them")
+	}
+
+	// Loaded, the table still knows when its last turn was.
+	if _, err := e.h.Snapshot(ctx, ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	rows, err = e.h.AdminTables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rows[0]; !r.Loaded || r.Turn != 3 || r.LastTurnAt == nil || !r.LastTurnAt.Equal(noon) {
+		t.Errorf("Played's live row %+v (last turn %v)", r, r.LastTurnAt)
+	}
+}

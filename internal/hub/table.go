@@ -100,7 +100,7 @@ func (h *Hub) newTable(d store.TableData) *table {
 		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), inbox: make(chan func(), inboxSize), gone: make(chan struct{}),
 		meta: d.Table, st: d.State, seq: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
 		subs: map[*sub]struct{}{}, pending: d.Pending, tried: map[string]int{},
-		life: map[string]*store.ActionLife{}, abandoned: map[string]bool{},
+		life: map[string]*store.ActionLife{}, abandoned: map[string]bool{}, lastTurnAt: d.LastTurnAt,
 	}
 	for _, a := range d.Pending {
 		t.life[a.ID] = &store.ActionLife{ActionID: a.ID, State: store.ActionPending}

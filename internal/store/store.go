@@ -62,6 +62,12 @@ type TableInfo struct {
 	Seated  int
 	Pending bool // an acknowledged action waits to be resolved
 	Flags   TableFlags
+	// Turn counts the turns played, Round is the fight's round (nil out
+	// of a fight) and LastTurnAt is when the last turn's narration was
+	// stored (zero if none): the operator's list of tables not loaded.
+	Turn       int
+	Round      *int
+	LastTurnAt time.Time
 }
 
 // TableData is what the store returns to bring a table back to life.
@@ -72,6 +78,9 @@ type TableData struct {
 	Seats   []engine.Seat
 	Pending []engine.PendingAction // unresolved, oldest first
 	Flags   TableFlags             // the operator's marks
+	// LastTurnAt is when the last turn's narration was stored (zero if
+	// none), so the operator sees it after a restart too.
+	LastTurnAt time.Time
 }
 
 // Memory is an archived, summarised block of one agent's history at a
