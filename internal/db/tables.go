@@ -62,7 +62,7 @@ func (d *DB) Tables(ctx context.Context) ([]engine.Table, error) {
 	return out, nil
 }
 
-// lastTurnAt selects the time of the last turn's narration at table t (''
+// lastTurnAt selects the time of the last turn's narration at table t (”
 // if none; the opening narration, turn t0, is not a turn, as in
 // TurnTimes), by the events_kind index.
 const lastTurnAt = `COALESCE((SELECT e.ts FROM events e WHERE e.table_id = t.id AND e.kind = 'narration'
@@ -78,7 +78,7 @@ func (d *DB) TableInfos(ctx context.Context) ([]store.TableInfo, error) {
 		(SELECT count(*) FROM seats s WHERE s.table_id = t.id),
 		EXISTS (SELECT 1 FROM pending_actions p WHERE p.table_id = t.id AND p.status = 'pending'),
 		t.paused, COALESCE(t.closed_at, ''),
-		COALESCE(json_extract(g.game, '$.turn'), 0), json_extract(g.game, '$.combat.round'), `+lastTurnAt+`
+		COALESCE(json_extract(g.game, '$.turn'), 0), json_extract(g.game, '$.combat.round'), ` + lastTurnAt + `
 		FROM tables t LEFT JOIN game_state g ON g.table_id = t.id ORDER BY t.created_at, t.rowid`
 	var out []store.TableInfo
 	err := each(ctx, d.reader, q, nil, func(r *sql.Rows) error {
