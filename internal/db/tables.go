@@ -62,7 +62,7 @@ func (d *DB) Tables(ctx context.Context) ([]engine.Table, error) {
 	return out, nil
 }
 
-// lastTurnAt selects the time of the last turn's narration at table t (”
+// lastTurnAt selects the time of the last turn's narration at table t (empty
 // if none; the opening narration, turn t0, is not a turn, as in
 // TurnTimes), by the events_kind index.
 const lastTurnAt = `COALESCE((SELECT e.ts FROM events e WHERE e.table_id = t.id AND e.kind = 'narration'
