@@ -102,3 +102,128 @@ func TestPausedSurvivesRestart(t *testing.T) {
 		}
 	}
 }
+
+// gatedModel is the offline narrator that holds every call until release
+// is closed, and says on started that a call is waiting.
+type gatedModel struct {
+	offline.Narrator
+	started chan struct{}
+	release chan struct{}
+}
+
+func (m *gatedModel) Complete(ctx context.Context, req agent.Request) (agent.Response, error) {
+	select {
+	case m.started <- struct{}{}:
+	default:
+	}
+	select {
+	case <-m.release:
+	case <-ctx.Done():
+		return agent.Response{}, ctx.Err()
+	}
+	return m.Narrator.Complete(ctx, req)
+}
+
+// TestAbandonWhileItsTurnRuns: the operator abandons the action whose turn
+// is running; the turn's result is dropped when it ends — no narration for
+// it, the game does not advance — the audit says so, and the action stays
+// resolved across a restart.
+func TestAbandonWhileItsTurnRuns(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "t.db")
+	lib, err := adventures.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(m agent.Model) (*hub.Hub, *db.DB) {
+		store, err := db.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := hub.New(hub.Config{Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
+			Runner: &agent.Runner{Narrative: m, Combat: m},
+			Log:    slog.New(slog.DiscardHandler), Seed: func() uint64 { return 7 }, ShutdownGrace: 2 * time.Second})
+		if err := h.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return h, store
+	}
+	gate := &gatedModel{started: make(chan struct{}, 1), release: make(chan struct{})}
+	h, store := open(gate)
+	owner := engine.Player{ID: "p-owner", Name: "Owner"}
+	tb, err := h.CreateTable(ctx, owner, hub.TableSpec{Name: "Stuck"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := h.Subscribe(ctx, tb.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sitting queues the arrival turn; its model call hangs at the gate.
+	if _, err := h.Sit(ctx, tb.ID, owner, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-gate.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the arrival turn never called the model")
+	}
+	snap, err := h.Snapshot(ctx, tb.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.Busy || len(snap.Pending) != 1 {
+		t.Fatalf("while the turn runs: busy %v pending %+v", snap.Busy, snap.Pending)
+	}
+	actionID := snap.Pending[0].ActionID
+	if err := h.AbandonAction(ctx, tb.ID, actionID); err != nil {
+		t.Fatalf("abandon during its turn: %v", err)
+	}
+	if err := h.AbandonAction(ctx, tb.ID, actionID); engine.ErrorCode(err) != engine.ENOTFOUND {
+		t.Errorf("second abandon: %v, want ENOTFOUND", err)
+	}
+	close(gate.release)
+
+	// Wait for the table to be idle, reading what it published meanwhile.
+	var audited bool
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Kind == engine.EventNarration && ev.Data["action_id"] == actionID {
+				t.Fatalf("the abandoned action was narrated: %+v", ev)
+			}
+			if ev.Kind == engine.EventSystem && ev.Data["action"] == "abandon" && ev.Data["action_id"] == actionID {
+				audited = true
+			}
+			continue
+		case <-time.After(50 * time.Millisecond):
+		}
+		snap, err = h.Snapshot(ctx, tb.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !snap.Busy && len(snap.Pending) == 0 && audited {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never idle: busy %v pending %+v audited %v", snap.Busy, snap.Pending, audited)
+		}
+	}
+	rows, err := h.AdminTables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0].Turn != 0 || rows[0].LastTurnAt != nil {
+		t.Errorf("the dropped turn moved the game: turn %d, last turn %v", rows[0].Turn, rows[0].LastTurnAt)
+	}
+	_ = h.Close()
+	_ = store.Close()
+
+	h, store = open(offline.Narrator{})
+	defer store.Close()
+	defer h.Close()
+	if snap, err := h.Snapshot(ctx, tb.ID); err != nil || len(snap.Pending) != 0 {
+		t.Errorf("after restart: pending %+v (%v), want the abandoned action resolved", snap.Pending, err)
+	}
+}
