@@ -133,7 +133,11 @@ func parse(s string, now time.Time) question {
 	default:
 		if m := lastDays.FindStringSubmatch(q.text); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
-				q.window = window{label: fmt.Sprintf("in the last %d days", n), since: now.AddDate(0, 0, -n)}
+				label := fmt.Sprintf("in the last %d days", n)
+				if n == 1 {
+					label = "in the last day"
+				}
+				q.window = window{label: label, since: now.AddDate(0, 0, -n)}
 			}
 		}
 	}
@@ -399,6 +403,9 @@ var shapes = []shape{
 					}
 					if m.average {
 						return fmt.Sprintf("%s was highest on %s (%s)%s.", m.title, peak, m.format(days[peak]), q.scope(true))
+					}
+					if len(order) == 1 {
+						return fmt.Sprintf("%s totalled %s%s, all on %s.", m.title, m.format(total), q.scope(true), peak)
 					}
 					return fmt.Sprintf("%s totalled %s over %d days%s; the highest day was %s (%s).", m.title, m.format(total), len(order), q.scope(true), peak, m.format(days[peak]))
 				},

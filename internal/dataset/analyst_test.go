@@ -37,6 +37,8 @@ var analystCases = []struct {
 	{"won_d100", "how many fights were won in d100", "outcome count", "Parties won in 1 fight in the d100 ruleset."},
 	{"turns_per_day", "turns per day over the last 7 days", "trend per day",
 		"Turns totalled 11 over 5 days in the last 7 days; the highest day was 2026-11-06 (3)."},
+	{"turns_last_day", "turns per day over the last 1 day", "trend per day",
+		"Turns totalled 3 in the last day, all on 2026-11-07."},
 	{"cost_per_model", "Which model costs the most?", "LLM per model or agent",
 		"gpt-4o has the most llm cost: $0.30 of $0.36."},
 	{"latency_per_agent", "average latency per agent", "LLM per model or agent",
