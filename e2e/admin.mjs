@@ -121,6 +121,12 @@ async function main() {
       await page.waitForSelector('#moderation button[data-action="Pause"]');
       const again = await api('GET', `/api/tables/${table.id}`);
       assert(!again.paused, 'snapshot still paused');
+      // The event log is written by the players' renderer (eventline.js).
+      const cells = await page.$$eval('#admin-events td[data-event]', (tds) =>
+        tds.map((td) => ({ rendered: td.title !== '', text: td.textContent.trim() })));
+      assert(cells.some((c) => c.rendered), 'no event line rendered by eventline.js');
+      const raw = cells.filter((c) => c.rendered && c.text.startsWith('{'));
+      assert(raw.length === 0, `raw JSON in the event log: ${raw.map((c) => c.text).join(' | ')}`);
       await page.screenshot({ path: path.join(outDir, 'admin-table.png'), fullPage: true });
     });
 

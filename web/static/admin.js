@@ -1,3 +1,5 @@
+import { eventLine } from "./eventline.js";
+
 // Optional live refresh for the operator's pages. A page that wants it
 // carries data-refresh="<seconds>" on an element with an id; every few
 // seconds the page is fetched again and that element replaced. Without
@@ -15,7 +17,10 @@ if (el) {
       const doc = new DOMParser().parseFromString(await r.text(), "text/html");
       const fresh = doc.getElementById(el.id);
       const cur = document.getElementById(el.id);
-      if (fresh && cur) cur.replaceWith(fresh);
+      if (fresh && cur) {
+        renderEvents(fresh);
+        cur.replaceWith(fresh);
+      }
     } catch {
       // offline for a moment: try again on the next tick
     }
@@ -30,3 +35,29 @@ document.addEventListener("submit", (ev) => {
     ev.preventDefault();
   }
 });
+
+// The event log reads as the players' log does: each row carries its
+// event, and the one renderer of an event line (eventline.js) writes it.
+// Without JavaScript the server's short text stays.
+function renderEvents(root) {
+  const log = root.querySelector("#admin-events");
+  if (!log) return;
+  let party = {};
+  try {
+    party = JSON.parse(log.dataset.party || "{}");
+  } catch {
+    // no names: lines say "Someone"
+  }
+  for (const cell of log.querySelectorAll("td[data-event]")) {
+    let line = null;
+    try {
+      line = eventLine(JSON.parse(cell.dataset.event), (id) => party[id] || "");
+    } catch {
+      continue;
+    }
+    if (!line || !line.text) continue;
+    cell.title = cell.dataset.event;
+    cell.textContent = line.who ? `${line.who}: ${line.text}` : line.text;
+  }
+}
+renderEvents(document);
