@@ -21,6 +21,7 @@ import (
 	"tavern/internal/engine"
 	"tavern/internal/hub"
 	"tavern/internal/offline"
+	"tavern/internal/store"
 )
 
 // env is a running Tavern: a real SQLite file, a hub with the offline
@@ -345,4 +346,27 @@ func entryOf(f frame) string {
 		return s
 	}
 	return ""
+}
+
+// longTable makes a table of n events (chat lines 2…n after its opening),
+// stored while the server was down, and starts the server again.
+func (e *env) longTable(n int64) string {
+	e.t.Helper()
+	id := e.table(hub.TableSpec{})
+	e.shutdown()
+	ctx := context.Background()
+	st, err := db.Open(ctx, e.dbPath)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for seq := int64(2); seq <= n; seq++ {
+		ev := engine.ChatEvent(engine.Player{ID: "p-owner", Name: "Owner"}, fmt.Sprintf("line %d", seq))
+		ev.Seq, ev.TS = seq, time.Now().UTC()
+		if err := st.Commit(ctx, store.Commit{TableID: id, Events: []engine.Event{ev}}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	st.Close()
+	e.open()
+	return id
 }

@@ -10,10 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
-	"tavern/internal/store"
 )
 
 // pushClient dials with ?batch=1&state=1 and reads messages: a frame or
@@ -82,23 +80,8 @@ func (c *pushClient) next() frame {
 // brings none. A plain client on the same table gets only single frames.
 func TestBatchedFramesAndStatePush(t *testing.T) {
 	e := newEnv(t, 1)
-	id := e.table(hub.TableSpec{})
-	e.shutdown()
-	ctx := context.Background()
-	st, err := db.Open(ctx, e.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n = 600
-	for seq := int64(2); seq <= n; seq++ {
-		ev := engine.ChatEvent(engine.Player{ID: "p-owner", Name: "Owner"}, fmt.Sprintf("line %d", seq))
-		ev.Seq, ev.TS = seq, time.Now().UTC()
-		if err := st.Commit(ctx, store.Commit{TableID: id, Events: []engine.Event{ev}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st.Close()
-	e.open()
+	id := e.longTable(n)
 
 	plain := e.dial(id, "spectator", "", n)
 	c := e.dialPush(id, "spectator", "", 150)

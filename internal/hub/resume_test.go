@@ -2,14 +2,7 @@ package hub_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
-	"time"
-
-	"tavern/internal/db"
-	"tavern/internal/engine"
-	"tavern/internal/hub"
-	"tavern/internal/store"
 )
 
 // A websocket resuming on a long table (600 events, stored while the
@@ -18,23 +11,8 @@ import (
 // events; further behind it gets a snapshot (issue 11 items 4, 5).
 func TestWebsocketResumeOnLongTable(t *testing.T) {
 	e := newEnv(t, 1)
-	id := e.table(hub.TableSpec{})
-	e.shutdown()
-	ctx := context.Background()
-	st, err := db.Open(ctx, e.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n = 600
-	for seq := int64(2); seq <= n; seq++ {
-		ev := engine.ChatEvent(engine.Player{ID: "p-owner", Name: "Owner"}, fmt.Sprintf("line %d", seq))
-		ev.Seq, ev.TS = seq, time.Now().UTC()
-		if err := st.Commit(ctx, store.Commit{TableID: id, Events: []engine.Event{ev}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st.Close()
-	e.open()
+	id := e.longTable(n)
 
 	c := e.dial(id, "spectator", "", 150)
 	if w := c.next(); w.Type != "welcome" || w.Seq != n {
@@ -51,7 +29,7 @@ func TestWebsocketResumeOnLongTable(t *testing.T) {
 
 	// Ann's arrival (narrated after the seat, sit waits for it) follows;
 	// the snapshot is of the table as it is then.
-	after, err := e.store.Events(ctx, id, n, 100)
+	after, err := e.store.Events(context.Background(), id, n, 100)
 	if err != nil || len(after) < 2 {
 		t.Fatalf("events after the replay: %v %v", after, err)
 	}
