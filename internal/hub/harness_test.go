@@ -51,6 +51,13 @@ func (w tlogWriter) Write(p []byte) (int, error) {
 func newEnv(t *testing.T, seed uint64) *env {
 	t.Helper()
 	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "tavern.db"), players: map[string]*engine.Player{}, model: offline.Narrator{}, seed: seed}
+	e.serve()
+	return e
+}
+
+// serve opens the hub and serves its websockets on a test server, both
+// closed when the test ends.
+func (e *env) serve() {
 	e.open()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws/tables/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -61,12 +68,11 @@ func newEnv(t *testing.T, seed uint64) *env {
 		h.ServeWS(w, r, r.PathValue("id"), p)
 	})
 	e.srv = httptest.NewServer(mux)
-	t.Cleanup(func() {
+	e.t.Cleanup(func() {
 		e.srv.CloseClientConnections()
 		e.shutdown()
 		e.srv.Close()
 	})
-	return e
 }
 
 // open (re)opens the store and starts a hub on it.

@@ -3,8 +3,6 @@ package hub_test
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -155,21 +153,7 @@ func newClockEnv(t *testing.T, seed uint64, clk *testClock) (*env, *flaky) {
 	model := &flaky{inner: offline.Narrator{}}
 	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "tavern.db"), players: map[string]*engine.Player{}, model: model, seed: seed,
 		tune: func(c *hub.Config) { c.After, c.ShutdownGrace = clk.After, testGrace }}
-	e.open()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/ws/tables/{id}", func(w http.ResponseWriter, r *http.Request) {
-		e.mu.Lock()
-		p := e.players[r.URL.Query().Get("token")]
-		h := e.hub
-		e.mu.Unlock()
-		h.ServeWS(w, r, r.PathValue("id"), p)
-	})
-	e.srv = httptest.NewServer(mux)
-	t.Cleanup(func() {
-		e.srv.CloseClientConnections()
-		e.shutdown()
-		e.srv.Close()
-	})
+	e.serve()
 	return e, model
 }
 
