@@ -5,26 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"tavern/adventures"
 	"tavern/internal/agent"
-	"tavern/internal/db"
 	"tavern/internal/engine"
-	"tavern/internal/hub"
 	"tavern/internal/offline"
 )
 
@@ -46,38 +39,7 @@ func (m *switchModel) Complete(ctx context.Context, req agent.Request) (agent.Re
 // writer into the store and the metrics, on one registry.
 func newAdminEnv(t *testing.T, model agent.Model) *testEnv {
 	t.Helper()
-	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	reg := prometheus.NewRegistry()
-	m := hub.NewMetrics(reg)
-	calls := agent.NewCallWriter(agent.CallWriterConfig{Store: store, Observe: m.ObserveCall, Dropped: m.CallDropped, Log: log})
-	logged := &agent.Logged{Model: model, Log: calls, Logger: log, Prices: agent.Prices{"offline": {Input: 1, Cached: 0.5, Output: 2}}}
-	h := hub.New(hub.Config{
-		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: logged, Combat: logged, Log: log},
-		Log:    log, Seed: func() uint64 { return 11 }, ShutdownGrace: 2 * time.Second, Metrics: m,
-	})
-	if err := h.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s := New(Config{Hub: h, Players: store, Log: log, Metrics: reg, AdminToken: testAdminToken})
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		_ = h.Close()
-		_ = calls.Close()
-		srv.Close()
-		_ = store.Close()
-	})
-	return &testEnv{t: t, srv: srv, hub: h, store: store, players: &recordingPlayers{Players: store}}
+	return startEnv(t, envConfig{model: model, calls: true})
 }
 
 // wsFrame is any server frame.

@@ -56,10 +56,30 @@ func (w tlog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func newTestEnv(t *testing.T) *testEnv {
+func newTestEnv(t *testing.T) *testEnv { return startEnv(t, envConfig{}) }
+
+// envConfig varies a testEnv; the zero value is newTestEnv's.
+type envConfig struct {
+	path   string      // the SQLite file (default: a new one)
+	model  agent.Model // the DM (default: the offline narrator)
+	quotas Quotas
+	// calls sends the model calls through a call log writer into the
+	// store and the metrics, on one registry (the operator's view).
+	calls bool
+}
+
+// startEnv starts a hub and a web server on cfg's SQLite file; both stop
+// when the test ends.
+func startEnv(t *testing.T, cfg envConfig) *testEnv {
 	t.Helper()
 	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
+	if cfg.path == "" {
+		cfg.path = filepath.Join(t.TempDir(), "t.db")
+	}
+	if cfg.model == nil {
+		cfg.model = offline.Narrator{}
+	}
+	store, err := db.Open(ctx, cfg.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,20 +88,31 @@ func newTestEnv(t *testing.T) *testEnv {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	h := hub.New(hub.Config{
+	reg := prometheus.NewRegistry()
+	hc := hub.Config{
 		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}, Log: log},
+		Runner: &agent.Runner{Narrative: cfg.model, Combat: cfg.model, Log: log},
 		Log:    log, Seed: func() uint64 { return 7 }, ShutdownGrace: 2 * time.Second,
-	})
+	}
+	closeCalls := func() error { return nil }
+	if cfg.calls {
+		m := hub.NewMetrics(reg)
+		calls := agent.NewCallWriter(agent.CallWriterConfig{Store: store, Observe: m.ObserveCall, Dropped: m.CallDropped, Log: log})
+		logged := &agent.Logged{Model: cfg.model, Log: calls, Logger: log, Prices: agent.Prices{"offline": {Input: 1, Cached: 0.5, Output: 2}}}
+		hc.Runner.Narrative, hc.Runner.Combat, hc.Metrics, hc.Seed = logged, logged, m, func() uint64 { return 11 }
+		closeCalls = calls.Close
+	}
+	h := hub.New(hc)
 	if err := h.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	players := &recordingPlayers{Players: store}
-	s := New(Config{Hub: h, Players: players, Log: log, Metrics: prometheus.NewRegistry(), AdminToken: testAdminToken})
+	s := New(Config{Hub: h, Players: players, Log: log, Metrics: reg, AdminToken: testAdminToken, Quotas: cfg.quotas})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		_ = h.Close()
+		_ = closeCalls()
 		srv.Close()
 		_ = store.Close()
 	})

@@ -1,52 +1,18 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"tavern/adventures"
-	"tavern/internal/agent"
-	"tavern/internal/db"
 	"tavern/internal/hub"
-	"tavern/internal/offline"
 )
 
 // newQuotaEnv is newTestEnv with the given quotas.
 func newQuotaEnv(t *testing.T, q Quotas) *testEnv {
 	t.Helper()
-	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := hub.New(hub.Config{
-		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}, ShutdownGrace: 2 * time.Second,
-	})
-	if err := h.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s := New(Config{Hub: h, Players: store, Metrics: prometheus.NewRegistry(), Quotas: q})
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		_ = h.Close()
-		srv.Close()
-		_ = store.Close()
-	})
-	return &testEnv{t: t, srv: srv, hub: h, store: store}
+	return startEnv(t, envConfig{quotas: q})
 }
 
 // Creation quotas count per client address: past the burst, 429 with a

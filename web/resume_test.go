@@ -6,14 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"tavern/adventures"
 	"tavern/internal/agent"
@@ -39,11 +36,10 @@ func newLongTableEnv(t *testing.T, n int) (*testEnv, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := hub.Config{
+	h := hub.New(hub.Config{
 		Store: st, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}, ShutdownGrace: 2 * time.Second,
-	}
-	h := hub.New(cfg)
+	})
 	if err := h.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -60,19 +56,10 @@ func newLongTableEnv(t *testing.T, n int) (*testEnv, string) {
 			t.Fatal(err)
 		}
 	}
-	h = hub.New(cfg)
-	if err := h.Start(ctx); err != nil {
+	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s := New(Config{Hub: h, Players: st, Metrics: prometheus.NewRegistry(), Quotas: Quotas{Off: true}})
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		_ = h.Close()
-		srv.Close()
-		_ = st.Close()
-	})
-	return &testEnv{t: t, srv: srv, hub: h, store: st}, ts.ID
+	return startEnv(t, envConfig{path: path, quotas: Quotas{Off: true}}), ts.ID
 }
 
 // sseMsg is one Server-Sent Event.
