@@ -141,8 +141,12 @@ func TestOpenAIRetryDoesNotRepeatDeltas(t *testing.T) {
 	long := strings.Repeat("The rain falls on Greyhollow. ", 40)
 	// The first answer hangs after 20 deltas (the role chunk, then 19 of
 	// text) until the call times out; the retry succeeds.
-	fake.Push(openaitest.Reply{Content: long, ChunkSize: 4, StallAfter: 20}, respond(long))
-	m := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake", CallTimeout: 200 * time.Millisecond,
+	// The retry streams in a few large chunks, so that a loaded machine
+	// does not time it out too.
+	retry := respond(long)
+	retry.ChunkSize = 512
+	fake.Push(openaitest.Reply{Content: long, ChunkSize: 4, StallAfter: 20}, retry)
+	m := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake", CallTimeout: time.Second,
 		MaxAttempts: 2, Backoff: func(int) time.Duration { return time.Millisecond }})
 	var got strings.Builder
 	resp, err := m.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: "user", Content: "hi"}},
