@@ -375,6 +375,8 @@ type adminLLMView struct {
 	Failed   []store.LLMCall
 	Now      time.Time
 	ErrKinds []string
+	// Names are the tables' names by id, so rows read by name.
+	Names map[string]string
 }
 
 var llmWindows = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour}
@@ -393,6 +395,12 @@ func (s *Server) adminLLMPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v := adminLLMView{Window: win, Windows: []string{"1h", "24h", "7d", "30d"}, Total: hub.Stats(calls), Now: now,
 		ErrKinds: []string{store.CallTimeout, store.CallRateLimit, store.CallServer, store.CallInvalidOutput, store.CallOther}}
+	v.Names = map[string]string{}
+	if rows, err := s.admin.AdminTables(r.Context()); err == nil {
+		for _, t := range rows {
+			v.Names[t.ID] = t.Name
+		}
+	}
 	v.ByModel, _ = hub.Group(calls, "model")
 	v.ByAgent, _ = hub.Group(calls, "agent")
 	v.ByTable, _ = hub.Group(calls, "table")
