@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -548,6 +549,15 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 		c.send(mustFrame(map[string]any{"type": "ack", "id": f.ID, "status": status}))
 		return nil
 	})
+	var r refusal
+	if errors.As(err, &r) {
+		// Off the table goroutine: was it this very act, sent before?
+		var status string
+		if status, err = t.answerRetry(ctx, c.player.ID, f.ID, r.err); err == nil {
+			c.reply(mustFrame(map[string]any{"type": "ack", "id": f.ID, "status": status}))
+			return
+		}
+	}
 	if err != nil {
 		code, msg := ErrorCode(err)
 		if code == CodeInternal {

@@ -547,7 +547,7 @@ outer:
 // previous one replaces it: that one is abandoned, in the same commit, with
 // a `system` event naming it, and the new one is played.
 func (t *table) act(ctx context.Context, c *client, clientID, text string) (string, error) {
-	refuse := func(err error) (string, error) { return t.answerRetry(ctx, c.player.ID, clientID, err) }
+	refuse := func(err error) (string, error) { return "", refusal{err} }
 	if t.paused || t.closed {
 		return refuse(protoErr(CodeUnavailable, "The operator has paused this table; actions wait until it resumes."))
 	}
@@ -616,11 +616,19 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string) (stri
 	return status, nil
 }
 
+// refusal is act's answer to an act it refuses with err. The act may be
+// one the player sent before, so the caller looks it up (answerRetry) off
+// the table goroutine: a refused act costs the table no disk read.
+type refusal struct{ err error }
+
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }
+
 // answerRetry answers an act that is refused with err, or whose client id
 // is taken: if the player already sent this very act, the answer is about
 // that one. Applied, or still waiting: acked again, so a client that lost
 // its ack learns its action happened (or will); abandoned: refused with
-// code abandoned. Otherwise err stands.
+// code abandoned. Otherwise err stands. Safe off the table goroutine.
 func (t *table) answerRetry(ctx context.Context, playerID, clientID string, err error) (string, error) {
 	l, found, lerr := t.h.cfg.Store.ActionByClientID(ctx, t.id, playerID, clientID)
 	if lerr != nil {
