@@ -20,6 +20,17 @@ type CallLog interface {
 	LogCall(ctx context.Context, c store.LLMCall) error
 }
 
+// CallBatchLog is a CallLog that also stores several calls in one write,
+// all or none (internal/db: one transaction). CallWriter uses it when its
+// store has it.
+type CallBatchLog interface {
+	CallLog
+	LogCalls(ctx context.Context, calls []store.LLMCall) error
+}
+
+// maxCallBatch bounds the calls CallWriter writes at once.
+const maxCallBatch = 256
+
 // Price is what a model costs, in US dollars per million tokens. Cached
 // prompt tokens are billed at Cached instead of Input.
 type Price struct {
@@ -174,8 +185,10 @@ var ErrCallDropped = errors.New("call log queue full: call dropped")
 
 // CallWriter takes the call log off the model path: LogCall only queues
 // the call (never blocks; a full queue drops it and counts the drop), and
-// one goroutine, started by NewCallWriter and stopped by Close, writes each
-// call to the store and hands it to the metrics. Safe for concurrent use.
+// one goroutine, started by NewCallWriter and stopped by Close, writes
+// whatever is queued to the store — in one write when the store is a
+// CallBatchLog — and hands each call to the metrics. Safe for concurrent
+// use.
 type CallWriter struct {
 	store   CallLog
 	observe func(store.LLMCall)
@@ -240,12 +253,12 @@ func (w *CallWriter) run() {
 	for {
 		select {
 		case c := <-w.queue:
-			w.write(c)
+			w.write(w.fill(c))
 		case <-w.stop:
 			for {
 				select {
 				case c := <-w.queue:
-					w.write(c)
+					w.write(w.fill(c))
 				default:
 					return
 				}
@@ -254,17 +267,52 @@ func (w *CallWriter) run() {
 	}
 }
 
-func (w *CallWriter) write(c store.LLMCall) {
+// fill returns c and, if the store takes batches, the calls queued behind
+// it, at most maxCallBatch.
+func (w *CallWriter) fill(c store.LLMCall) []store.LLMCall {
+	batch := []store.LLMCall{c}
+	if _, ok := w.store.(CallBatchLog); !ok {
+		return batch
+	}
+	for len(batch) < maxCallBatch {
+		select {
+		case c := <-w.queue:
+			batch = append(batch, c)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// write stores batch, counts each call of a failed write as dropped and
+// observes every call.
+func (w *CallWriter) write(batch []store.LLMCall) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := w.store.LogCall(ctx, c); err != nil {
-		w.log.Warn("log model call", "err", err)
+	lost := 0
+	if b, ok := w.store.(CallBatchLog); ok {
+		if err := b.LogCalls(ctx, batch); err != nil {
+			w.log.Warn("log model calls", "calls", len(batch), "err", err)
+			lost = len(batch)
+		}
+	} else {
+		for _, c := range batch {
+			if err := w.store.LogCall(ctx, c); err != nil {
+				w.log.Warn("log model call", "err", err)
+				lost++
+			}
+		}
+	}
+	for range lost {
 		if w.dropped != nil {
 			w.dropped()
 		}
 	}
 	if w.observe != nil {
-		w.observe(c)
+		for _, c := range batch {
+			w.observe(c)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -74,5 +75,77 @@ func TestErrorKind(t *testing.T) {
 		if got := ErrorKind(tc.err); got != tc.want {
 			t.Errorf("ErrorKind(%v) = %q, want %q", tc.err, got, tc.want)
 		}
+	}
+}
+
+// batchLog is a CallBatchLog that records the batches it is given, holds
+// the first until release is closed, and fails those of failing calls.
+type batchLog struct {
+	release chan struct{}
+	mu      sync.Mutex
+	batches [][]store.LLMCall
+}
+
+func (b *batchLog) LogCall(context.Context, store.LLMCall) error {
+	return errors.New("LogCall used on a batch log")
+}
+
+func (b *batchLog) LogCalls(_ context.Context, calls []store.LLMCall) error {
+	<-b.release
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.batches = append(b.batches, calls)
+	for _, c := range calls {
+		if c.Error == "fail" {
+			return errors.New("disk full")
+		}
+	}
+	return nil
+}
+
+// TestCallWriterBatches: with a store that takes batches, what queued while
+// a write was under way is written in one batch; a failed batch counts each
+// of its calls as dropped, as a full queue does; every call handed over is
+// observed.
+func TestCallWriterBatches(t *testing.T) {
+	b := &batchLog{release: make(chan struct{})}
+	var mu sync.Mutex
+	dropped, observed := 0, 0
+	w := NewCallWriter(CallWriterConfig{Store: b, Queue: 8,
+		Observe: func(store.LLMCall) { mu.Lock(); observed++; mu.Unlock() },
+		Dropped: func() { mu.Lock(); dropped++; mu.Unlock() }})
+	refused := 0
+	for i := range 11 {
+		if err := w.LogCall(context.Background(), store.LLMCall{Agent: fmt.Sprint(i)}); errors.Is(err, ErrCallDropped) {
+			refused++
+		}
+	}
+	close(b.release)
+	sent := 12
+	for errors.Is(w.LogCall(context.Background(), store.LLMCall{Error: "fail"}), ErrCallDropped) {
+		refused++ // the queue is still full: counted as dropped too
+		sent++
+		runtime.Gosched()
+	}
+	_ = w.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	written := 0
+	for _, batch := range b.batches {
+		written += len(batch)
+	}
+	if written != sent-refused {
+		t.Errorf("%d calls handed to the store, want %d", written, sent-refused)
+	}
+	if len(b.batches) > 3 {
+		t.Errorf("%d batches for %d calls queued behind a stuck write, want at most 3", len(b.batches), written)
+	}
+	last := b.batches[len(b.batches)-1]
+	failed := 0
+	if last[len(last)-1].Error == "fail" {
+		failed = len(last)
+	}
+	if dropped != refused+failed || observed != written {
+		t.Errorf("dropped %d (refused %d, in a failed batch %d), observed %d of %d", dropped, refused, failed, observed, written)
 	}
 }

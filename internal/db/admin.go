@@ -15,19 +15,12 @@ import (
 
 // SetActionState records where an open pending action is in its life
 // (store.ActionPending, ActionRunning or ActionFailed), how many attempts
-// failed and the last error. A closed or unknown action is left alone: a
-// late update never reopens what a commit resolved. Safe for concurrent
-// use.
+// failed and the last error, and returns once it is durable (a group
+// commit). A closed or unknown action is left alone: a late update never
+// reopens what a commit resolved. Safe for concurrent use. QueueActionState
+// does the same without waiting.
 func (d *DB) SetActionState(ctx context.Context, tableID string, a store.ActionLife) error {
-	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE pending_actions SET state = ?, attempts = ?, last_error = ?
-			WHERE table_id = ? AND id = ? AND status = 'pending'`, a.State, a.Attempts, a.Error, tableID, a.ActionID)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("set state of action %s: %w", a.ActionID, err)
-	}
-	return nil
+	return d.Commit(ctx, store.Commit{TableID: tableID, Lives: []store.ActionLife{a}})
 }
 
 // ActionStates returns the life of every open pending action of a table,

@@ -11,17 +11,30 @@ import (
 
 // LogCall implements the agent package's CallLog: it appends one model call to the log.
 func (d *DB) LogCall(ctx context.Context, c store.LLMCall) error {
+	return d.LogCalls(ctx, []store.LLMCall{c})
+}
+
+// LogCalls appends model calls to the log in one group commit (the agent
+// package's CallWriter hands over whatever it has queued): all of them or,
+// on error, none.
+func (d *DB) LogCalls(ctx context.Context, calls []store.LLMCall) error {
+	if err := d.Commit(ctx, store.Commit{Calls: calls}); err != nil {
+		return fmt.Errorf("log %d calls: %w", len(calls), err)
+	}
+	return nil
+}
+
+const qInsertCall = `INSERT INTO llm_calls (table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func insertCall(w *writeTx, c store.LLMCall) error {
 	if c.LatencyMS == 0 && c.Latency > 0 {
 		c.LatencyMS = c.Latency.Milliseconds()
 	}
-	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO llm_calls (table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.TableID, c.Agent, c.Model, formatTime(c.Started), c.LatencyMS, c.PromptTokens, c.CompletionTokens, c.CachedTokens, c.CostUSD, c.Error, c.Turn, c.ErrorKind)
-		return err
-	})
+	_, err := w.exec(qInsertCall, c.TableID, c.Agent, c.Model, formatTime(c.Started), c.LatencyMS, c.PromptTokens,
+		c.CompletionTokens, c.CachedTokens, c.CostUSD, c.Error, c.Turn, c.ErrorKind)
 	if err != nil {
-		return fmt.Errorf("log call: %w", err)
+		return fmt.Errorf("insert call: %w", err)
 	}
 	return nil
 }

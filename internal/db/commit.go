@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"tavern/internal/engine"
 	"tavern/internal/store"
@@ -15,6 +16,10 @@ const (
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qResolvePending = "UPDATE pending_actions SET status = 'resolved', state = 'resolved', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
 	qAbandonPending = "UPDATE pending_actions SET status = 'resolved', state = 'abandoned', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
+	// qSetActionState leaves closed actions alone: a late state write
+	// never reopens what a commit resolved.
+	qSetActionState = `UPDATE pending_actions SET state = ?, attempts = ?, last_error = ?
+WHERE table_id = ? AND id = ? AND status = 'pending'`
 )
 
 // Commit applies c to table c.TableID in ONE transaction: nothing of it is
@@ -23,12 +28,14 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 // and RNG, and the table's Config); the events, numbered by the caller; the
 // history messages; the seat taken, then the seat left; the pending actions
 // resolved (ids that are unknown or already resolved are ignored), then
-// those abandoned (likewise).
+// those abandoned (likewise); the archive (store.Commit.Archive); the
+// actions' lives (closed or unknown actions left alone); the model calls.
 //
 // It returns an ECONFLICT *engine.Error if c.AddPending duplicates a stored
 // (table, player, client id) or action id, or c.AddSeat a taken seat or a
 // seated player; ENOTFOUND if the table does not exist; EINVALID for a
-// message body that is not JSON or a relationship key without "|". An
+// message body that is not JSON or a relationship key without "|";
+// ECONFLICT if c.Archive finds no active message to archive. An
 // event seq that exists is an internal error. Safe for concurrent use.
 //
 // Commits are group-committed: one writer goroutine takes whatever commits
@@ -42,9 +49,10 @@ func (d *DB) Commit(ctx context.Context, c store.Commit) error {
 	return d.groupCommit(ctx, c)
 }
 
-// applyCommit runs the statements of c in w's transaction (see Commit); now
+// applyCommit runs the statements of c in w's transaction (see Commit); at
 // stamps the rows.
-func applyCommit(w *writeTx, c store.Commit, now string) error {
+func applyCommit(w *writeTx, c store.Commit, at time.Time) error {
+	now := formatTime(at)
 	if p := c.AddPending; p != nil {
 		status := p.Status
 		if status == "" {
@@ -95,6 +103,28 @@ func applyCommit(w *writeTx, c store.Commit, now string) error {
 			return fmt.Errorf("abandon action %s: %w", id, err)
 		}
 	}
+	if c.Archive != nil {
+		if err := archive(w, c.TableID, c.Archive, at); err != nil {
+			return err
+		}
+	}
+	for _, a := range c.Lives {
+		if err := setActionState(w, c.TableID, a); err != nil {
+			return err
+		}
+	}
+	for _, call := range c.Calls {
+		if err := insertCall(w, call); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func setActionState(w *writeTx, tableID string, a store.ActionLife) error {
+	if _, err := w.exec(qSetActionState, a.State, a.Attempts, a.Error, tableID, a.ActionID); err != nil {
+		return fmt.Errorf("set state of action %s: %w", a.ActionID, err)
+	}
 	return nil
 }
 
@@ -102,6 +132,9 @@ func applyCommit(w *writeTx, c store.Commit, now string) error {
 func commitError(c store.Commit, err error) error {
 	if err == nil {
 		return nil
+	}
+	if c.TableID == "" { // only model calls, which name no stored table
+		return err
 	}
 	if isForeignKey(err) {
 		err = tableNotFound(c.TableID)

@@ -167,10 +167,17 @@ func (d *DB) write(ctx context.Context, fn func(w *writeTx) error) error {
 	// A no-op after Commit. Deferred, it also frees the only writer
 	// connection if fn panics, instead of blocking every later write.
 	defer tx.Rollback()
-	if err := fn(&writeTx{ctx: ctx, tx: tx, stmts: d.stmts}); err != nil {
+	w := &writeTx{ctx: ctx, tx: tx, stmts: d.stmts}
+	if err := fn(w); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for _, f := range w.committed {
+		f()
+	}
+	return nil
 }
 
 // read runs fn in one read transaction on the read pool, so all of its
@@ -194,7 +201,17 @@ type writeTx struct {
 	// state written.
 	lookupWritten func(tableID string) *engine.State
 	recordWritten func(tableID string, st *engine.State)
+	// bound are the statements of stmts bound to tx so far: binding one
+	// (Tx.StmtContext) allocates, and a batch runs the same few
+	// statements many times.
+	bound map[string]*sql.Stmt
+	// committed run, in order, once tx has committed.
+	committed []func()
 }
+
+// afterCommit runs f once the transaction has committed (never if it
+// fails): for results handed back to callers.
+func (w *writeTx) afterCommit(f func()) { w.committed = append(w.committed, f) }
 
 // written returns the state table id's rows hold, or nil if unknown.
 func (w *writeTx) written(id string) *engine.State {
@@ -212,11 +229,28 @@ func (w *writeTx) wrote(id string, st *engine.State) {
 }
 
 func (w *writeTx) exec(q string, args ...any) (sql.Result, error) {
+	return w.stmt(q).ExecContext(w.ctx, args...)
+}
+
+func (w *writeTx) queryRow(q string, args ...any) *sql.Row {
+	return w.stmt(q).QueryRowContext(w.ctx, args...)
+}
+
+// stmt returns the prepared statement q bound to w's transaction.
+func (w *writeTx) stmt(q string) *sql.Stmt {
+	if s, ok := w.bound[q]; ok {
+		return s
+	}
 	s, ok := w.stmts[q]
 	if !ok {
 		panic("db: statement not in writeQueries: " + q) // A programming error, caught by any test.
 	}
-	return w.tx.StmtContext(w.ctx, s).ExecContext(w.ctx, args...)
+	if w.bound == nil {
+		w.bound = map[string]*sql.Stmt{}
+	}
+	s = w.tx.StmtContext(w.ctx, s)
+	w.bound[q] = s
+	return s
 }
 
 // writeQueries lists every statement a write transaction runs; Open
@@ -235,6 +269,8 @@ var writeQueries = []string{
 	qInsertEvent, qInsertMessage,
 	qInsertSeat, qDeleteSeat,
 	qInsertPending, qResolvePending, qAbandonPending,
+	qArchiveRange, qInsertMemory, qArchiveMessages,
+	qSetActionState, qInsertCall,
 }
 
 // timeFormat is RFC 3339 with a fixed nine-digit fraction: RFC3339Nano

@@ -156,7 +156,7 @@ func TestBatchWithAFailingCommit(t *testing.T) {
 	}
 	var batch []*commitReq
 	for _, c := range reqs {
-		batch = append(batch, &commitReq{c: c, now: formatTime(t0), done: make(chan error, 1)})
+		batch = append(batch, &commitReq{c: c, at: t0, done: make(chan error, 1)})
 	}
 	d.committer.apply(batch)
 	want := []string{"", "", engine.ECONFLICT, engine.ENOTFOUND, ""}

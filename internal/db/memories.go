@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"tavern/internal/engine"
@@ -84,54 +85,67 @@ func scanMessages(ctx context.Context, q querier, agentName, query string, args 
 
 // ArchiveHistory stores m as a new memory of m.TableID and moves the active
 // messages of m.Agent with turns up to m.LastTurn into it, in one
-// transaction. It returns m with its ID, CreatedAt, message count and
-// first turn as stored, an engine
-// ENOTFOUND error if the table does not exist, or an engine ECONFLICT error
-// if no active message is in that range (archived concurrently).
+// transaction (a group commit: see Commit and store.Commit.Archive). It
+// returns m with its ID, CreatedAt, message count and first turn as
+// stored, an engine ENOTFOUND error if the table does not exist, or an
+// engine ECONFLICT error if no active message is in that range (archived
+// concurrently).
 func (d *DB) ArchiveHistory(ctx context.Context, m store.Memory) (store.Memory, error) {
-	m.CreatedAt = d.now().UTC()
-	if m.Keywords == nil {
-		m.Keywords = []string{}
-	}
-	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO memories (table_id, agent, first_turn, last_turn, messages, title, summary, keywords, source, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			m.TableID, m.Agent, m.FirstTurn, m.LastTurn, m.Messages, m.Title, m.Summary, plainJSON(m.Keywords), m.Source, formatTime(m.CreatedAt))
-		if isForeignKey(err) {
-			return tableNotFound(m.TableID)
-		}
-		if err != nil {
-			return err
-		}
-		if m.ID, err = res.LastInsertId(); err != nil {
-			return err
-		}
-		// Any older active message goes too (one a failed archive left
-		// behind), so the active history always starts after the archive.
-		res, err = tx.ExecContext(ctx, `UPDATE agent_messages SET memory_id = ?
-			WHERE table_id = ? AND agent = ? AND memory_id IS NULL AND turn <= ?`,
-			m.ID, m.TableID, m.Agent, m.LastTurn)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return engine.Errorf(engine.ECONFLICT, "no active %s message in turns %d-%d", m.Agent, m.FirstTurn, m.LastTurn)
-		}
-		m.Messages = int(n)
-		if err := tx.QueryRowContext(ctx, "SELECT min(turn) FROM agent_messages WHERE memory_id = ?", m.ID).Scan(&m.FirstTurn); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, "UPDATE memories SET messages = ?, first_turn = ? WHERE id = ?", n, m.FirstTurn, m.ID)
-		return err
-	})
-	if err != nil {
+	if err := d.Commit(ctx, store.Commit{TableID: m.TableID, Archive: &m}); err != nil {
 		return store.Memory{}, fmt.Errorf("archive %s history of table %s: %w", m.Agent, m.TableID, err)
 	}
 	return m, nil
+}
+
+const (
+	// qArchiveRange counts the messages an archive moves, and their first
+	// turn, before the memory row is written: the memory is inserted once
+	// with its final counts, instead of being updated afterwards, which
+	// made its FTS trigger delete and re-index the memory's text.
+	qArchiveRange = `SELECT count(*), coalesce(min(turn), 0) FROM agent_messages
+WHERE table_id = ? AND agent = ? AND memory_id IS NULL AND turn <= ?`
+	qInsertMemory = `INSERT INTO memories (table_id, agent, first_turn, last_turn, messages, title, summary, keywords, source, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// Any older active message goes too (one a failed archive left
+	// behind), so the active history always starts after the archive.
+	qArchiveMessages = `UPDATE agent_messages SET memory_id = ?
+WHERE table_id = ? AND agent = ? AND memory_id IS NULL AND turn <= ?`
+)
+
+// archive runs the statements of a commit's Archive in w (see
+// ArchiveHistory for the rules) and, once w commits, fills *m with the
+// memory as stored.
+func archive(w *writeTx, tableID string, m *store.Memory, at time.Time) error {
+	stored := *m
+	stored.TableID, stored.CreatedAt = tableID, at.UTC()
+	if stored.Keywords == nil {
+		stored.Keywords = []string{}
+	}
+	var n int64
+	if err := w.queryRow(qArchiveRange, tableID, stored.Agent, stored.LastTurn).Scan(&n, &stored.FirstTurn); err != nil {
+		return fmt.Errorf("archive range: %w", err)
+	}
+	if n == 0 {
+		var one int
+		if err := w.tx.QueryRowContext(w.ctx, "SELECT 1 FROM tables WHERE id = ?", tableID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+			return tableNotFound(tableID)
+		}
+		return engine.Errorf(engine.ECONFLICT, "no active %s message in turns %d-%d", m.Agent, m.FirstTurn, m.LastTurn)
+	}
+	stored.Messages = int(n)
+	res, err := w.exec(qInsertMemory, tableID, stored.Agent, stored.FirstTurn, stored.LastTurn, stored.Messages,
+		stored.Title, stored.Summary, plainJSON(stored.Keywords), stored.Source, formatTime(stored.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert memory: %w", err)
+	}
+	if stored.ID, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	if _, err := w.exec(qArchiveMessages, stored.ID, tableID, stored.Agent, stored.LastTurn); err != nil {
+		return fmt.Errorf("archive messages: %w", err)
+	}
+	w.afterCommit(func() { *m = stored })
+	return nil
 }
 
 // UpdateMemory replaces the title, summary, keywords and source of a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"tavern/internal/engine"
 	"tavern/internal/store"
@@ -23,9 +24,12 @@ var errClosed = errors.New("db: closed")
 // commitReq is one queued Commit; the writer sends its result on done.
 type commitReq struct {
 	c    store.Commit
-	now  string
+	at   time.Time // stamps the rows
 	done chan error
 }
+
+// actionKey names one pending action of one table.
+type actionKey struct{ table, action string }
 
 // committer is the group-commit writer: one goroutine that owns the queue
 // and the states it wrote last.
@@ -48,10 +52,19 @@ type committer struct {
 	// Forget drop an entry from outside.
 	writtenMu sync.Mutex
 	written   map[string]*engine.State
+
+	// lives are the action states queued by QueueActionState and not yet
+	// written, the last one of each action only; the writer takes them
+	// all into its next transaction, after that transaction's commits.
+	// kick wakes the writer when no commit is queued.
+	livesMu sync.Mutex
+	lives   map[actionKey]store.ActionLife
+	kick    chan struct{}
 }
 
 func newCommitter(d *DB) *committer {
-	m := &committer{d: d, queue: make(chan *commitReq, queueSize), written: map[string]*engine.State{}}
+	m := &committer{d: d, queue: make(chan *commitReq, queueSize), written: map[string]*engine.State{},
+		lives: map[actionKey]store.ActionLife{}, kick: make(chan struct{}, 1)}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -73,7 +86,7 @@ func (m *committer) close() {
 }
 
 func (d *DB) groupCommit(ctx context.Context, c store.Commit) error {
-	r := &commitReq{c: c, now: formatTime(d.now()), done: make(chan error, 1)}
+	r := &commitReq{c: c, at: d.now(), done: make(chan error, 1)}
 	m := d.committer
 	m.mu.RLock()
 	if m.closed {
@@ -92,44 +105,116 @@ func (d *DB) groupCommit(ctx context.Context, c store.Commit) error {
 	return <-r.done
 }
 
-// run applies the queued commits until the queue is closed and drained.
-func (m *committer) run() {
-	for r := range m.queue {
-		batch := []*commitReq{r}
-	fill:
-		for len(batch) < maxBatch {
-			select {
-			case r, ok := <-m.queue:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, r)
-			default:
-				break fill
-			}
-		}
-		m.apply(batch)
+// QueueActionState queues a.State, a.Attempts and a.Error for the open
+// pending action a.ActionID of table tableID and returns at once: the
+// group-commit writer writes it with its next transaction, after that
+// transaction's commits, so a write queued before a Commit is called lands
+// no later than that commit. Of several states queued for one action
+// before the writer takes them, only the last is written. As with
+// SetActionState, a closed or unknown action is left alone, so a late
+// state never reopens a resolved action. The write is bookkeeping: if it
+// fails, it is lost. After Close it is dropped. Safe for concurrent use.
+func (d *DB) QueueActionState(tableID string, a store.ActionLife) {
+	m := d.committer
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return
+	}
+	m.livesMu.Lock()
+	m.lives[actionKey{tableID, a.ActionID}] = a
+	m.livesMu.Unlock()
+	select {
+	case m.kick <- struct{}{}:
+	default: // the writer is already due to look
 	}
 }
 
-// apply commits batch in one transaction; if that fails, it retries each
-// commit alone so each caller gets its own result.
+// takeLives returns the queued action states, as commits of their tables,
+// and empties the queue.
+func (m *committer) takeLives() []store.Commit {
+	m.livesMu.Lock()
+	defer m.livesMu.Unlock()
+	if len(m.lives) == 0 {
+		return nil
+	}
+	byTable := map[string]int{}
+	var out []store.Commit
+	for k, a := range m.lives {
+		i, ok := byTable[k.table]
+		if !ok {
+			i = len(out)
+			byTable[k.table] = i
+			out = append(out, store.Commit{TableID: k.table})
+		}
+		out[i].Lives = append(out[i].Lives, a)
+	}
+	clear(m.lives)
+	return out
+}
+
+// run applies the queued commits until the queue is closed and drained,
+// then writes the action states still queued.
+func (m *committer) run() {
+	for {
+		select {
+		case r, ok := <-m.queue:
+			if !ok {
+				m.apply(nil)
+				return
+			}
+			m.apply(m.fill(r))
+		case <-m.kick:
+			m.apply(nil)
+		}
+	}
+}
+
+// fill returns r and the commits queued behind it, at most maxBatch.
+func (m *committer) fill(r *commitReq) []*commitReq {
+	batch := []*commitReq{r}
+	for len(batch) < maxBatch {
+		select {
+		case r, ok := <-m.queue:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, r)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// apply commits batch and the queued action states in one transaction; if
+// that fails, it retries each commit alone so each caller gets its own
+// result, then the states.
 func (m *committer) apply(batch []*commitReq) {
-	if err := m.tx(batch); err == nil || len(batch) == 1 {
+	lives := m.takeLives()
+	if len(batch) == 0 && len(lives) == 0 {
+		return
+	}
+	err := m.tx(batch, lives)
+	if err == nil || len(batch)+len(lives) == 1 {
 		for _, r := range batch {
 			r.done <- commitError(r.c, err)
 		}
 		return
 	}
 	for _, r := range batch {
-		r.done <- commitError(r.c, m.tx([]*commitReq{r}))
+		r.done <- commitError(r.c, m.tx([]*commitReq{r}, nil))
+	}
+	if len(lives) > 0 {
+		_ = m.tx(nil, lives) // bookkeeping: lost if it fails (see QueueActionState)
 	}
 }
 
-// tx applies the commits of batch in one transaction and, once it is
-// committed, records the states it wrote.
-func (m *committer) tx(batch []*commitReq) error {
+// tx applies the commits of batch, then lives, in one transaction and, once
+// it is committed, records the states it wrote.
+func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
 	staged := map[string]*engine.State{}
+	now := m.d.now()
 	err := m.d.write(context.Background(), func(w *writeTx) error {
 		w.lookupWritten = func(id string) *engine.State {
 			if st, ok := staged[id]; ok {
@@ -141,7 +226,12 @@ func (m *committer) tx(batch []*commitReq) error {
 		}
 		w.recordWritten = func(id string, st *engine.State) { staged[id] = st.Clone() }
 		for _, r := range batch {
-			if err := applyCommit(w, r.c, r.now); err != nil {
+			if err := applyCommit(w, r.c, r.at); err != nil {
+				return err
+			}
+		}
+		for _, c := range lives {
+			if err := applyCommit(w, c, now); err != nil {
 				return err
 			}
 		}

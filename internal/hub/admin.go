@@ -26,9 +26,12 @@ import (
 // internal/db satisfies it. Implementations must be safe for concurrent
 // use.
 type AdminStore interface {
-	// SetActionState records an open action's life; closed or unknown
-	// actions are left alone.
-	SetActionState(ctx context.Context, tableID string, a store.ActionLife) error
+	// QueueActionState queues an open action's life to be written with
+	// the next group commit and returns at once (the table goroutine never
+	// waits on the disk for it); a state queued before a Commit lands no
+	// later than that commit, and closed or unknown actions are left alone,
+	// so a late state never reopens a resolved action.
+	QueueActionState(tableID string, a store.ActionLife)
 	// ActionStates returns the life of the table's open actions by id.
 	ActionStates(ctx context.Context, tableID string) (map[string]store.ActionLife, error)
 	// SetTablePaused marks a table paused or not (ENOTFOUND: no table).
@@ -143,8 +146,8 @@ type History struct {
 
 // ---- the table goroutine's side ----
 
-// setLife moves an open action to state and stores it; a store failure is
-// only logged (the action's life is bookkeeping, the action itself is
+// setLife moves an open action to state and queues it for the store,
+// without waiting (the action's life is bookkeeping, the action itself is
 // already durable).
 func (t *table) setLife(id, state, errText string) {
 	l := t.life[id]
@@ -156,9 +159,7 @@ func (t *table) setLife(id, state, errText string) {
 	if errText != "" {
 		l.Error = errText
 	}
-	if err := t.h.cfg.Store.SetActionState(context.Background(), t.id, *l); err != nil {
-		t.log.Warn("store action state", "action", id, "state", state, "err", err)
-	}
+	t.h.cfg.Store.QueueActionState(t.id, *l)
 }
 
 // pendingViews lists the open actions; withErr adds the last error (the

@@ -48,8 +48,10 @@ func turnOf(r llmtest.Request) int {
 // websocket client, the hub, SQLite, the openai-go adapter and the fake
 // server, where the offline narrator answers over the wire — and returns
 // the fake's requests and the store. It is the benchmark's harness, usable
-// from tests too. It returns the requests and the memories archived.
-func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []store.Memory) {
+// from tests too. It returns the requests, the memories archived and those
+// archived before the last turn (a turn's archive is committed with it, so
+// the next turn is the first to see it).
+func playTurns(tb testing.TB, turns int) (reqs []llmtest.Request, mems, beforeLast []store.Memory) {
 	tb.Helper()
 	ctx := context.Background()
 	fake := llmtest.New(tb, llmtest.FromModel(offline.Narrator{}))
@@ -110,6 +112,11 @@ func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []store.Memory) {
 			}
 			conn.SetReadLimit(1 << 22)
 		}
+		if i == turns-1 {
+			if beforeLast, err = store.Memories(ctx, ts.ID, "", 0); err != nil {
+				tb.Fatal(err)
+			}
+		}
 		b, _ := json.Marshal(map[string]string{"type": "act", "id": fmt.Sprintf("a%d", i), "text": actions[i%len(actions)]})
 		if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
 			tb.Fatal(err)
@@ -143,11 +150,10 @@ func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []store.Memory) {
 			}
 		}
 	}
-	mems, err := store.Memories(ctx, ts.ID, "", 0)
-	if err != nil {
+	if mems, err = store.Memories(ctx, ts.ID, "", 0); err != nil {
 		tb.Fatal(err)
 	}
-	return fake.Requests(), mems
+	return fake.Requests(), mems, beforeLast
 }
 
 // BenchmarkTokenEconomy plays 500 narrative turns (see playTurns) and
@@ -159,7 +165,7 @@ func playTurns(tb testing.TB, turns int) ([]llmtest.Request, []store.Memory) {
 func BenchmarkTokenEconomy(b *testing.B) {
 	const turns = 500
 	for range b.N {
-		reqs, mems := playTurns(b, turns)
+		reqs, mems, _ := playTurns(b, turns)
 		first := map[int]llmtest.Request{}
 		base, calls, cached, prompt := 0, 0, 0, 0
 		for _, r := range reqs {
@@ -218,7 +224,7 @@ func BenchmarkTokenEconomy(b *testing.B) {
 // archived, and no growth of the context once the window has filled.
 func TestTokenEconomyShort(t *testing.T) {
 	const turns = 60
-	reqs, mems := playTurns(t, turns)
+	reqs, mems, beforeLast := playTurns(t, turns)
 	first := map[int]int{}
 	base := 0
 	for _, r := range reqs {
@@ -246,12 +252,13 @@ func TestTokenEconomyShort(t *testing.T) {
 	if len(mems) < 5 {
 		t.Errorf("%d memories after %d turns", len(mems), turns)
 	}
-	// The last call sees the last three memories, oldest first.
+	// The last call sees the last three memories archived before its
+	// turn, oldest first.
 	last := reqs[len(reqs)-1].Messages[0]
 	if last.Role != "system" || strings.Count(last.Content, "\n- Session ") != 3 {
 		t.Errorf("memories in the last context: %q", last.Content)
 	}
-	for _, m := range mems[len(mems)-3:] {
+	for _, m := range beforeLast[len(beforeLast)-3:] {
 		if !strings.Contains(last.Content, fmt.Sprintf("Session %d (turns %d-%d) %s", m.ID, m.FirstTurn, m.LastTurn, m.Title)) {
 			t.Errorf("memory %d missing from the context", m.ID)
 		}

@@ -87,12 +87,6 @@ func (d deadlined) AllHistory(ctx context.Context, tableID, agentName string) ([
 	return d.s.AllHistory(ctx, tableID, agentName)
 }
 
-func (d deadlined) ArchiveHistory(ctx context.Context, m store.Memory) (store.Memory, error) {
-	ctx, cancel := d.ctx(ctx)
-	defer cancel()
-	return d.s.ArchiveHistory(ctx, m)
-}
-
 func (d deadlined) UpdateMemory(ctx context.Context, m store.Memory) error {
 	ctx, cancel := d.ctx(ctx)
 	defer cancel()
@@ -111,10 +105,9 @@ func (d deadlined) Calls(ctx context.Context, tableID string, limit int) ([]stor
 	return d.s.Calls(ctx, tableID, limit)
 }
 
-func (d deadlined) SetActionState(ctx context.Context, tableID string, a store.ActionLife) error {
-	ctx, cancel := d.ctx(ctx)
-	defer cancel()
-	return d.s.SetActionState(ctx, tableID, a)
+// QueueActionState only queues: it never waits, so it needs no deadline.
+func (d deadlined) QueueActionState(tableID string, a store.ActionLife) {
+	d.s.QueueActionState(tableID, a)
 }
 
 func (d deadlined) ActionStates(ctx context.Context, tableID string) (map[string]store.ActionLife, error) {

@@ -70,9 +70,25 @@ func turnMessages(agentName string, n int) []store.AgentMessage {
 	return out
 }
 
+// commitTurn commits turn n of agentName's history as finish does: its
+// messages with the archive they call for, then tells the cache.
+func commitTurn(tb testing.TB, h *Hub, t *table, agentName string, n int) {
+	tb.Helper()
+	msgs := turnMessages(agentName, n)
+	c := store.Commit{TableID: t.id, Messages: msgs,
+		Archive: t.archiveAfter(context.Background(), agentName, n, agent.DecodeMessages(msgs))}
+	err := h.cfg.Store.Commit(context.Background(), c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	t.remember(msgs)
+	t.archived(c.Archive, err)
+}
+
 // TestHistoryCacheEqualsStore plays turns by hand — each turn reads its
-// context from the cache (archiving when the window is full), then commits
-// its messages and tells the cache — and checks after every turn that the
+// context from the cache, then commits its messages with the archive they
+// call for (when the window is full) and tells the cache — and checks
+// after every turn that the
 // context built from the cache equals the one built from the store alone,
 // across several archives, and again after the cache is dropped.
 func TestHistoryCacheEqualsStore(t *testing.T) {
@@ -95,11 +111,7 @@ func TestHistoryCacheEqualsStore(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("turn %d, %s: context from the cache differs from the store's\ncache %+v\nstore %+v", n, ag, got, want)
 			}
-			msgs := turnMessages(ag, n)
-			if err := h.cfg.Store.Commit(ctx, store.Commit{TableID: tb.id, Messages: msgs}); err != nil {
-				t.Fatal(err)
-			}
-			tb.remember(msgs)
+			commitTurn(t, h, tb, ag, n)
 		}
 	}
 	mems, err := h.cfg.Store.Memories(ctx, tb.id, engine.AgentNarrative, 0)
@@ -126,11 +138,7 @@ func BenchmarkHistoryContext(b *testing.B) {
 		if _, err := tb.historyContext(ctx, engine.AgentNarrative); err != nil {
 			b.Fatal(err)
 		}
-		msgs := turnMessages(engine.AgentNarrative, n)
-		if err := h.cfg.Store.Commit(ctx, store.Commit{TableID: tb.id, Messages: msgs}); err != nil {
-			b.Fatal(err)
-		}
-		tb.remember(msgs)
+		commitTurn(b, h, tb, engine.AgentNarrative, n)
 	}
 	b.Run("store", func(b *testing.B) {
 		for b.Loop() {
@@ -146,4 +154,56 @@ func BenchmarkHistoryContext(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestHistoryCacheAfterFailedArchive: when the cache is wrong (history
+// archived behind the table's back), the archive a turn proposes finds
+// nothing to move and its commit fails whole; the cache is then read
+// again, so the contexts agree with the store and the next turns commit.
+func TestHistoryCacheAfterFailedArchive(t *testing.T) {
+	h, tb := cacheEnv(t)
+	ctx := context.Background()
+	ag := engine.AgentNarrative
+	n := 1
+	for ; n <= 6; n++ {
+		commitTurn(t, h, tb, ag, n)
+	}
+	st := h.cfg.Store.(deadlined).s.(*db.DB)
+	if _, err := st.ArchiveHistory(ctx, store.Memory{TableID: tb.id, Agent: ag, FirstTurn: 1, LastTurn: n - 1, Title: "behind"}); err != nil {
+		t.Fatal(err)
+	}
+	for ; ; n++ {
+		if n > 60 {
+			t.Fatal("no turn archived")
+		}
+		msgs := turnMessages(ag, n)
+		c := store.Commit{TableID: tb.id, Messages: msgs, Archive: tb.archiveAfter(ctx, ag, n, agent.DecodeMessages(msgs))}
+		if c.Archive == nil {
+			if err := h.cfg.Store.Commit(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			tb.remember(msgs)
+			continue
+		}
+		err := h.cfg.Store.Commit(ctx, c)
+		if engine.ErrorCode(err) != engine.ECONFLICT {
+			t.Fatalf("turn %d: archive from a stale cache: %v, want ECONFLICT", n, err)
+		}
+		tb.archived(c.Archive, err)
+		break
+	}
+	for n++; n <= 40; n++ {
+		got, err := tb.historyContext(ctx, ag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := h.storeContext(ctx, tb.id, ag, tb.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("turn %d: context from the cache differs from the store's\ncache %+v\nstore %+v", n, got, want)
+		}
+		commitTurn(t, h, tb, ag, n)
+	}
 }

@@ -61,16 +61,14 @@ func (a *agentHistory) window(keep []agent.Message) []agent.Message {
 }
 
 // historyContext returns the history an agent sees on a turn (DESIGN.md
-// "History"): the last memory summaries, then the recent window. When the
-// active history has outgrown the window, its oldest whole turns are first
-// archived into a memory — summarised by the summary model, or
-// extractively — in their own transaction. Archiving only regroups
-// committed messages, so a turn that fails afterwards leaves nothing
-// partial; if archiving fails, the turn still gets a valid window.
+// "History"): the last memory summaries, then the recent window. It writes
+// nothing: the archive a full window calls for is made at the end of the
+// turn that fills it (archiveAfter) and written with that turn's commit,
+// so this turn's window already starts after it. Should the history still
+// be too long (a window setting changed), the oldest turns are left out of
+// the window and archived at the end of this turn.
 func (t *table) historyContext(ctx context.Context, agentName string) ([]agent.Message, error) {
-	h := t.h
-	r := h.cfg.Runner
-	cfg := r.Window.WithDefaults()
+	cfg := t.h.cfg.Runner.Window.WithDefaults()
 	c := &t.hist
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -78,34 +76,83 @@ func (t *table) historyContext(ctx context.Context, agentName string) ([]agent.M
 	if err != nil {
 		return nil, err
 	}
-	archive, keep := cfg.Split(windowOf(a.active, h.historyLimit()))
-	if len(archive) > 0 {
-		sctx, cancel := context.WithTimeout(ctx, summaryTimeout)
-		m := r.Summarize(sctx, agentName, archive)
-		cancel()
-		m.TableID = t.id
-		stored, err := h.cfg.Store.ArchiveHistory(ctx, m)
-		if err != nil {
-			t.log.Warn("archive history", "agent", agentName, "turns", m.LastTurn, "err", err)
-			// The store may or may not hold the archive: read it again
-			// next turn.
-			delete(c.agents, agentName)
-		} else {
-			// As the store does: every active message up to the last
-			// archived turn goes into the memory.
-			i := 0
-			for i < len(a.active) && a.active[i].Turn <= stored.LastTurn {
-				i++
-			}
-			a.active = append([]agent.Message(nil), a.active[i:]...)
-			a.bare = append([]string(nil), a.bare[i:]...)
-			a.mems = append(a.mems, stored)
-			if over := len(a.mems) - cfg.Summaries; over > 0 {
-				a.mems = append([]store.Memory(nil), a.mems[over:]...)
-			}
-		}
-	}
+	_, keep := cfg.Split(windowOf(a.active, t.h.historyLimit()))
 	return cfg.Context(a.mems, a.window(keep), t.log), nil
+}
+
+// archiveAfter returns the memory a turn that adds msgs (turn turnNo) to
+// agentName's history must archive, or nil: the oldest whole turns of the
+// active history that no longer fit the window, summarised by the summary
+// model (or extractively). The turn's commit carries it (store.Commit's
+// Archive), so the turn and its archive are durable together or not at
+// all; archived then updates the cache. Called by the turn job.
+func (t *table) archiveAfter(ctx context.Context, agentName string, turnNo int, msgs []agent.Message) *store.Memory {
+	if len(msgs) == 0 {
+		return nil
+	}
+	r := t.h.cfg.Runner
+	cfg := r.Window.WithDefaults()
+	c := &t.hist
+	c.mu.Lock()
+	a, err := t.loadHistory(ctx, agentName)
+	var active []agent.Message
+	if err == nil {
+		active = a.active[:len(a.active):len(a.active)] // appending copies
+	}
+	c.mu.Unlock()
+	if err != nil {
+		t.log.Warn("archive history", "agent", agentName, "err", err)
+		return nil // archived with a later turn
+	}
+	for _, m := range msgs {
+		m.Turn = turnNo
+		active = append(active, m)
+	}
+	block, _ := cfg.Split(windowOf(active, t.h.historyLimit()))
+	if len(block) == 0 {
+		return nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, summaryTimeout)
+	m := r.Summarize(sctx, agentName, block)
+	cancel()
+	m.TableID = t.id
+	return &m
+}
+
+// archived brings the cache in line with the commit of a turn that carried
+// m (nil: none) and failed with err or, once remember has added the
+// turn's messages, succeeded. Called on the table goroutine.
+func (t *table) archived(m *store.Memory, err error) {
+	if m == nil {
+		return
+	}
+	c := &t.hist
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.agents[m.Agent]
+	if !ok {
+		return // not loaded: the next turn reads the store
+	}
+	if err != nil {
+		// The store holds neither the turn nor the archive, but the
+		// archive may have failed because the cache was wrong: read it
+		// again next turn.
+		delete(c.agents, m.Agent)
+		return
+	}
+	cfg := t.h.cfg.Runner.Window.WithDefaults()
+	// As the store does: every active message up to the last archived
+	// turn goes into the memory.
+	i := 0
+	for i < len(a.active) && a.active[i].Turn <= m.LastTurn {
+		i++
+	}
+	a.active = append([]agent.Message(nil), a.active[i:]...)
+	a.bare = append([]string(nil), a.bare[i:]...)
+	a.mems = append(a.mems, *m)
+	if over := len(a.mems) - cfg.Summaries; over > 0 {
+		a.mems = append([]store.Memory(nil), a.mems[over:]...)
+	}
 }
 
 // loadHistory returns the cached history of agentName, reading it from

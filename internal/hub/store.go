@@ -26,7 +26,9 @@ type Store interface {
 	LoadTable(ctx context.Context, id string) (store.TableData, error)
 	// Commit applies c in ONE transaction. If c.AddPending duplicates an
 	// existing (table, player, client id) it returns an engine ECONFLICT
-	// error and writes nothing.
+	// error and writes nothing; likewise if c.Archive finds no active
+	// message to archive. Once it succeeds, *c.Archive is the memory as
+	// stored, with its ID.
 	Commit(ctx context.Context, c store.Commit) error
 	// Events returns up to limit events with seq > since, in order.
 	Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error)
@@ -48,11 +50,6 @@ type MemoryStore interface {
 	// AllHistory returns every message of an agent's history, archived or
 	// not, oldest first.
 	AllHistory(ctx context.Context, tableID, agentName string) ([]store.AgentMessage, error)
-	// ArchiveHistory stores m as a new memory and moves the active
-	// messages of m.Agent with turns up to m.LastTurn into it, in one
-	// transaction; it returns m with its ID. ECONFLICT if there was no
-	// such active message.
-	ArchiveHistory(ctx context.Context, m store.Memory) (store.Memory, error)
 	// UpdateMemory replaces a memory's title, summary, keywords and
 	// source. ENOTFOUND if the table has no such memory.
 	UpdateMemory(ctx context.Context, m store.Memory) error

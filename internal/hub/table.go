@@ -698,6 +698,9 @@ type job struct {
 	turnNo int
 	// started is when the job started: the turn's duration.
 	started time.Time
+	// archive is the memory the turn archives, made by the job
+	// (archiveAfter) and committed with the turn.
+	archive *store.Memory
 }
 
 // nextTurn decides what plays next, if anything: the forced resolution,
@@ -842,6 +845,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		}
 	}
 	st.RNG = dice.State()
+	j.archive = t.archiveAfter(ctx, res.Agent, j.turnNo, res.Messages)
 	return res, st, nil
 }
 
@@ -881,7 +885,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 				}
 			}
 		}
-		c := store.Commit{State: st, Events: res.Events, Messages: msgs}
+		c := store.Commit{State: st, Events: res.Events, Messages: msgs, Archive: j.archive}
 		if j.action != nil {
 			c.Resolve = []string{j.action.ID}
 		}
@@ -895,6 +899,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 				t.forgetDMFailures()
 			}
 		}
+		t.archived(j.archive, runErr)
 	}
 	t.sinceJob = nil
 	t.lastTurnAt = t.h.cfg.Now()

@@ -51,6 +51,20 @@ type Commit struct {
 	// Abandon closes pending actions as abandoned by the operator: they
 	// are never played.
 	Abandon []string
+	// Archive, when not nil, is stored as a new memory of Archive.Agent
+	// after the commit's messages, and the agent's active messages with
+	// turns up to Archive.LastTurn move into it (ArchiveHistory's rules),
+	// so a turn and the archive it makes are durable together or not at
+	// all. Once the commit succeeds, *Archive holds the memory as stored
+	// (ID, CreatedAt, message count and first turn); the caller must not
+	// touch it until the commit returns.
+	Archive *Memory
+	// Lives record where open pending actions are in their life; a closed
+	// or unknown action is left alone (after everything else of the
+	// commit).
+	Lives []ActionLife
+	// Calls are appended to the model call log.
+	Calls []LLMCall
 }
 
 // TableInfo is what the lobby and a lazily loading hub need of a stored

@@ -1,0 +1,153 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"tavern/internal/engine"
+	"tavern/internal/store"
+)
+
+// The write path's benchmarks (issue 12): a turn and the archive of the
+// history it fills, an action's states, the model call log. Messages are
+// about 1.5 KB, the size of a turn's user message with its state block.
+
+const (
+	archiveEvery = 4    // turns between two archives, each of that many turns
+	benchBody    = 1500 // bytes of a benchmark message
+)
+
+// benchTurn is turn i of a table: its state, four events and two messages.
+func benchTurn(st *engine.State, i int, seq *int64) store.Commit {
+	st.Game.Turn = i
+	st.Party[0].HP = i % 20
+	c := turnCommit("t1", engine.AgentNarrative, i, benchBody)
+	c.State = st
+	for range 4 {
+		*seq++
+		c.Events = append(c.Events, engine.Event{Seq: *seq, TS: t0, Kind: "dice", Data: map[string]any{"total": 12}})
+	}
+	return c
+}
+
+// benchArchive is the archive turn i makes, if any: the block of the
+// archiveEvery turns that ended archiveEvery turns before it.
+func benchArchive(i int) *store.Memory {
+	if i%archiveEvery != 0 || i < 2*archiveEvery {
+		return nil
+	}
+	last := i - archiveEvery
+	return &store.Memory{TableID: "t1", Agent: engine.AgentNarrative, FirstTurn: last - archiveEvery + 1, LastTurn: last,
+		Title: fmt.Sprintf("Turns up to %d", last), Summary: "The party went to the mill and met Snikket the goblin.",
+		Keywords: []string{"mill", "Snikket"}, Source: "extractive"}
+}
+
+// BenchmarkTurnThenArchive measures a turn's commit and, every
+// archiveEvery turns, the archive in a transaction of its own, as the hub
+// wrote it before issue 12's write path.
+func BenchmarkTurnThenArchive(b *testing.B) {
+	d := MustOpenDB(b)
+	ctx := context.Background()
+	st := fightingState(b)
+	mustCreateTable(b, d, "t1", st)
+	var seq int64
+	for i := 1; b.Loop(); i++ {
+		if m := benchArchive(i); m != nil {
+			if _, err := d.ArchiveHistory(ctx, *m); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := d.Commit(ctx, benchTurn(st, i, &seq)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTurnWithArchive is BenchmarkTurnThenArchive with each archive
+// carried by its turn's commit: one transaction.
+func BenchmarkTurnWithArchive(b *testing.B) {
+	d := MustOpenDB(b)
+	ctx := context.Background()
+	st := fightingState(b)
+	mustCreateTable(b, d, "t1", st)
+	var seq int64
+	for i := 1; b.Loop(); i++ {
+		c := benchTurn(st, i, &seq)
+		c.Archive = benchArchive(i)
+		if err := d.Commit(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkActionStateEach measures one action state written and waited
+// for: what the table goroutine paid at each change of an action's state.
+func BenchmarkActionStateEach(b *testing.B) {
+	d := MustOpenDB(b)
+	ctx := context.Background()
+	mustCreateTable(b, d, "t1", fightingState(b))
+	if err := d.Commit(ctx, ack("t1", 1, "k1")); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		if err := d.SetActionState(ctx, "t1", store.ActionLife{ActionID: "a1", State: store.ActionRunning, Attempts: i}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkActionStateQueued queues action states as the table goroutine
+// now does; the writer writes them in the background, and the last is
+// flushed by a commit.
+func BenchmarkActionStateQueued(b *testing.B) {
+	d := MustOpenDB(b)
+	ctx := context.Background()
+	mustCreateTable(b, d, "t1", fightingState(b))
+	if err := d.Commit(ctx, ack("t1", 1, "k1")); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; b.Loop(); i++ {
+		d.QueueActionState("t1", store.ActionLife{ActionID: "a1", State: store.ActionRunning, Attempts: i})
+	}
+	if err := d.Commit(ctx, store.Commit{TableID: "t1"}); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchCalls is how many model calls one iteration of the call log
+// benchmarks logs: what a busy server's CallWriter finds queued.
+const benchCalls = 16
+
+func benchCall(i int) store.LLMCall {
+	return store.LLMCall{TableID: "t1", Agent: "narrative", Model: "offline", Started: t0, LatencyMS: 12, PromptTokens: 900 + i, CompletionTokens: 80}
+}
+
+// BenchmarkLogCallEach logs benchCalls model calls, one transaction each.
+func BenchmarkLogCallEach(b *testing.B) {
+	d := MustOpenDB(b)
+	ctx := context.Background()
+	for b.Loop() {
+		for i := range benchCalls {
+			if err := d.LogCall(ctx, benchCall(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkLogCallsBatch logs benchCalls model calls in one batch, as the
+// CallWriter now hands them over.
+func BenchmarkLogCallsBatch(b *testing.B) {
+	d := MustOpenDB(b)
+	ctx := context.Background()
+	for b.Loop() {
+		calls := make([]store.LLMCall, 0, benchCalls)
+		for i := range benchCalls {
+			calls = append(calls, benchCall(i))
+		}
+		if err := d.LogCalls(ctx, calls); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
