@@ -81,7 +81,7 @@ func commitTurn(tb testing.TB, h *Hub, t *table, agentName string, n int) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	t.remember(msgs)
+	t.remember(agentName, n, agent.DecodeMessages(msgs))
 	t.archived(c.Archive, err)
 }
 
@@ -182,7 +182,7 @@ func TestHistoryCacheAfterFailedArchive(t *testing.T) {
 			if err := h.cfg.Store.Commit(ctx, c); err != nil {
 				t.Fatal(err)
 			}
-			tb.remember(msgs)
+			tb.remember(ag, n, agent.DecodeMessages(msgs))
 			continue
 		}
 		err := h.cfg.Store.Commit(ctx, c)

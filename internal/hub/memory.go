@@ -180,20 +180,25 @@ func (t *table) loadHistory(ctx context.Context, agentName string) (*agentHistor
 	return a, nil
 }
 
-// remember adds the messages a committed turn stored to the cache, decoded
-// from the very bodies the store holds. Called on the table goroutine.
-func (t *table) remember(rows []store.AgentMessage) {
-	if len(rows) == 0 {
+// remember adds the messages agentName's committed turn turnNo stored to
+// the cache: the turn's own values, not the stored bodies decoded again.
+func (t *table) remember(agentName string, turnNo int, msgs []agent.Message) {
+	if len(msgs) == 0 {
 		return
 	}
 	c := &t.hist
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	a, ok := c.agents[rows[0].Agent]
+	a, ok := c.agents[agentName]
 	if !ok {
 		return // not loaded yet: the first turn reads it from the store
 	}
-	a.add(decodeTurns(rows, t.log))
+	turn := make([]agent.Message, len(msgs))
+	for i, m := range msgs {
+		m.Turn = turnNo
+		turn[i] = m
+	}
+	a.add(turn)
 }
 
 // invalidate drops the cache: the next turn reads the history again (after

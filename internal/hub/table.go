@@ -891,7 +891,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		}
 		runErr = t.commit(ctx, c, turnID)
 		if runErr == nil {
-			t.remember(msgs)
+			t.remember(res.Agent, j.turnNo, res.Messages)
 			t.st = st
 			if j.action != nil {
 				t.drop(j.action.ID)
