@@ -132,8 +132,8 @@ func Transcript(msgs []Message, max int) string {
 		case "user":
 			if h := turnHeadRE.FindStringSubmatch(m.Content); h != nil {
 				line := h[1]
-				if w := playerWordsRE.FindStringSubmatch(m.Content); w != nil {
-					line += " \"" + strings.TrimSpace(w[1]) + "\""
+				if w, ok := playerWords(m.Content); ok {
+					line += " \"" + strings.TrimSpace(w) + "\""
 				}
 				lines = append(lines, line)
 			}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"tavern/internal/engine"
@@ -316,8 +315,21 @@ const (
 	wordsClose   = "\n</player_words>"
 )
 
-// playerWordsRE finds the player's words in a turn message.
-var playerWordsRE = regexp.MustCompile(`(?s)<player_words>\n(.*)\n</player_words>`)
+// playerWords finds the player's words in a turn message: from the first
+// opening tag to the last closing one (writeWords drops closing tags from
+// the words, so there is one).
+func playerWords(content string) (string, bool) {
+	i := strings.Index(content, wordsOpen)
+	if i < 0 {
+		return "", false
+	}
+	rest := content[i+len(wordsOpen):]
+	j := strings.LastIndex(rest, wordsClose)
+	if j < 0 {
+		return "", false
+	}
+	return rest[:j], true
+}
 
 // writeWords writes the player's words delimited as data; a closing tag in
 // them is dropped so they cannot end the block early.
@@ -341,9 +353,6 @@ func ReadTurnMessage(content string) (TurnContext, string, error) {
 	if end < start || json.Unmarshal([]byte(content[start:end]), &tc) != nil {
 		return TurnContext{}, "", errors.New("unreadable turn context")
 	}
-	var words string
-	if m := playerWordsRE.FindStringSubmatch(content); m != nil {
-		words = m[1]
-	}
+	words, _ := playerWords(content)
 	return tc, words, nil
 }

@@ -3,7 +3,6 @@ package agent
 import (
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 
 	"tavern/internal/store"
@@ -102,19 +101,35 @@ func (c WindowConfig) Split(msgs []Message) (archive, keep []Message) {
 	return msgs[:cut:cut], msgs[cut:]
 }
 
-// staleContext matches the state block of a past turn's user message: it
-// was true then and is misleading now; the current turn carries a fresh
-// one. Dropping it keeps the window small and its size flat.
-var staleContext = regexp.MustCompile(`(?s)<context>\n.*?\n</context>\n?`)
-
 // StripContext removes the state blocks of a past turn's user message, as
-// Context does; doing it again changes nothing, so a caller may keep
-// messages stripped once (the hub's history cache).
+// Context does: each "<context>\n…\n</context>" (and the line break after
+// it) was true then and is misleading now; the current turn carries a
+// fresh one, and dropping it keeps the window small and its size flat.
+// Doing it again changes nothing, so a caller may keep messages stripped
+// once (the hub's history cache).
 func StripContext(content string) string {
-	if !strings.Contains(content, "<context>") {
+	var b strings.Builder
+	for {
+		i := strings.Index(content, contextOpen)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(content[i+len(contextOpen):], contextClose)
+		if j < 0 {
+			break
+		}
+		end := i + len(contextOpen) + j + len(contextClose)
+		if end < len(content) && content[end] == '\n' {
+			end++
+		}
+		b.WriteString(content[:i])
+		content = content[end:]
+	}
+	if b.Len() == 0 {
 		return content
 	}
-	return staleContext.ReplaceAllString(content, "")
+	b.WriteString(content)
+	return b.String()
 }
 
 // Context returns the messages that precede the turn's own: a system
