@@ -3,7 +3,12 @@ package db
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"tavern/internal/engine"
 	"tavern/internal/store"
@@ -150,4 +155,66 @@ func BenchmarkLogCallsBatch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkAcksBehindTurns commits acks at 16 tables while 16 others
+// commit turns without pause, as a loaded server does, and reports the
+// acks' latency (p50, p99): how long an ack waits for the turns queued
+// with it.
+func BenchmarkAcksBehindTurns(b *testing.B) {
+	d := MustOpenDB(b)
+	ctx := context.Background()
+	const tables = 16
+	var turns sync.WaitGroup
+	stop := make(chan struct{})
+	for i := range tables {
+		id := fmt.Sprintf("turns%d", i)
+		st := fightingState(b)
+		mustCreateTable(b, d, id, st)
+		turns.Add(1)
+		go func() {
+			defer turns.Done()
+			var seq int64
+			for n := 1; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c := benchTurn(st, n, &seq)
+				c.TableID = id
+				if err := d.Commit(ctx, c); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for i := range tables {
+		mustCreateTable(b, d, fmt.Sprintf("acks%d", i), fightingState(b))
+	}
+	var mu sync.Mutex
+	var waits []time.Duration
+	var n atomic.Int64
+	b.SetParallelism(tables / runtime.GOMAXPROCS(0))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			k := n.Add(1)
+			start := time.Now()
+			if err := d.Commit(ctx, ack(fmt.Sprintf("acks%d", k%tables), k, fmt.Sprintf("k%d", k))); err != nil {
+				b.Error(err)
+				return
+			}
+			mu.Lock()
+			waits = append(waits, time.Since(start))
+			mu.Unlock()
+		}
+	})
+	b.StopTimer()
+	close(stop)
+	turns.Wait()
+	slices.Sort(waits)
+	b.ReportMetric(float64(waits[len(waits)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(waits[len(waits)*99/100].Microseconds()), "p99-µs")
 }

@@ -187,11 +187,43 @@ func (m *committer) fill(r *commitReq) []*commitReq {
 	return batch
 }
 
-// apply commits batch and the queued action states in one transaction; if
-// that fails, it retries each commit alone so each caller gets its own
-// result, then the states.
+// apply commits batch and the queued action states. The light commits
+// (acks, chat lines, seats: no state, history, archive or call rows) go
+// first in a transaction of their own, with the states, and their callers
+// are released at once; the turns follow in a second. An ack then waits
+// for a few rows, not behind every turn queued with it. A table has at
+// most one commit queued (its goroutine waits for each), so the order
+// between the two groups never reorders one table's commits.
 func (m *committer) apply(batch []*commitReq) {
 	lives := m.takeLives()
+	light, heavy := splitLight(batch)
+	if len(light) > 0 || len(heavy) == 0 {
+		m.applyGroup(light, lives)
+		lives = nil
+	}
+	if len(heavy) > 0 {
+		m.applyGroup(heavy, lives)
+	}
+}
+
+// splitLight divides batch into the commits that write a few rows and the
+// ones that write a turn, each in its queued order.
+func splitLight(batch []*commitReq) (light, heavy []*commitReq) {
+	for _, r := range batch {
+		c := r.c
+		if c.State == nil && len(c.Messages) == 0 && c.Archive == nil && len(c.Calls) == 0 {
+			light = append(light, r)
+		} else {
+			heavy = append(heavy, r)
+		}
+	}
+	return light, heavy
+}
+
+// applyGroup commits batch and lives in one transaction; if that fails, it
+// retries each commit alone so each caller gets its own result, then the
+// states.
+func (m *committer) applyGroup(batch []*commitReq, lives []store.Commit) {
 	if len(batch) == 0 && len(lives) == 0 {
 		return
 	}
