@@ -439,52 +439,20 @@ func (c *client) shut(dropped int) {
 	drop.Stop()
 }
 
-// burst writes frames as messages (one each, or batches) gathered by the
-// wire into one write.
+// burst writes frames as messages (one each, or batches), gathered by
+// the wire into one write.
 func (c *client) burst(frames [][]byte) error {
-	c.wire.hold()
-	var err error
-	for len(frames) > 0 && err == nil {
+	for len(frames) > 0 {
 		n := 1
 		if c.batch {
 			n = batchLen(frames)
 		}
-		err = c.message(frames[:n])
+		if err := c.wire.message(frames[:n]); err != nil {
+			return err
+		}
 		frames = frames[n:]
 	}
-	if ferr := c.wire.release(); err == nil {
-		err = ferr
-	}
-	return err
-}
-
-// batchBuf is a batched message's buffer, from a pool shared by every
-// socket.
-type batchBuf struct{ b []byte }
-
-var batchBufs = sync.Pool{New: func() any { return new(batchBuf) }}
-
-// message writes frames as one message: the frame itself when there is
-// one, else a JSON array of them.
-func (c *client) message(frames [][]byte) error {
-	if len(frames) == 1 {
-		return c.conn.Write(context.Background(), websocket.MessageText, frames[0])
-	}
-	bb := batchBufs.Get().(*batchBuf)
-	b := append(bb.b[:0], '[')
-	for i, f := range frames {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, f...)
-	}
-	b = append(b, ']')
-	err := c.conn.Write(context.Background(), websocket.MessageText, b)
-	if cap(b) <= 2*batchBytes { // a pooled buffer never grows past a bound
-		bb.b = b[:0]
-	}
-	batchBufs.Put(bb)
-	return err
+	return c.wire.flush()
 }
 
 // batchLen is how many of frames (at least one) go in one batch.
