@@ -117,7 +117,7 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 	} else {
 		fmt.Fprint(out, " in one room, one publish/s")
 	}
-	fmt.Fprintln(out)
+	fmt.Fprintf(out, "; load average %s\n", loadAverage())
 	var base usage
 	if c.meter != nil {
 		var err error
@@ -199,6 +199,7 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
+	load := loadAverage()
 	var after usage
 	if c.meter != nil {
 		if after, err = c.meter.read(ctx); err != nil {
@@ -213,7 +214,7 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 	fmt.Fprintf(out, "  %d sends (%d failed) in %s, %d frames delivered within %s of the last send: %.2f%% of %d (%d late)\n",
 		sent.Load(), failed.Load(), lastSend.Sub(start).Round(time.Millisecond), len(lat), c.drain,
 		100*float64(len(lat))/float64(max(want, 1)), want, rc.late.Load())
-	fmt.Fprintf(out, "  delivery latency p50 %s p90 %s p99 %s max %s\n", pct(lat, .5), pct(lat, .9), pct(lat, .99), pct(lat, 1))
+	fmt.Fprintf(out, "  delivery latency p50 %s p90 %s p99 %s max %s; load average %s\n", pct(lat, .5), pct(lat, .9), pct(lat, .99), pct(lat, 1), load)
 	if c.meter != nil {
 		cpu := after.cpu - before.cpu
 		who := "server"

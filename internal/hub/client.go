@@ -20,10 +20,11 @@ const (
 	// Subprotocol is the websocket subprotocol of PROTOCOL.md v1.
 	Subprotocol = "tavern.v1"
 	readLimit   = 16 << 10
-	// outQueue is a socket's queue of frames waiting for its writer: small
-	// (24 KiB per socket at 1,024 was most of the live heap), a client
-	// that falls this far behind is closed with 1008 "too slow". The join's
-	// welcome, replay and snapshot go to the backlog instead, never dropped.
+	// outQueue is how many frames may wait for a socket's writer besides
+	// those it is writing: small (24 KiB per socket at 1,024 was most of
+	// the live heap), a client that falls this far behind is closed with
+	// 1008 "too slow". The join's welcome, replay and snapshot go to the
+	// backlog instead, never dropped.
 	outQueue = 64
 	// A batched message (?batch=1) holds at most batchFrames frames and
 	// stops growing past batchBytes.
