@@ -34,6 +34,10 @@ type fanoutConfig struct {
 	players, spectators int
 	duration, drain     time.Duration
 	dialers             int
+	// burst: every table sends at the same instant of each second, as
+	// the anchor's one publish reaches all its sockets at once, instead of
+	// spread over the second.
+	burst bool
 	// inProcess: the server runs in loadgen's process, so its usage
 	// includes the clients'.
 	inProcess bool
@@ -48,6 +52,7 @@ func (c *fanoutConfig) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.drain, "drain", 2*time.Second, "fanout: how long after the last send a frame still counts")
 	fs.BoolVar(&batchFrames, "batch", false, "fanout: tavern sockets ask for batched messages (?batch=1)")
 	fs.IntVar(&c.dialers, "dialers", 32, "fanout: sockets and API calls made at once while setting up")
+	fs.BoolVar(&c.burst, "fanout-burst", false, "fanout: every table sends at the start of each second instead of spread over it")
 }
 
 // marker starts every measured message; its send time follows in
@@ -114,10 +119,13 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 	fmt.Fprintf(out, "fanout: %s at %s, %d sockets", c.target, c.url, n)
 	if c.target == "tavern" {
 		fmt.Fprintf(out, " (%d tables × (%d + %d)), one say/s per table", c.tables, c.players, c.spectators)
+		if c.burst {
+			fmt.Fprint(out, ", all at the start of each second")
+		}
 	} else {
 		fmt.Fprint(out, " in one room, one publish/s")
 	}
-	fmt.Fprintln(out)
+	fmt.Fprintf(out, "; load average %s\n", loadAverage())
 	var base usage
 	if c.meter != nil {
 		var err error
@@ -159,7 +167,8 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 		}
 	}
 
-	// Send: sender i fires at i/len(send) of every second.
+	// Send: sender i fires at i/len(send) of every second (-fanout-burst:
+	// all at its start).
 	start := time.Now()
 	var sent, failed atomic.Int64
 	var wg sync.WaitGroup
@@ -168,6 +177,9 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 		go func() {
 			defer wg.Done()
 			offset := time.Duration(int64(time.Second) * int64(i) / int64(len(s.send)))
+			if c.burst {
+				offset = 0
+			}
 			for k := 0; ; k++ {
 				at := start.Add(offset + time.Duration(k)*time.Second)
 				if at.Sub(start) >= c.duration {
@@ -199,6 +211,7 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
+	load := loadAverage()
 	var after usage
 	if c.meter != nil {
 		if after, err = c.meter.read(ctx); err != nil {
@@ -213,7 +226,7 @@ func runFanout(ctx context.Context, c fanoutConfig, out io.Writer) error {
 	fmt.Fprintf(out, "  %d sends (%d failed) in %s, %d frames delivered within %s of the last send: %.2f%% of %d (%d late)\n",
 		sent.Load(), failed.Load(), lastSend.Sub(start).Round(time.Millisecond), len(lat), c.drain,
 		100*float64(len(lat))/float64(max(want, 1)), want, rc.late.Load())
-	fmt.Fprintf(out, "  delivery latency p50 %s p90 %s p99 %s max %s\n", pct(lat, .5), pct(lat, .9), pct(lat, .99), pct(lat, 1))
+	fmt.Fprintf(out, "  delivery latency p50 %s p90 %s p99 %s max %s; load average %s\n", pct(lat, .5), pct(lat, .9), pct(lat, .99), pct(lat, 1), load)
 	if c.meter != nil {
 		cpu := after.cpu - before.cpu
 		who := "server"

@@ -99,7 +99,7 @@ func TestFanoutAgainstAnchor(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"10 sockets open", "2 sends (0 failed)", "20 frames delivered", "100.00% of 20", "per delivered frame", "KiB per socket"} {
+	for _, want := range []string{"10 sockets open", "2 sends (0 failed)", "20 frames delivered", "100.00% of 20", "per delivered frame", "KiB per socket", "load average"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}

@@ -134,3 +134,14 @@ func newMeter(base string, pid int, metrics bool, token string) meter {
 	}
 	return nil
 }
+
+// loadAverage is this machine's 1, 5 and 15-minute load averages, to
+// print beside the figures (they move with whatever else runs), or
+// "unknown" off Linux.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
+}

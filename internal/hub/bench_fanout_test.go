@@ -120,6 +120,7 @@ func benchFanout(b *testing.B, n int) {
 	// its connections), so every 25 says the seat passes to a new player,
 	// off the clock.
 	var player *websocket.Conn
+	var refused, acked atomic.Value // the last error and ack frames the player got
 	seated := 0
 	redial := func() {
 		if player != nil {
@@ -141,8 +142,15 @@ func benchFanout(b *testing.B, n int) {
 		player = dial("player&token=tok")
 		go func(c *websocket.Conn) { // the player's own frames are not counted
 			for {
-				if _, _, err := c.Read(ctx); err != nil {
+				_, data, err := c.Read(ctx)
+				if err != nil {
 					return
+				}
+				switch {
+				case strings.Contains(string(data), `"type":"error"`):
+					refused.Store(string(data))
+				case strings.Contains(string(data), `"type":"ack"`):
+					acked.Store(string(data))
 				}
 			}
 		}(player)
@@ -162,11 +170,12 @@ func benchFanout(b *testing.B, n int) {
 		if err := player.Write(ctx, websocket.MessageText, msg); err != nil {
 			b.Fatal(err)
 		}
-		for range n {
+		for k := range n {
 			select {
 			case <-got:
 			case <-time.After(10 * time.Second):
-				b.Fatalf("say %d not delivered to every spectator", i)
+				b.Fatalf("say %d delivered to %d of %d spectators in 10 s; the player's last ack: %v, last error: %v",
+					i, k, n, acked.Load(), refused.Load())
 			}
 		}
 	}

@@ -21,10 +21,11 @@ const (
 	// Subprotocol is the websocket subprotocol of PROTOCOL.md v1.
 	Subprotocol = "tavern.v1"
 	readLimit   = 16 << 10
-	// outQueue is a socket's queue of frames waiting for its writer: small
-	// (24 KiB per socket at 1,024 was most of the live heap), a client
-	// that falls this far behind is closed with 1008 "too slow". The join's
-	// welcome, replay and snapshot go to the backlog instead, never dropped.
+	// outQueue is how many frames may wait for a socket's writer besides
+	// those it is writing: small (24 KiB per socket at 1,024 was most of
+	// the live heap), a client that falls this far behind is closed with
+	// 1008 "too slow". The join's welcome, replay and snapshot go to the
+	// backlog instead, never dropped.
 	outQueue = 64
 	// A batched message (?batch=1) holds at most batchFrames frames and
 	// stops growing past batchBytes.
@@ -64,42 +65,112 @@ func roleLabel(r role) string {
 	return "spectator"
 }
 
-// client is one websocket connection. out is written only by the writer
-// goroutine; send never blocks (a client that cannot keep up is closed).
+// client is one websocket connection. It has one goroutine of its own,
+// the reader; a writer runs only while there is something to write or a
+// close to make (an idle socket's goroutine stack and write buffer were
+// most of its memory, issue 12). send never blocks: a client that cannot
+// keep up is closed.
 type client struct {
 	conn   *websocket.Conn
+	wire   *wire
 	log    interface{ Warn(string, ...any) }
-	out    chan []byte
 	role   role
 	player *engine.Player
 	seat   string
-	once   sync.Once
-	done   chan struct{} // closed when the connection starts closing
-	// Set once, before done is closed: how the writer closes the socket.
-	closeCode   websocket.StatusCode
-	closeReason string
-	flush       bool
 	// batch: the client opted into messages holding a JSON array of
 	// frames (?batch=1); state: into state frames (?state=1).
 	batch, state bool
+
+	mu sync.Mutex // guards the fields below
+	// room is signalled when the writer takes the queue or the client
+	// starts closing: reply waits on it for room.
+	room sync.Cond
+	// queue holds the frames waiting for the writer (at most outQueue),
+	// from a pool while it is not empty.
+	queue *frameList
 	// joining is true until the table registers the client; until then
-	// (table goroutine only) send appends to backlog, which the writer
-	// sends first. The join's replay can be far longer than out.
+	// frames go to backlog, which the writer sends first and which has
+	// no bound (the join's replay can be far longer than the queue), and
+	// no writer starts.
 	joining bool
 	backlog [][]byte
+	writing bool // a writer goroutine runs
+	// Set once, by closeWith: how the writer closes the socket.
+	closing     bool
+	closeCode   websocket.StatusCode
+	closeReason string
+	flush       bool
+	closed      chan struct{} // closed once the writer has closed the socket
 }
 
+// frameList is a queue of frames; the lists are pooled, so a socket with
+// nothing queued holds none.
+type frameList struct{ frames [][]byte }
+
+var frameLists = sync.Pool{New: func() any { return &frameList{frames: make([][]byte, 0, 8)} }}
+
+func newClient(conn *websocket.Conn, w *wire, log interface{ Warn(string, ...any) }, rl role, p *engine.Player) *client {
+	c := &client{conn: conn, wire: w, log: log, role: rl, player: p, joining: true, closed: make(chan struct{})}
+	c.room.L = &c.mu
+	return c
+}
+
+// overflow says what enqueue does with a frame that finds the queue full.
+type overflow int
+
+const (
+	closeSlow overflow = iota // close the client with 1008 "too slow"
+	dropFrame                 // drop the frame
+	waitRoom                  // wait until the writer makes room
+)
+
 // send queues frame; a client whose queue is full is closed with 1008.
-func (c *client) send(frame []byte) {
+func (c *client) send(frame []byte) { c.enqueue(frame, closeSlow) }
+
+// sendDroppable queues frame unless the queue is full (narration deltas:
+// not numbered, not replayed, so losing one never desynchronises). A
+// joining client gets none.
+func (c *client) sendDroppable(frame []byte) { c.enqueue(frame, dropFrame) }
+
+// reply queues a frame answering one of the client's own (pong, error),
+// from its reader: it waits for room, so a client that floods without
+// reading stops being read rather than overflowing the queue.
+func (c *client) reply(frame []byte) { c.enqueue(frame, waitRoom) }
+
+func (c *client) enqueue(frame []byte, full overflow) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.joining {
-		c.backlog = append(c.backlog, frame)
+		if full != dropFrame {
+			c.backlog = append(c.backlog, frame)
+		}
 		return
 	}
-	select {
-	case <-c.done:
-	case c.out <- frame:
-	default:
-		c.closeWith(websocket.StatusPolicyViolation, "too slow", false)
+	for !c.closing && c.queue != nil && len(c.queue.frames) >= outQueue {
+		switch full {
+		case closeSlow:
+			c.closeLocked(websocket.StatusPolicyViolation, "too slow", false)
+			return
+		case dropFrame:
+			return
+		}
+		c.room.Wait()
+	}
+	if c.closing {
+		return
+	}
+	if c.queue == nil {
+		c.queue = frameLists.Get().(*frameList)
+	}
+	c.queue.frames = append(c.queue.frames, frame)
+	c.startWriter()
+}
+
+// startWriter starts the writer unless it runs. c.mu is held.
+func (c *client) startWriter() {
+	if !c.writing {
+		c.writing = true
+		go c.writeLoop()
 	}
 }
 
@@ -108,32 +179,35 @@ func (c *client) send(frame []byte) {
 func (c *client) close(code websocket.StatusCode, reason string) { c.closeWith(code, reason, true) }
 
 func (c *client) closeWith(code websocket.StatusCode, reason string, flush bool) {
-	c.once.Do(func() {
-		c.closeCode, c.closeReason, c.flush = code, reason, flush
-		close(c.done)
-	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closeLocked(code, reason, flush)
 }
 
-// reply queues a frame answering one of the client's own (pong, error),
-// from its reader: it waits for room, so a client that floods without
-// reading stops being read rather than overflowing the queue.
-func (c *client) reply(frame []byte) {
-	select {
-	case <-c.done:
-	case c.out <- frame:
-	}
-}
-
-// sendDroppable queues frame unless the queue is full (narration deltas:
-// not numbered, not replayed, so losing one never desynchronises).
-func (c *client) sendDroppable(frame []byte) {
-	if c.joining {
+func (c *client) closeLocked(code websocket.StatusCode, reason string, flush bool) {
+	if c.closing {
 		return
 	}
-	select {
-	case <-c.done:
-	case c.out <- frame:
-	default:
+	c.closing, c.closeCode, c.closeReason, c.flush = true, code, reason, flush
+	c.room.Broadcast()
+	c.startWriter()
+}
+
+// isClosing reports whether the client was asked to close.
+func (c *client) isClosing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing
+}
+
+// registered ends the join: live frames go to the queue from now on, and
+// the writer sends the backlog. Runs on the table goroutine.
+func (c *client) registered() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.joining = false
+	if len(c.backlog) > 0 {
+		c.startWriter()
 	}
 }
 
@@ -259,7 +333,8 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 			return
 		}
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol}})
+	sb := &smallBuffers{ResponseWriter: w}
+	conn, err := websocket.Accept(sb, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol}})
 	if err != nil {
 		h.log.Debug("websocket accept", "err", err)
 		return
@@ -269,14 +344,13 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return
 	}
-	defer h.untrackSocket()
-	c := &client{conn: conn, log: t.log, out: make(chan []byte, outQueue), role: rl, player: p, done: make(chan struct{}),
-		batch: q.Get("batch") == "1", state: q.Get("state") == "1", joining: true}
+	c := newClient(conn, sb.wire, t.log, rl, p)
+	c.batch, c.state = q.Get("batch") == "1", q.Get("state") == "1"
 	// Reads are not tied to the hub's context: on shutdown the table closes
-	// the socket with 1001, and the close handshake needs this reader.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	// the socket with 1001, and the close handshake needs the reader.
+	ctx := context.Background()
 	if err := h.join(ctx, t, c, since); err != nil {
+		defer h.untrackSocket()
 		code, msg := ErrorCode(err)
 		if code == CodeInternal {
 			t.log.Error("join failed", "err", err)
@@ -289,148 +363,98 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		conn.Close(websocket.StatusInternalError, "join failed")
 		return
 	}
-	defer t.post(func() { t.part(c) })
-	written := make(chan struct{})
+	// The handler returns: a goroutine of its own reads, on a stack a
+	// fraction of the handler's, and the request and net/http's buffers
+	// are garbage.
 	go func() {
-		defer close(written)
-		c.writeLoop()
+		defer h.untrackSocket()
+		defer t.post(func() { t.part(c) })
+		c.readLoop(ctx, t)
+		c.close(websocket.StatusNormalClosure, "")
+		<-c.closed // the writer has closed the socket (handshake bounded by closeTimeout)
 	}()
-	c.readLoop(ctx, t)
-	c.close(websocket.StatusNormalClosure, "")
-	<-written // the writer has closed the socket (handshake bounded by the library)
 }
 
-// writeLoop is the only writer and the only closer of the socket: it
-// sends the join's backlog, then the queue; when asked to close it first
-// flushes the queued frames (unless the client was too slow to take
-// them), then runs the close handshake. A client that opted into batches
-// gets whatever is queued behind a frame in the same message: one write
-// (and one flush, one write(2)) for all of them.
+// writeLoop runs while c has frames to write: the join's backlog, then
+// the queue, each time all that is queued in one burst of the wire (one
+// write(2)). It is the only closer of the socket: asked to close, it
+// first writes the queued frames (unless the client was too slow to
+// take them), then runs the close handshake. A client that opted into
+// batches gets the frames of a burst in messages of several frames.
 func (c *client) writeLoop() {
-	// A write stuck past writeTimeout drops the connection. One timer per
-	// socket, reset per message: a context with a deadline per message
-	// (and the library's AfterFunc on it) was an eighth of fan-out CPU.
-	w := writer{c: c, stuck: time.AfterFunc(time.Hour, func() { _ = c.conn.CloseNow() })}
-	w.stuck.Stop()
-	defer w.stuck.Stop()
-	backlog := c.backlog
-	c.backlog = nil
-	for len(backlog) > 0 {
+	for {
+		c.mu.Lock()
+		frames, list := c.backlog, (*frameList)(nil)
+		c.backlog = nil
+		if frames == nil && c.queue != nil {
+			list, c.queue = c.queue, nil
+			frames = list.frames
+		}
+		if c.closing && !c.flush {
+			c.mu.Unlock()
+			c.shut(len(frames))
+			list.recycle()
+			return
+		}
+		if frames == nil {
+			if c.closing {
+				c.mu.Unlock()
+				c.shut(0)
+				return
+			}
+			c.writing = false
+			c.mu.Unlock()
+			return
+		}
+		c.room.Broadcast()
+		c.mu.Unlock()
+		if err := c.burst(frames); err != nil {
+			c.closeWith(websocket.StatusPolicyViolation, "write failed", false)
+		}
+		list.recycle()
+	}
+}
+
+// recycle gives a queue the writer took back to the pool.
+func (l *frameList) recycle() {
+	if l == nil {
+		return
+	}
+	clear(l.frames)
+	if cap(l.frames) <= 2*outQueue {
+		l.frames = l.frames[:0]
+		frameLists.Put(l)
+	}
+}
+
+// shut runs the close handshake; dropped is how many queued frames the
+// client was too slow to get.
+func (c *client) shut(dropped int) {
+	defer close(c.closed)
+	if !c.flush && c.log != nil {
+		c.log.Warn("closing websocket", "code", int(c.closeCode), "reason", c.closeReason, "player", c.playerID(), "queued", dropped)
+	}
+	// The handshake gets closeTimeout; then the connection is dropped
+	// (CloseNow unblocks Close).
+	drop := time.AfterFunc(closeTimeout, func() { _ = c.conn.CloseNow() })
+	_ = c.conn.Close(c.closeCode, c.closeReason)
+	drop.Stop()
+}
+
+// burst writes frames as messages (one each, or batches), gathered by
+// the wire into one write.
+func (c *client) burst(frames [][]byte) error {
+	for len(frames) > 0 {
 		n := 1
 		if c.batch {
-			n = batchLen(backlog)
+			n = batchLen(frames)
 		}
-		if w.write(backlog[:n]) != nil {
-			c.closeWith(websocket.StatusPolicyViolation, "write failed", false)
-			break
+		if err := c.wire.message(frames[:n]); err != nil {
+			return err
 		}
-		backlog = backlog[n:]
+		frames = frames[n:]
 	}
-	for {
-		select {
-		case <-c.done:
-			if !c.flush && c.log != nil {
-				c.log.Warn("closing websocket", "code", int(c.closeCode), "reason", c.closeReason, "player", c.playerID(), "queued", len(c.out))
-			}
-			for c.flush {
-				select {
-				case frame := <-c.out:
-					if w.send(frame) != nil {
-						c.flush = false
-					}
-				default:
-					c.flush = false
-				}
-			}
-			// The handshake gets closeTimeout; then the connection is
-			// dropped (CloseNow unblocks Close).
-			drop := time.AfterFunc(closeTimeout, func() { _ = c.conn.CloseNow() })
-			_ = c.conn.Close(c.closeCode, c.closeReason)
-			drop.Stop()
-			return
-		case frame := <-c.out:
-			if w.send(frame) != nil {
-				c.closeWith(websocket.StatusPolicyViolation, "write failed", false)
-			}
-		}
-	}
-}
-
-// writer is a writeLoop's. A batch's frames and message come from a pool
-// shared by every socket, so an idle socket holds no batch buffer.
-type writer struct {
-	c     *client
-	stuck *time.Timer
-}
-
-type batch struct {
-	frames [][]byte
-	buf    []byte
-}
-
-var batches = sync.Pool{New: func() any { return new(batch) }}
-
-// send writes first and, for a batching client, the frames queued behind
-// it.
-func (w writer) send(first []byte) error {
-	if !w.c.batch || len(w.c.out) == 0 {
-		return w.message(first)
-	}
-	bt := batches.Get().(*batch)
-	bt.frames = append(bt.frames[:0], first)
-	for size := len(first); len(bt.frames) < batchFrames && size < batchBytes; {
-		var f []byte
-		select {
-		case f = <-w.c.out:
-		default:
-		}
-		if f == nil {
-			break
-		}
-		bt.frames = append(bt.frames, f)
-		size += len(f) + 1
-	}
-	err := w.batch(bt, bt.frames)
-	clear(bt.frames)
-	batches.Put(bt)
-	return err
-}
-
-// write sends frames as one message: the frame itself when there is one,
-// else a JSON array of them.
-func (w writer) write(frames [][]byte) error {
-	if len(frames) == 1 {
-		return w.message(frames[0])
-	}
-	bt := batches.Get().(*batch)
-	err := w.batch(bt, frames)
-	batches.Put(bt)
-	return err
-}
-
-func (w writer) batch(bt *batch, frames [][]byte) error {
-	if len(frames) == 1 {
-		return w.message(frames[0])
-	}
-	b := append(bt.buf[:0], '[')
-	for i, f := range frames {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, f...)
-	}
-	b = append(b, ']')
-	if cap(b) <= 2*batchBytes { // a pooled buffer never grows past a bound
-		bt.buf = b[:0]
-	}
-	return w.message(b)
-}
-
-func (w writer) message(msg []byte) error {
-	w.stuck.Reset(writeTimeout)
-	err := w.c.conn.Write(context.Background(), websocket.MessageText, msg)
-	w.stuck.Stop()
-	return err
+	return c.wire.flush()
 }
 
 // batchLen is how many of frames (at least one) go in one batch.
@@ -462,13 +486,11 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		if err != nil {
 			return // closed, or over the read limit (the library closes with 1009)
 		}
-		select {
-		case <-c.done:
-			// Closing: drain what the peer still sends until its close
-			// frame arrives, so the close handshake completes instead of
-			// the socket being reset with unread data.
+		if c.isClosing() {
+			// Drain what the peer still sends until its close frame
+			// arrives, so the close handshake completes instead of the
+			// socket being reset with unread data.
 			continue
-		default:
 		}
 		var f inFrame
 		// encoding/json would replace invalid UTF-8 with U+FFFD silently.
@@ -640,7 +662,7 @@ func (t *table) welcome(c *client, since int64) (replay bool) {
 }
 
 func (t *table) register(c *client) {
-	c.joining = false
+	c.registered()
 	t.clients[c] = struct{}{}
 	t.updateSummary()
 	t.connOpened(c)

@@ -87,7 +87,7 @@ type Hub struct {
 	// chat events/s when the budget was per connection).
 	limitsMu sync.Mutex
 	limits   map[string]*rate.Limiter
-	// sockets counts the websocket handlers running, so that Close returns
+	// sockets counts the websockets being served, so that Close returns
 	// only once every socket got its 1001 (issue 11: 11 of 480 saw 1006
 	// when the process exited first). socketsMu guards socketsClosed.
 	socketsMu     sync.Mutex
@@ -95,7 +95,7 @@ type Hub struct {
 	sockets       sync.WaitGroup
 }
 
-// trackSocket counts a websocket handler; false once Close waits.
+// trackSocket counts a websocket being served; false once Close waits.
 func (h *Hub) trackSocket() bool {
 	h.socketsMu.Lock()
 	defer h.socketsMu.Unlock()
@@ -551,7 +551,9 @@ func (h *Hub) subscribe(ctx context.Context, tableID string, since int64, window
 const storeTimeout = 10 * time.Second
 
 // ServeWS upgrades the request to a websocket client of the table
-// (PROTOCOL.md "Websocket"). p is the authenticated player, or nil.
+// (PROTOCOL.md "Websocket"). p is the authenticated player, or nil. It
+// returns once the socket has joined; a goroutine of the hub serves it
+// from then on, and Close waits for it.
 func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, tableID string, p *engine.Player) {
 	h.serveWS(w, r, tableID, p)
 }
