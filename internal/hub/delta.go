@@ -11,8 +11,11 @@ import "sync"
 // turn instead of one per chunk for every client. Deltas are droppable:
 // the narration event that ends the turn carries the whole text.
 type deltaStream struct {
-	t      *table
 	turnID string
+	// post queues work on the table goroutine unless its inbox is full;
+	// fanout sends a frame to every client (on the table goroutine).
+	post   func(func()) bool
+	fanout func(frame []byte)
 
 	mu     sync.Mutex
 	text   []byte
@@ -27,7 +30,7 @@ func (d *deltaStream) add(text string) {
 	post := !d.posted
 	d.posted = true
 	d.mu.Unlock()
-	if post && !d.t.tryPost(d.flush) {
+	if post && !d.post(d.flush) {
 		// The inbox is full: keep the text for the next delta's flush.
 		d.mu.Lock()
 		d.posted = false
@@ -46,8 +49,14 @@ func (d *deltaStream) flush() {
 	if text == "" {
 		return
 	}
-	frame := mustFrame(map[string]any{"type": "narration_delta", "turn": d.turnID, "text": text})
-	for c := range d.t.clients {
-		c.sendDroppable(frame)
-	}
+	d.fanout(mustFrame(map[string]any{"type": "narration_delta", "turn": d.turnID, "text": text}))
+}
+
+// newDeltaStream is the delta stream of turn turnID at t.
+func (t *table) newDeltaStream(turnID string) *deltaStream {
+	return &deltaStream{turnID: turnID, post: t.tryPost, fanout: func(frame []byte) {
+		for c := range t.clients {
+			c.sendDroppable(frame)
+		}
+	}}
 }

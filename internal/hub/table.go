@@ -817,7 +817,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		return agent.Result{}, nil, fmt.Errorf("load history: %w", err)
 	}
 	turn.History = hist
-	turn.OnDelta = (&deltaStream{t: t, turnID: fmt.Sprintf("t%d", j.turnNo)}).add
+	turn.OnDelta = t.newDeltaStream(fmt.Sprintf("t%d", j.turnNo)).add
 	res, err := t.h.cfg.Runner.Run(ctx, turn)
 	if err != nil {
 		return agent.Result{}, nil, err
