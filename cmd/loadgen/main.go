@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -65,6 +66,10 @@ type config struct {
 	tables, players, spectators int
 	actions                     int
 	timeout                     time.Duration
+	// think is how long a player waits after its action is narrated
+	// before the next one (±25 %); 0 acts at once, a closed loop that
+	// keeps the server saturated.
+	think time.Duration
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -76,6 +81,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&c.spectators, "spectators", 2, "spectators per table")
 	fs.IntVar(&c.actions, "actions", 15, "actions per player")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "stop after this long")
+	fs.DurationVar(&c.think, "think", 0, "play: a player's pause after its action is narrated (±25%); 0: act at once, which saturates the server")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	serverPID := fs.Int("server-pid", 0, "pid of the server given by -url: report its CPU and memory from /proc")
 	metrics := fs.Bool("metrics", false, "read the server's CPU from its /metrics (process_cpu_seconds_total)")
@@ -123,8 +129,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	} else if *mode != "play" {
 		return fmt.Errorf("-mode %q: want play or fanout", *mode)
 	}
-	fmt.Fprintf(out, "loadgen: %d tables × (%d players + %d spectators), %d actions each, against %s\n",
-		c.tables, c.players, c.spectators, c.actions, c.url)
+	fmt.Fprintf(out, "loadgen: %d tables × (%d players + %d spectators), %d actions each, think %s, against %s\n",
+		c.tables, c.players, c.spectators, c.actions, c.think, c.url)
 	st := &stats{}
 	var before usage
 	if c.meter != nil {
@@ -461,6 +467,7 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 	}
 	inCombat, myTurn := false, false
 	acted, step := 0, i
+	rng := rand.New(rand.NewPCG(uint64(i), 7)) // seeded: runs think alike
 	for acted < c.actions {
 		// In a fight, wait for our turn; outside, act (one at a time).
 		for inCombat && !myTurn {
@@ -524,6 +531,24 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 			}
 		}
 		acted++
+		if c.think > 0 {
+			// Think, reading the table meanwhile (a socket that is not
+			// read falls behind and is closed).
+			pause := time.NewTimer(c.think*3/4 + time.Duration(rng.Int64N(int64(c.think/2)+1)))
+			for thinking := true; thinking; {
+				select {
+				case <-pause.C:
+					thinking = false
+				case f, ok := <-frames:
+					if !ok {
+						return errors.New("socket closed while its player thought")
+					}
+					inCombat, myTurn = track(f, me, inCombat, myTurn)
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+		}
 	}
 	acting.Add(-1)
 	for n := 0; acting.Load() > 0; {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -23,6 +24,24 @@ func TestSmallLoadRunsClean(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "16 actions") || !strings.Contains(out.String(), "failures: 0") {
 		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+// With a think time the players pause between actions, reading their
+// sockets meanwhile: the run takes at least the pauses and stays clean.
+func TestThinkTimePacesThePlayers(t *testing.T) {
+	var out bytes.Buffer
+	start := time.Now()
+	err := run(context.Background(), []string{"-tables", "1", "-players", "2", "-spectators", "1", "-actions", "3", "-think", "200ms", "-timeout", "60s"}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "6 actions") || !strings.Contains(out.String(), "think 200ms") || !strings.Contains(out.String(), "failures: 0") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	// Three pauses of at least 150 ms each per player.
+	if d := time.Since(start); d < 450*time.Millisecond {
+		t.Errorf("the run took %s, less than its players' pauses", d)
 	}
 }
 
