@@ -552,6 +552,15 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 	}
 	acting.Add(-1)
 	for n := 0; acting.Load() > 0; {
+		// Our turn may have come before we got here (while we thought
+		// or waited for our last narration): the fight waits for us.
+		if inCombat && myTurn {
+			n++
+			myTurn = false
+			if err := send(fmt.Sprintf("stay-%d", n), "I defend"); err != nil {
+				return err
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -560,13 +569,6 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 				return errors.New("socket closed while the others played")
 			}
 			inCombat, myTurn = track(f, me, inCombat, myTurn)
-			if inCombat && myTurn {
-				n++
-				myTurn = false
-				if err := send(fmt.Sprintf("stay-%d", n), "I defend"); err != nil {
-					return err
-				}
-			}
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
