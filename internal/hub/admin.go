@@ -40,6 +40,8 @@ type AdminStore interface {
 	CloseTable(ctx context.Context, tableID string, at time.Time) error
 	// TableFlags returns every table's marks by id.
 	TableFlags(ctx context.Context) (map[string]store.TableFlags, error)
+	// TableProgress returns how far every stored table has played, by id.
+	TableProgress(ctx context.Context) (map[string]store.TableProgress, error)
 	// CallsSince returns the model calls since since (of one table, or all
 	// when tableID is ""), oldest first, at most limit.
 	CallsSince(ctx context.Context, since time.Time, tableID string, limit int) ([]store.LLMCall, error)
@@ -274,12 +276,16 @@ func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
 	if err != nil {
 		return nil, err
 	}
+	progress, err := h.cfg.Store.TableProgress(ctx)
+	if err != nil {
+		return nil, err
+	}
 	rows := make([]AdminTable, 0, len(infos))
 	for _, i := range infos {
 		h.mu.RLock()
 		t, loaded := h.tables[i.Table.ID]
 		h.mu.RUnlock()
-		row := storedRow(h.summaryOf(i.Table, i.Mode, i.Seated, 0), i)
+		row := storedRow(h.summaryOf(i.Table, i.Mode, i.Seated, 0), i, progress[i.Table.ID])
 		if loaded {
 			err := t.call(ctx, func() error { row = t.adminRow(); return nil })
 			if err != nil && (ctx.Err() != nil || h.ctx.Err() != nil) {
@@ -303,11 +309,11 @@ func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
 
 // storedRow is the operator's row of a table that is not loaded: no
 // socket, no turn running, no open action (a table with one stays loaded).
-func storedRow(sum TableSummary, i store.TableInfo) AdminTable {
+func storedRow(sum TableSummary, i store.TableInfo, p store.TableProgress) AdminTable {
 	a := AdminTable{TableSummary: sum, Paused: i.Flags.Paused, Closed: i.Flags.Closed, CreatedAt: i.Table.CreatedAt,
-		Turn: i.Turn, Round: i.Round, Pending: []PendingView{}}
-	if !i.LastTurnAt.IsZero() {
-		at := i.LastTurnAt.UTC()
+		Turn: p.Turn, Round: p.Round, Pending: []PendingView{}}
+	if !p.LastTurnAt.IsZero() {
+		at := p.LastTurnAt.UTC()
 		a.LastTurnAt = &at
 	}
 	return a

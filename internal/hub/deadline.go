@@ -37,6 +37,12 @@ func (d deadlined) TableInfos(ctx context.Context) ([]store.TableInfo, error) {
 	return d.s.TableInfos(ctx)
 }
 
+func (d deadlined) TableProgress(ctx context.Context) (map[string]store.TableProgress, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.TableProgress(ctx)
+}
+
 // Forget tells the store a table was evicted, if it keeps anything of
 // the table's (internal/db keeps the state it wrote last).
 func (d deadlined) Forget(tableID string) {

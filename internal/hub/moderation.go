@@ -68,38 +68,35 @@ func (t *table) audit(ctx context.Context, action, message string, c store.Commi
 // `act` is refused with `unavailable`; chat and spectators go on. The mark
 // survives restarts.
 func (h *Hub) Pause(ctx context.Context, id string) error {
-	return h.moderate(ctx, id, "pause", false, func(t *table) error {
-		if t.paused {
-			return nil
-		}
-		if err := t.h.cfg.Store.SetTablePaused(ctx, t.id, true); err != nil {
-			return err
-		}
-		t.paused = true
-		if err := t.audit(ctx, "pause", "The operator paused the table. Actions wait until it resumes.", store.Commit{}); err != nil {
-			return err
-		}
-		t.updateSummary()
-		t.armTimer()
-		return nil
-	})
+	return h.setPaused(ctx, id, true, "pause", "The operator paused the table. Actions wait until it resumes.")
 }
 
 // Resume undoes Pause and plays what waited.
 func (h *Hub) Resume(ctx context.Context, id string) error {
-	return h.moderate(ctx, id, "resume", false, func(t *table) error {
-		if !t.paused {
+	return h.setPaused(ctx, id, false, "resume", "The operator resumed the table.")
+}
+
+// setPaused stores the table's paused mark, audits the change as action
+// with text, and arms the turn timer (paused) or starts what waited
+// (resumed). Setting the mark it already has does nothing.
+func (h *Hub) setPaused(ctx context.Context, id string, paused bool, action, text string) error {
+	return h.moderate(ctx, id, action, false, func(t *table) error {
+		if t.paused == paused {
 			return nil
 		}
-		if err := t.h.cfg.Store.SetTablePaused(ctx, t.id, false); err != nil {
+		if err := t.h.cfg.Store.SetTablePaused(ctx, t.id, paused); err != nil {
 			return err
 		}
-		t.paused = false
-		if err := t.audit(ctx, "resume", "The operator resumed the table.", store.Commit{}); err != nil {
+		t.paused = paused
+		if err := t.audit(ctx, action, text, store.Commit{}); err != nil {
 			return err
 		}
 		t.updateSummary()
-		t.maybeStart()
+		if paused {
+			t.armTimer()
+		} else {
+			t.maybeStart()
+		}
 		return nil
 	})
 }

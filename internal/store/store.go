@@ -76,9 +76,13 @@ type TableInfo struct {
 	Seated  int
 	Pending bool // an acknowledged action waits to be resolved
 	Flags   TableFlags
-	// Turn counts the turns played, Round is the fight's round (nil out
-	// of a fight) and LastTurnAt is when the last turn's narration was
-	// stored (zero if none): the operator's list of tables not loaded.
+}
+
+// TableProgress is how far a stored table has played, for the operator's
+// list of the tables that are not loaded: the turns played, the fight's
+// round (nil out of a fight) and when the last turn's narration was
+// stored (zero if none).
+type TableProgress struct {
 	Turn       int
 	Round      *int
 	LastTurnAt time.Time
