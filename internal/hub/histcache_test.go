@@ -85,6 +85,24 @@ func commitTurn(tb testing.TB, h *Hub, t *table, agentName string, n int) {
 	t.archived(c.Archive, err)
 }
 
+// cacheMatchesStore fails the test unless the context of agentName's turn
+// n built from the table's cache equals the one built from the store alone.
+func cacheMatchesStore(t *testing.T, h *Hub, tb *table, agentName string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := tb.historyContext(ctx, agentName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := h.storeContext(ctx, tb.id, agentName, tb.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("turn %d, %s: context from the cache differs from the store's\ncache %+v\nstore %+v", n, agentName, got, want)
+	}
+}
+
 // TestHistoryCacheEqualsStore plays turns by hand — each turn reads its
 // context from the cache, then commits its messages with the archive they
 // call for (when the window is full) and tells the cache — and checks
@@ -100,17 +118,7 @@ func TestHistoryCacheEqualsStore(t *testing.T) {
 			if ag == engine.AgentCombat && n%3 != 0 {
 				continue
 			}
-			got, err := tb.historyContext(ctx, ag)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := h.storeContext(ctx, tb.id, ag, tb.log)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("turn %d, %s: context from the cache differs from the store's\ncache %+v\nstore %+v", n, ag, got, want)
-			}
+			cacheMatchesStore(t, h, tb, ag, n)
 			commitTurn(t, h, tb, ag, n)
 		}
 	}
@@ -193,17 +201,7 @@ func TestHistoryCacheAfterFailedArchive(t *testing.T) {
 		break
 	}
 	for n++; n <= 40; n++ {
-		got, err := tb.historyContext(ctx, ag)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := h.storeContext(ctx, tb.id, ag, tb.log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("turn %d: context from the cache differs from the store's\ncache %+v\nstore %+v", n, got, want)
-		}
+		cacheMatchesStore(t, h, tb, ag, n)
 		commitTurn(t, h, tb, ag, n)
 	}
 }

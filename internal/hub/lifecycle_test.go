@@ -148,6 +148,29 @@ func (c *testClock) fireNext(t *testing.T) {
 const testGrace = 2500 * time.Millisecond
 
 // newClockEnv is newEnv with the flaky model and the test clock.
+// cursedTable is a clock env whose model fails on every turn that
+// mentions "CURSED", with Ann (player) seated as Aldric and connected
+// (ann), past her join snapshot.
+type cursedTable struct {
+	env     *env
+	model   *flaky
+	ann     *wsClient
+	tableID string
+	player  *engine.Player
+}
+
+func newCursedTable(t *testing.T, clk *testClock) cursedTable {
+	t.Helper()
+	e, model := newClockEnv(t, 5, clk)
+	model.set(failOn("CURSED"))
+	tid := e.table(hub.TableSpec{})
+	p, tok := e.player("Ann")
+	e.sit(tid, p, "Aldric", "warrior")
+	a := e.dial(tid, "player", tok, -1)
+	a.until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
+	return cursedTable{env: e, model: model, ann: a, tableID: tid, player: p}
+}
+
 func newClockEnv(t *testing.T, seed uint64, clk *testClock) (*env, *flaky) {
 	t.Helper()
 	model := &flaky{inner: offline.Narrator{}}
@@ -178,13 +201,8 @@ func (e *env) actionLife(tid, playerID, clientID string) store.ActionLife {
 // `abandoned`; the new one sent again is acked again.
 func TestNewActAfterFailuresReplacesTheOld(t *testing.T) {
 	clk := newTestClock(0)
-	e, model := newClockEnv(t, 5, clk)
-	model.set(failOn("CURSED"))
-	tid := e.table(hub.TableSpec{})
-	p, tok := e.player("Ann")
-	e.sit(tid, p, "Aldric", "warrior")
-	a := e.dial(tid, "player", tok, -1)
-	a.until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
+	ct := newCursedTable(t, clk)
+	e, model, a, tid, p := ct.env, ct.model, ct.ann, ct.tableID, ct.player
 
 	if f := a.act("k1", "I read the CURSED scroll"); f.Type != "ack" {
 		t.Fatalf("act k1: %+v", f)
@@ -245,13 +263,8 @@ func TestNewActAfterFailuresReplacesTheOld(t *testing.T) {
 // on plays it again (acked, and resolved once the model is back).
 func TestSameActAgainRetriesTheFailedOne(t *testing.T) {
 	clk := newTestClock(0)
-	e, model := newClockEnv(t, 5, clk)
-	model.set(failOn("CURSED"))
-	tid := e.table(hub.TableSpec{})
-	p, tok := e.player("Ann")
-	e.sit(tid, p, "Aldric", "warrior")
-	a := e.dial(tid, "player", tok, -1)
-	a.until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
+	ct := newCursedTable(t, clk)
+	e, model, a, tid, p := ct.env, ct.model, ct.ann, ct.tableID, ct.player
 	if f := a.act("k1", "I read the CURSED scroll"); f.Type != "ack" {
 		t.Fatalf("act: %+v", f)
 	}
