@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -154,14 +155,11 @@ func TestBatchWithAFailingCommit(t *testing.T) {
 		ack("nope", 3, "k3"),
 		ack("t1", 4, "k4"),
 	}
-	var batch []*commitReq
-	for _, c := range reqs {
-		batch = append(batch, &commitReq{c: c, at: t0, done: make(chan error, 1)})
-	}
+	batch, results := requests(reqs...)
 	d.committer.apply(batch)
 	want := []string{"", "", engine.ECONFLICT, engine.ENOTFOUND, ""}
-	for i, r := range batch {
-		err := <-r.done
+	for i := range batch {
+		err := <-results[i]
 		if got := engine.ErrorCode(err); (err == nil) != (want[i] == "") || (err != nil && got != want[i]) {
 			t.Errorf("commit %d: err = %v, want code %q", i, err, want[i])
 		}
@@ -172,3 +170,65 @@ func TestBatchWithAFailingCommit(t *testing.T) {
 	}
 	assertSameState(t, td.State, turn)
 }
+
+// requests makes a batch of queued commits as Enqueue does, and the
+// channels their results come on.
+func requests(cs ...store.Commit) ([]*commitReq, []chan error) {
+	batch := make([]*commitReq, len(cs))
+	results := make([]chan error, len(cs))
+	for i, c := range cs {
+		res := make(chan error, 1)
+		batch[i], results[i] = &commitReq{c: c, at: t0, done: func(err error) { res <- err }}, res
+	}
+	return batch, results
+}
+
+// TestChainBreaksOnFailure: a table's commits queued with one chain
+// (store.Commit.Chain) stop at the first that fails: the ones behind it
+// fail with store.ErrChainBroken and write nothing, other tables and
+// unchained commits are untouched, and a new chain commits again. A light
+// commit queued behind a heavy one of its table is applied after it, not
+// with the light commits ahead of it: here it falls with the heavy one.
+func TestChainBreaksOnFailure(t *testing.T) {
+	d := MustOpenDB(t)
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	mustCreateTable(t, d, "t2", st)
+	chained := func(c store.Commit, chain uint64) store.Commit { c.Chain = chain; return c }
+	hurt := st.Clone()
+	hurt.Party[0].HP = 3
+	broken := store.Commit{TableID: "t1", State: hurt, Events: []engine.Event{{Seq: 1, TS: t0, Kind: "narration", Data: map[string]any{}}}} // seq 1 is taken below
+	batch, results := requests(
+		chained(ack("t1", 1, "k1"), 7),
+		chained(broken, 7),
+		chained(ack("t1", 2, "k2"), 7), // light, behind the heavy one
+		chained(ack("t2", 1, "k1"), 8),
+		ack("t2", 2, "k2"), // unchained
+	)
+	d.committer.apply(batch)
+	for i, want := range []error{nil, errAny, store.ErrChainBroken, nil, nil} {
+		err := <-results[i]
+		switch {
+		case want == nil && err != nil, want != nil && err == nil:
+			t.Errorf("commit %d: err %v, want %v", i, err, want)
+		case want == store.ErrChainBroken && !errors.Is(err, store.ErrChainBroken):
+			t.Errorf("commit %d: err %v, want ErrChainBroken", i, err)
+		}
+	}
+	if td := mustLoad(t, d, "t1"); td.Seq != 1 || len(td.Pending) != 1 || td.State.Party[0].HP == 3 {
+		t.Errorf("t1: seq %d, %d pending, HP %d: want only the first ack", td.Seq, len(td.Pending), td.State.Party[0].HP)
+	}
+	if td := mustLoad(t, d, "t2"); td.Seq != 2 || len(td.Pending) != 2 {
+		t.Errorf("t2: seq %d, %d pending: want both acks", td.Seq, len(td.Pending))
+	}
+	// Still broken for chain 7; a new chain goes through.
+	if err := d.Commit(context.Background(), chained(ack("t1", 2, "k2"), 7)); !errors.Is(err, store.ErrChainBroken) {
+		t.Errorf("chain 7 after its failure: %v", err)
+	}
+	if err := d.Commit(context.Background(), chained(ack("t1", 2, "k2"), 9)); err != nil {
+		t.Errorf("a new chain: %v", err)
+	}
+}
+
+// errAny stands for any error in a table of wanted results.
+var errAny = errors.New("any error")

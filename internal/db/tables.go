@@ -183,13 +183,39 @@ func (d *DB) LoadTable(ctx context.Context, id string) (store.TableData, error) 
 		if td.Seats, err = loadSeats(ctx, tx, id); err != nil {
 			return err
 		}
-		td.Pending, err = loadPending(ctx, tx, id)
+		if td.Pending, err = loadPending(ctx, tx, id); err != nil {
+			return err
+		}
+		td.RecentActs, err = loadRecentActs(ctx, tx, id)
 		return err
 	})
 	if err != nil {
 		return store.TableData{}, fmt.Errorf("load table %s: %w", id, err)
 	}
 	return td, nil
+}
+
+// loadRecentActs returns the last store.RecentActsPerPlayer closed actions
+// of each player at table id, newest first.
+func loadRecentActs(ctx context.Context, tx *sql.Tx, id string) ([]store.ClosedAct, error) {
+	var out []store.ClosedAct
+	q := `SELECT player_id, client_id, state FROM (
+	SELECT player_id, client_id, state, rowid AS r,
+		row_number() OVER (PARTITION BY player_id ORDER BY rowid DESC) AS n
+	FROM pending_actions WHERE table_id = ? AND status = 'resolved')
+WHERE n <= ? ORDER BY r DESC`
+	err := each(ctx, tx, q, []any{id, store.RecentActsPerPlayer}, func(r *sql.Rows) error {
+		var a store.ClosedAct
+		if err := r.Scan(&a.PlayerID, &a.ClientID, &a.State); err != nil {
+			return err
+		}
+		out = append(out, a)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recent actions: %w", err)
+	}
+	return out, nil
 }
 
 func loadSeats(ctx context.Context, tx *sql.Tx, id string) ([]engine.Seat, error) {

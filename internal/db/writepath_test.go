@@ -97,13 +97,10 @@ func TestArchiveFailsWithTurn(t *testing.T) {
 	empty.Archive = &store.Memory{Agent: engine.AgentCombat, FirstTurn: 1, LastTurn: 2, Title: "b"} // no combat history
 	good := turnCommit("t2", engine.AgentNarrative, 5, 10)
 	good.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 2, Title: "c"}
-	var batch []*commitReq
-	for _, c := range []store.Commit{dup, empty, good} {
-		batch = append(batch, &commitReq{c: c, at: t0, done: make(chan error, 1)})
-	}
+	batch, results := requests(dup, empty, good)
 	d.committer.apply(batch)
 	for i, want := range []string{engine.ECONFLICT, engine.ECONFLICT, ""} {
-		if err := <-batch[i].done; engine.ErrorCode(err) != want || (err == nil) != (want == "") {
+		if err := <-results[i]; engine.ErrorCode(err) != want || (err == nil) != (want == "") {
 			t.Errorf("commit %d: err %v, want code %q", i, err, want)
 		}
 	}

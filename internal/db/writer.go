@@ -21,11 +21,13 @@ const queueSize = 256
 // errClosed is returned by Commit after Close.
 var errClosed = errors.New("db: closed")
 
-// commitReq is one queued Commit; the writer sends its result on done.
+// commitReq is one queued Commit; the writer calls done with its result.
 type commitReq struct {
 	c    store.Commit
 	at   time.Time // stamps the rows
-	done chan error
+	done func(error)
+	// skipped: not applied, for its chain is broken (chainBroken).
+	skipped bool
 }
 
 // actionKey names one pending action of one table.
@@ -60,11 +62,16 @@ type committer struct {
 	livesMu sync.Mutex
 	lives   map[actionKey]store.ActionLife
 	kick    chan struct{}
+
+	// broken holds, per table, the chain (store.Commit.Chain) of its last
+	// failed commit: the later commits of that chain fail unapplied.
+	// Written and read by the writer goroutine only.
+	broken map[string]uint64
 }
 
 func newCommitter(d *DB) *committer {
 	m := &committer{d: d, queue: make(chan *commitReq, queueSize), written: map[string]*engine.State{},
-		lives: map[actionKey]store.ActionLife{}, kick: make(chan struct{}, 1)}
+		lives: map[actionKey]store.ActionLife{}, kick: make(chan struct{}, 1), broken: map[string]uint64{}}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -86,23 +93,36 @@ func (m *committer) close() {
 }
 
 func (d *DB) groupCommit(ctx context.Context, c store.Commit) error {
-	r := &commitReq{c: c, at: d.now(), done: make(chan error, 1)}
+	res := make(chan error, 1)
+	if err := d.Enqueue(ctx, c, func(err error) { res <- err }); err != nil {
+		return err
+	}
+	// Queued: the commit will be applied whatever ctx does now, so wait
+	// for its result rather than report a commit that may land as failed.
+	return <-res
+}
+
+// Enqueue queues c for the group-commit writer and returns once it is
+// queued; the writer then calls done exactly once, from its goroutine,
+// with what Commit would have returned. done must not block: it holds up
+// every commit behind c. ctx bounds the wait for a place in the queue; if
+// c cannot be queued (ctx ends first, or the store is closed) Enqueue
+// returns the error and never calls done. The commits of one caller are
+// applied in the order it queued them.
+func (d *DB) Enqueue(ctx context.Context, c store.Commit, done func(error)) error {
+	r := &commitReq{c: c, at: d.now(), done: done}
 	m := d.committer
 	m.mu.RLock()
+	defer m.mu.RUnlock()
 	if m.closed {
-		m.mu.RUnlock()
 		return commitError(c, errClosed)
 	}
 	select {
 	case m.queue <- r:
+		return nil
 	case <-ctx.Done():
-		m.mu.RUnlock()
 		return commitError(c, ctx.Err())
 	}
-	m.mu.RUnlock()
-	// Queued: the commit will be applied whatever ctx does now, so wait
-	// for its result rather than report a commit that may land as failed.
-	return <-r.done
 }
 
 // QueueActionState queues a.State, a.Attempts and a.Error for the open
@@ -191,9 +211,7 @@ func (m *committer) fill(r *commitReq) []*commitReq {
 // (acks, chat lines, seats: no state, history, archive or call rows) go
 // first in a transaction of their own, with the states, and their callers
 // are released at once; the turns follow in a second. An ack then waits
-// for a few rows, not behind every turn queued with it. A table has at
-// most one commit queued (its goroutine waits for each), so the order
-// between the two groups never reorders one table's commits.
+// for a few rows, not behind every turn queued with it.
 func (m *committer) apply(batch []*commitReq) {
 	lives := m.takeLives()
 	light, heavy := splitLight(batch)
@@ -207,15 +225,23 @@ func (m *committer) apply(batch []*commitReq) {
 }
 
 // splitLight divides batch into the commits that write a few rows and the
-// ones that write a turn, each in its queued order.
+// ones that write a turn, each in its queued order. A table may have
+// several commits queued (the hub queues the next before the last is
+// durable), and they must land in order: once a table has a heavy commit
+// in the batch, its later ones go with the heavy group too.
 func splitLight(batch []*commitReq) (light, heavy []*commitReq) {
+	var heavyTables map[string]bool
 	for _, r := range batch {
 		c := r.c
-		if c.State == nil && len(c.Messages) == 0 && c.Archive == nil && len(c.Calls) == 0 {
+		if c.State == nil && len(c.Messages) == 0 && c.Archive == nil && len(c.Calls) == 0 && !heavyTables[c.TableID] {
 			light = append(light, r)
-		} else {
-			heavy = append(heavy, r)
+			continue
 		}
+		heavy = append(heavy, r)
+		if heavyTables == nil {
+			heavyTables = map[string]bool{}
+		}
+		heavyTables[c.TableID] = true
 	}
 	return light, heavy
 }
@@ -230,16 +256,40 @@ func (m *committer) applyGroup(batch []*commitReq, lives []store.Commit) {
 	err := m.tx(batch, lives)
 	if err == nil || len(batch)+len(lives) == 1 {
 		for _, r := range batch {
-			r.done <- commitError(r.c, err)
+			m.answer(r, err)
 		}
 		return
 	}
 	for _, r := range batch {
-		r.done <- commitError(r.c, m.tx([]*commitReq{r}, nil))
+		m.answer(r, m.tx([]*commitReq{r}, nil))
 	}
 	if len(lives) > 0 {
 		_ = m.tx(nil, lives) // bookkeeping: lost if it fails (see QueueActionState)
 	}
+}
+
+// answer gives r's caller its result, and breaks r's chain if it failed.
+func (m *committer) answer(r *commitReq, err error) {
+	c := r.c
+	switch {
+	case r.skipped:
+		err = store.ErrChainBroken
+	case err != nil:
+		err = commitError(c, err)
+	}
+	if c.Chain != 0 {
+		if err != nil {
+			m.broken[c.TableID] = c.Chain
+		} else if m.broken[c.TableID] != 0 {
+			delete(m.broken, c.TableID) // a new chain: the caller moved on
+		}
+	}
+	r.done(err)
+}
+
+// chainBroken reports whether c follows a failed commit of its chain.
+func (m *committer) chainBroken(c store.Commit) bool {
+	return c.Chain != 0 && m.broken[c.TableID] == c.Chain
 }
 
 // tx applies the commits of batch, then lives, in one transaction and, once
@@ -258,6 +308,9 @@ func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
 		}
 		w.recordWritten = func(id string, st *engine.State) { staged[id] = st.Clone() }
 		for _, r := range batch {
+			if r.skipped = m.chainBroken(r.c); r.skipped {
+				continue
+			}
 			if err := applyCommit(w, r.c, r.at); err != nil {
 				return err
 			}

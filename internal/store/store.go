@@ -20,6 +20,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
 	"tavern/internal/engine"
@@ -65,7 +66,18 @@ type Commit struct {
 	Lives []ActionLife
 	// Calls are appended to the model call log.
 	Calls []LLMCall
+	// Chain, when not zero, links the commits of one table queued with
+	// the same value: once one of them fails, the later ones fail with
+	// ErrChainBroken and write nothing. A caller that queues a commit
+	// before the earlier ones are durable (the hub's pipelined table)
+	// builds each on the ones before, so none may land without them; it
+	// takes a new value, unique to the process, after a failure.
+	Chain uint64
 }
+
+// ErrChainBroken fails a commit queued behind a failed commit of its chain
+// (Commit.Chain): it was not applied.
+var ErrChainBroken = errors.New("store: an earlier commit of its chain failed; not applied")
 
 // TableInfo is what the lobby and a lazily loading hub need of a stored
 // table without loading it (issue 12): its settings, game mode, seats
@@ -99,6 +111,20 @@ type TableData struct {
 	// LastTurnAt is when the last turn's narration was stored (zero if
 	// none), so the operator sees it after a restart too.
 	LastTurnAt time.Time
+	// RecentActs are the last few closed actions of each player
+	// (RecentActsPerPlayer), newest first: a client that lost an ack
+	// sends its act again, and the table answers it without a read.
+	RecentActs []ClosedAct
+}
+
+// RecentActsPerPlayer is how many of each player's closed actions
+// TableData.RecentActs holds.
+const RecentActsPerPlayer = 8
+
+// ClosedAct is an action that was resolved or abandoned: who sent it,
+// under which client id, and which (ActionResolved or ActionAbandoned).
+type ClosedAct struct {
+	PlayerID, ClientID, State string
 }
 
 // Memory is an archived, summarised block of one agent's history at a
