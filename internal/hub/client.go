@@ -556,21 +556,31 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 		return
 	}
 	f.Text = text
+	// The answer comes on the table goroutine once the act or line is
+	// durable (pipeline.go): the ack is queued there, in order with the
+	// events, and anything else comes back here.
+	answered := make(chan error, 1)
+	answer := func(status string, err error) {
+		if err == nil {
+			c.send(mustFrame(map[string]any{"type": "ack", "id": f.ID, "status": status}))
+		}
+		answered <- err
+	}
 	err = t.call(ctx, func() error {
-		var status string
-		var err error
 		if f.Type == "act" {
-			status, err = t.act(ctx, c, f.ID, f.Text)
+			t.act(ctx, c, f.ID, f.Text, answer)
 		} else {
-			err = t.say(ctx, c, f.Text)
-			status = "accepted"
+			t.say(ctx, c, f.Text, answer)
 		}
-		if err != nil {
-			return err
-		}
-		c.send(mustFrame(map[string]any{"type": "ack", "id": f.ID, "status": status}))
 		return nil
 	})
+	if err == nil {
+		select {
+		case err = <-answered:
+		case <-ctx.Done():
+			return // the socket is gone: nobody to answer
+		}
+	}
 	var r refusal
 	if errors.As(err, &r) {
 		// Off the table goroutine: was it this very act, sent before?

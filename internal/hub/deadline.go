@@ -63,6 +63,14 @@ func (d deadlined) Commit(ctx context.Context, c store.Commit) error {
 	return d.s.Commit(ctx, c)
 }
 
+// Enqueue bounds the wait for a place in the store's queue; the commit
+// itself is then the store's to finish.
+func (d deadlined) Enqueue(ctx context.Context, c store.Commit, done func(error)) error {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.Enqueue(ctx, c, done)
+}
+
 func (d deadlined) Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error) {
 	ctx, cancel := d.ctx(ctx)
 	defer cancel()

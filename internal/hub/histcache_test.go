@@ -82,7 +82,8 @@ func commitTurn(tb testing.TB, h *Hub, t *table, agentName string, n int) {
 		tb.Fatal(err)
 	}
 	t.remember(agentName, n, agent.DecodeMessages(msgs))
-	t.archived(c.Archive, err)
+	t.archiving(c.Archive, nil)
+	t.archived(c.Archive)
 }
 
 // cacheMatchesStore fails the test unless the context of agentName's turn
@@ -197,7 +198,7 @@ func TestHistoryCacheAfterFailedArchive(t *testing.T) {
 		if engine.ErrorCode(err) != engine.ECONFLICT {
 			t.Fatalf("turn %d: archive from a stale cache: %v, want ECONFLICT", n, err)
 		}
-		tb.archived(c.Archive, err)
+		tb.archiving(c.Archive, err)
 		break
 	}
 	for n++; n <= 40; n++ {

@@ -82,6 +82,9 @@ type Hub struct {
 	// startedAt is when Start began: the operator's uptime.
 	startedAt time.Time
 	metrics   *Metrics
+	// chains numbers the tables' commit chains (store.Commit.Chain),
+	// unique in the process.
+	chains atomic.Uint64
 	// limits holds each player's frame budget, shared by all of the
 	// player's connections (issue 11: 3 players on 40 sockets pushed ~330
 	// chat events/s when the budget was per connection).

@@ -119,10 +119,14 @@ func (t *table) archiveAfter(ctx context.Context, agentName string, turnNo int, 
 	return &m
 }
 
-// archived brings the cache in line with the commit of a turn that carried
-// m (nil: none) and failed with err or, once remember has added the
-// turn's messages, succeeded. Called on the table goroutine.
-func (t *table) archived(m *store.Memory, err error) {
+// archiving brings the cache in line with a turn whose commit carries m
+// (nil: none) and is queued, once remember has added the turn's messages:
+// the messages m archives leave the window at once, so a turn that starts
+// before the commit lands does not see them, nor archive them again.
+// archived adds m itself once the store gave it its id. If the commit
+// could not be queued (err), the cache is read again next turn. Called on
+// the table goroutine.
+func (t *table) archiving(m *store.Memory, err error) {
 	if m == nil {
 		return
 	}
@@ -140,7 +144,6 @@ func (t *table) archived(m *store.Memory, err error) {
 		delete(c.agents, m.Agent)
 		return
 	}
-	cfg := t.h.cfg.Runner.Window.WithDefaults()
 	// As the store does: every active message up to the last archived
 	// turn goes into the memory.
 	i := 0
@@ -149,8 +152,23 @@ func (t *table) archived(m *store.Memory, err error) {
 	}
 	a.active = append([]agent.Message(nil), a.active[i:]...)
 	a.bare = append([]string(nil), a.bare[i:]...)
+}
+
+// archived adds memory m, committed, to the cache's summaries. Called on
+// the table goroutine when the turn that carried it settles.
+func (t *table) archived(m *store.Memory) {
+	if m == nil {
+		return
+	}
+	c := &t.hist
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.agents[m.Agent]
+	if !ok {
+		return
+	}
 	a.mems = append(a.mems, *m)
-	if over := len(a.mems) - cfg.Summaries; over > 0 {
+	if over := len(a.mems) - t.h.cfg.Runner.Window.WithDefaults().Summaries; over > 0 {
 		a.mems = append([]store.Memory(nil), a.mems[over:]...)
 	}
 }

@@ -27,6 +27,7 @@ type Metrics struct {
 	llmTokens     *prometheus.CounterVec
 	llmCost       *prometheus.CounterVec
 	callsDropped  prometheus.Counter
+	restarts      prometheus.Counter
 	gauges        *hubCollector
 }
 
@@ -59,6 +60,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Estimated model cost in US dollars by model."}, []string{"model"}),
 		callsDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "tavern_llm_calllog_dropped_total",
 			Help: "Model calls the call log could not keep (its queue was full or the store failed)."}),
+		restarts: prometheus.NewCounter(prometheus.CounterOpts{Name: "tavern_table_restarts_total",
+			Help: "Tables restarted from the store because a commit failed behind others in flight."}),
 		gauges: &hubCollector{
 			tables:  prometheus.NewDesc("tavern_tables", "Tables by state: loaded (open, in memory), active (a turn running or someone connected), paused, closed.", []string{"state"}, nil),
 			sockets: prometheus.NewDesc("tavern_sockets", "Open websocket connections by role.", []string{"role"}, nil),
@@ -66,7 +69,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.turns, m.turnDuration, m.events, m.deliveries, m.socketsClosed, m.moderation,
-			m.llmRequests, m.llmLatency, m.llmTokens, m.llmCost, m.callsDropped, m.gauges} {
+			m.llmRequests, m.llmLatency, m.llmTokens, m.llmCost, m.callsDropped, m.restarts, m.gauges} {
 			reg.MustRegister(c)
 		}
 	}
@@ -115,6 +118,12 @@ func (m *Metrics) published(events, sockets, subs int) {
 	m.events.Add(float64(events))
 	m.deliveries.WithLabelValues("socket").Add(float64(events * sockets))
 	m.deliveries.WithLabelValues("subscriber").Add(float64(events * subs))
+}
+
+func (m *Metrics) tableRestarted() {
+	if m != nil {
+		m.restarts.Inc()
+	}
 }
 
 func (m *Metrics) socketClosed(role string, code int) {

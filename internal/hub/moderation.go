@@ -162,9 +162,7 @@ func (h *Hub) AbandonAction(ctx context.Context, id, actionID string) error {
 		if t.job != nil && t.job.action != nil && t.job.action.ID == actionID {
 			t.abandoned[actionID] = true
 		}
-		t.pending = filterPending(t.pending, []string{actionID})
-		delete(t.tried, actionID)
-		delete(t.life, actionID)
+		t.drop(actionID, store.ActionAbandoned)
 		t.updateSummary()
 		t.maybeStart()
 		return nil

@@ -30,6 +30,12 @@ type Store interface {
 	// message to archive. Once it succeeds, *c.Archive is the memory as
 	// stored, with its ID.
 	Commit(ctx context.Context, c store.Commit) error
+	// Enqueue queues c to be applied as Commit applies it and returns once
+	// it is queued (ctx bounds that wait; on error done is never called).
+	// done is then called exactly once, from the store's goroutine, with
+	// what Commit would have returned; it must not block. The commits of
+	// one caller are applied in the order queued; see store.Commit.Chain.
+	Enqueue(ctx context.Context, c store.Commit, done func(error)) error
 	// Events returns up to limit events with seq > since, in order.
 	Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error)
 	// ActionByClientID returns the life of the action a player sent at a

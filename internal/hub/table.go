@@ -40,14 +40,27 @@ type table struct {
 	idleMu sync.Mutex
 	idle   chan struct{}
 
-	meta    engine.Table
-	st      *engine.State
-	seq     int64
-	seats   []engine.Seat
-	clients map[*client]struct{}
-	subs    map[*sub]struct{}
-	recent  []engine.Event
-	pending []engine.PendingAction
+	meta engine.Table
+	// st is the state with every commit queued applied; shown, the state
+	// clients see: as of the last published commit (pipeline.go).
+	st, shown *engine.State
+	// seq is the seq of the last published event; numbered, of the last
+	// event numbered, committed or in flight.
+	seq, numbered int64
+	// inflight are the commits queued with the store and not yet settled,
+	// oldest first; the store signals answered as it answers each. chain
+	// links them (store.Commit.Chain).
+	inflight []*inflight
+	answered chan struct{}
+	chain    uint64
+	// recentActs are the last closed actions of each player, newest
+	// first, by player id: a resent act is answered from them.
+	recentActs map[string][]store.ClosedAct
+	seats      []engine.Seat
+	clients    map[*client]struct{}
+	subs       map[*sub]struct{}
+	recent     []engine.Event
+	pending    []engine.PendingAction
 	// tried counts failed attempts per pending action id.
 	tried map[string]int
 	job   *job
@@ -98,9 +111,13 @@ type sub struct{ ch chan engine.Event }
 func (h *Hub) newTable(d store.TableData) *table {
 	t := &table{
 		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), inbox: make(chan func(), inboxSize), gone: make(chan struct{}),
-		meta: d.Table, st: d.State, seq: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
+		meta: d.Table, st: d.State, shown: d.State, seq: d.Seq, numbered: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
+		answered: make(chan struct{}, 1), chain: h.chains.Add(1), recentActs: map[string][]store.ClosedAct{},
 		subs: map[*sub]struct{}{}, pending: d.Pending, tried: map[string]int{},
 		life: map[string]*store.ActionLife{}, abandoned: map[string]bool{}, lastTurnAt: d.LastTurnAt,
+	}
+	for _, a := range d.RecentActs {
+		t.recentActs[a.PlayerID] = append(t.recentActs[a.PlayerID], a)
 	}
 	for _, a := range d.Pending {
 		t.life[a.ID] = &store.ActionLife{ActionID: a.ID, State: store.ActionPending}
@@ -122,6 +139,7 @@ func (t *table) loop() {
 	for {
 		select {
 		case <-t.h.ctx.Done():
+			t.drain()
 			for c := range t.clients {
 				c.close(1001, "server shutting down")
 			}
@@ -132,10 +150,12 @@ func (t *table) loop() {
 			return
 		case f := <-t.inbox:
 			f()
-			if t.evicted {
-				close(t.gone)
-				return
-			}
+		case <-t.answered:
+			t.settle()
+		}
+		if t.evicted {
+			close(t.gone)
+			return
 		}
 	}
 }
@@ -164,7 +184,9 @@ func (t *table) tryPost(f func()) bool {
 	}
 }
 
-// call runs f on the table goroutine and waits for its result. An error
+// call runs f on the table goroutine and waits for its result, which it
+// gets only once the commits queued by then are durable (afterSettled): an
+// answer never rests on what the store does not hold yet. An error
 // from call means f did not and never will run, or ran and failed: a
 // command that was queued when ctx ended or the hub closed is cancelled
 // (f is skipped when its turn comes), and once f has started call waits
@@ -178,7 +200,13 @@ func (t *table) call(ctx context.Context, f func() error) error {
 		if !state.CompareAndSwap(queued, running) {
 			return
 		}
-		done <- f()
+		err := f()
+		t.afterSettled(func(unsaved error) {
+			if err == nil {
+				err = unsaved
+			}
+			done <- err
+		})
 	}
 	unavailable := engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
 	// A table evicted under the caller (evict.go: only after evictAfter
@@ -297,7 +325,7 @@ func (t *table) playerNames() map[string]string {
 }
 
 func (t *table) snapshot() Snapshot {
-	st := t.st
+	st := t.shown
 	names := t.playerNames()
 	party := make([]Character, 0, len(st.Party))
 	for _, c := range st.Party {
@@ -335,8 +363,8 @@ func (t *table) seatOf(playerID string) (engine.Seat, bool) {
 func (t *table) number(evs []engine.Event, turn string) {
 	now := t.h.cfg.Now().UTC()
 	for i := range evs {
-		t.seq++
-		evs[i].Seq, evs[i].TS = t.seq, now
+		t.numbered++
+		evs[i].Seq, evs[i].TS = t.numbered, now
 		if evs[i].Turn == "" {
 			evs[i].Turn = turn
 		}
@@ -346,7 +374,7 @@ func (t *table) number(evs []engine.Event, turn string) {
 	}
 }
 
-func (t *table) unnumber(evs []engine.Event) { t.seq -= int64(len(evs)) }
+func (t *table) unnumber(evs []engine.Event) { t.numbered -= int64(len(evs)) }
 
 // publish sends committed events to every client and subscriber, and a
 // state frame to the clients that asked for one when an event changed
@@ -356,6 +384,7 @@ func (t *table) publish(evs []engine.Event) {
 	for _, e := range evs {
 		changed = changed || e.Kind != engine.EventChat
 		t.recent = append(t.recent, e)
+		t.seq = e.Seq
 		frame := eventFrame(e)
 		for c := range t.clients {
 			c.send(frame)
@@ -376,19 +405,6 @@ func (t *table) publish(evs []engine.Event) {
 	if over := len(t.recent) - recentEvents; over > 0 {
 		t.recent = append([]engine.Event(nil), t.recent[over:]...)
 	}
-}
-
-// commit writes c (events numbered here) and publishes its events.
-func (t *table) commit(ctx context.Context, c store.Commit, turn string) error {
-	c.TableID = t.id
-	t.touch()
-	t.number(c.Events, turn)
-	if err := t.h.cfg.Store.Commit(ctx, c); err != nil {
-		t.unnumber(c.Events)
-		return err
-	}
-	t.publish(c.Events)
-	return nil
 }
 
 func (t *table) unsubscribe(s *sub) {
@@ -443,7 +459,7 @@ func (t *table) sit(ctx context.Context, p engine.Player, spec engine.NewCharact
 	if err := t.commit(ctx, commit, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
 		return Character{}, fmt.Errorf("sit at %s: %w", t.id, err)
 	}
-	t.st = next
+	t.setState(next)
 	t.seats = append(t.seats, s)
 	t.pending = append(t.pending, *commit.AddPending)
 	defer t.maybeStart()
@@ -493,7 +509,7 @@ func (t *table) freeSeat(ctx context.Context, s engine.Seat, p engine.Player, ex
 	if err := t.commit(ctx, store.Commit{State: next, RemoveSeat: s.Seat, Events: evs, Abandon: drop}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
 		return fmt.Errorf("leave %s: %w", t.id, err)
 	}
-	t.st = next
+	t.setState(next)
 	t.seats = deleteSeat(t.seats, s.Seat)
 	t.pending = filterPending(t.pending, drop)
 	for _, id := range drop {
@@ -538,16 +554,51 @@ outer:
 
 // ---- actions ----
 
-// act handles a player's `act` frame; it returns the ack status or an
-// error code and message.
+// act handles a player's `act` frame: answer gets the ack status or an
+// error code and message, on the table goroutine, once the action is
+// durable (pipeline.go) or at once when no commit is needed.
 //
 // Its answers are true (issue 11): the same act sent again is acked again,
 // also once it was applied (answerRetry), and the one the DM gave up on is
 // played again; a new act while the DM has given up on the player's
 // previous one replaces it: that one is abandoned, in the same commit, with
 // a `system` event naming it, and the new one is played.
-func (t *table) act(ctx context.Context, c *client, clientID, text string) (string, error) {
-	refuse := func(err error) (string, error) { return "", refusal{err} }
+func (t *table) act(ctx context.Context, c *client, clientID, text string, answer func(status string, err error)) {
+	status, commit, err := t.admitAct(c, clientID, text)
+	if err != nil || commit == nil {
+		answer(status, err)
+		return
+	}
+	a := *commit.AddPending
+	status = "queued"
+	if t.job == nil {
+		status = "accepted"
+	}
+	_, err = t.queue(ctx, *commit, fmt.Sprintf("t%d", t.st.Game.Turn+1), func(err error) {
+		if engine.ErrorCode(err) == engine.ECONFLICT {
+			err = refusal{err} // already stored (and maybe played) long ago
+		}
+		answer(status, err)
+	})
+	if err != nil {
+		answer("", err)
+		return
+	}
+	// The table goes on as if the commit had landed: if it fails, the
+	// table restarts (pipeline.go).
+	for _, id := range commit.Abandon {
+		t.drop(id, store.ActionAbandoned)
+	}
+	t.pending = append(t.pending, a)
+	t.life[a.ID] = &store.ActionLife{ActionID: a.ID, State: store.ActionPending}
+	t.maybeStart()
+}
+
+// admitAct checks a player's act against the table: it returns the commit
+// that stores it, or the answer to give without one (a status, or an
+// error: a refusal the caller may look up, answerRetry).
+func (t *table) admitAct(c *client, clientID, text string) (string, *store.Commit, error) {
+	refuse := func(err error) (string, *store.Commit, error) { return "", nil, refusal{err} }
 	if t.paused || t.closed {
 		return refuse(protoErr(CodeUnavailable, "The operator has paused this table; actions wait until it resumes."))
 	}
@@ -563,8 +614,11 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string) (stri
 				t.setLife(a.ID, store.ActionPending, "")
 				t.maybeStart()
 			}
-			return t.ackStatus(a), nil // a retried act is not applied twice
+			return t.ackStatus(a), nil, nil // a retried act is not applied twice
 		}
+	}
+	if done, ok := t.recentAct(c.player.ID, clientID); ok {
+		return answerClosed(done.State)
 	}
 	var stale *engine.PendingAction
 	for i := range t.pending {
@@ -596,24 +650,7 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string) (stri
 		commit.Events = append(commit.Events, abandonedEvent(*stale, "replaced by "+ch.Name+"'s new action"))
 	}
 	commit.Events = append(commit.Events, engine.ActionEvent(a, ch.Name))
-	err := t.commit(ctx, commit, fmt.Sprintf("t%d", t.st.Game.Turn+1))
-	if engine.ErrorCode(err) == engine.ECONFLICT {
-		return refuse(err) // already stored (and maybe played) before a restart
-	}
-	if err != nil {
-		return "", err
-	}
-	if stale != nil {
-		t.drop(stale.ID)
-	}
-	t.pending = append(t.pending, a)
-	t.life[a.ID] = &store.ActionLife{ActionID: a.ID, State: store.ActionPending}
-	status := "queued"
-	if t.job == nil {
-		status = "accepted"
-	}
-	t.maybeStart()
-	return status, nil
+	return "", &commit, nil
 }
 
 // refusal is act's answer to an act it refuses with err. The act may be
@@ -626,24 +663,33 @@ func (r refusal) Unwrap() error { return r.err }
 
 // answerRetry answers an act that is refused with err, or whose client id
 // is taken: if the player already sent this very act, the answer is about
-// that one. Applied, or still waiting: acked again, so a client that lost
-// its ack learns its action happened (or will); abandoned: refused with
-// code abandoned. Otherwise err stands. Safe off the table goroutine.
+// that one (answerClosed). Otherwise err stands. Safe off the table
+// goroutine.
 func (t *table) answerRetry(ctx context.Context, playerID, clientID string, err error) (string, error) {
 	l, found, lerr := t.h.cfg.Store.ActionByClientID(ctx, t.id, playerID, clientID)
 	if lerr != nil {
 		t.log.Warn("look up a retried act", "player", playerID, "err", lerr)
 		return "", err
 	}
-	switch {
-	case !found:
+	if !found {
 		return "", err
-	case l.State == store.ActionAbandoned:
-		return "", protoErr(CodeAbandoned, "This action was abandoned without being played.")
-	case l.State == store.ActionResolved:
-		return "accepted", nil
+	}
+	status, _, err := answerClosed(l.State)
+	return status, err
+}
+
+// answerClosed answers an act sent again, by how the action it names is:
+// applied, or still waiting: acked again, so a client that lost its ack
+// learns its action happened (or will); abandoned: refused with code
+// abandoned.
+func answerClosed(state string) (string, *store.Commit, error) {
+	switch state {
+	case store.ActionAbandoned:
+		return "", nil, protoErr(CodeAbandoned, "This action was abandoned without being played.")
+	case store.ActionResolved:
+		return "accepted", nil, nil
 	default:
-		return "queued", nil
+		return "queued", nil, nil
 	}
 }
 
@@ -651,11 +697,29 @@ func (t *table) answerRetry(ctx context.Context, playerID, clientID string, err 
 // attempts: it waits for its player (or the turn timer).
 func (t *table) gaveUp(id string) bool { return t.tried[id] >= maxAttempts }
 
-// drop forgets an open action closed by a commit.
-func (t *table) drop(id string) {
+// drop forgets an open action closed by a commit, resolved or abandoned
+// (state), and remembers how it ended for a resent act (recentActs).
+func (t *table) drop(id, state string) {
+	for _, a := range t.pending {
+		if a.ID == id {
+			closed := append([]store.ClosedAct{{PlayerID: a.PlayerID, ClientID: a.ClientID, State: state}}, t.recentActs[a.PlayerID]...)
+			t.recentActs[a.PlayerID] = closed[:min(len(closed), store.RecentActsPerPlayer)]
+		}
+	}
 	t.pending = filterPending(t.pending, []string{id})
 	delete(t.tried, id)
 	delete(t.life, id)
+}
+
+// recentAct returns how the player's closed action sent under clientID
+// ended, if it is among their last ones.
+func (t *table) recentAct(playerID, clientID string) (store.ClosedAct, bool) {
+	for _, a := range t.recentActs[playerID] {
+		if a.ClientID == clientID {
+			return a, true
+		}
+	}
+	return store.ClosedAct{}, false
 }
 
 // CodeAbandoned is the code of the `system` event that tells a player
@@ -682,9 +746,14 @@ func (t *table) ackStatus(a engine.PendingAction) string {
 	return "queued"
 }
 
-func (t *table) say(ctx context.Context, c *client, text string) error {
+// say handles a player's `say` frame: answer gets "accepted" once the line
+// is durable, or the error.
+func (t *table) say(ctx context.Context, c *client, text string, answer func(status string, err error)) {
 	ev := engine.ChatEvent(*c.player, text)
-	return t.commit(ctx, store.Commit{Events: []engine.Event{ev}}, "")
+	_, err := t.queue(ctx, store.Commit{Events: []engine.Event{ev}}, "", func(err error) { answer("accepted", err) })
+	if err != nil {
+		answer("", err)
+	}
 }
 
 // ---- turns ----
@@ -889,17 +958,30 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		if j.action != nil {
 			c.Resolve = []string{j.action.ID}
 		}
-		runErr = t.commit(ctx, c, turnID)
-		if runErr == nil {
-			t.remember(res.Agent, j.turnNo, res.Messages)
+		// Queued, not waited for: the next turn may start on this one's
+		// state while the store writes it (pipeline.go).
+		var pc *inflight
+		archive := j.archive
+		var planned *store.Memory // read now: the store fills archive in once queued
+		if archive != nil {
+			m := *archive
+			planned = &m
+		}
+		if pc, runErr = t.queue(ctx, c, turnID, func(err error) {
+			if err == nil {
+				t.archived(archive)
+			}
+		}); runErr == nil {
+			pc.st = st
 			t.st = st
+			t.remember(res.Agent, j.turnNo, res.Messages)
 			if j.action != nil {
-				t.drop(j.action.ID)
+				t.drop(j.action.ID, store.ActionResolved)
 			} else {
 				t.forgetDMFailures()
 			}
 		}
-		t.archived(j.archive, runErr)
+		t.archiving(planned, runErr)
 	}
 	t.sinceJob = nil
 	t.lastTurnAt = t.h.cfg.Now()
@@ -1041,7 +1123,7 @@ func (t *table) abortCombat(ctx context.Context, lead engine.Event, summary stri
 	if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
 		return fmt.Errorf("end the fight at %s: %w", t.id, err)
 	}
-	t.st = next
+	t.setState(next)
 	t.forgetDMFailures()
 	t.holdGen++
 	t.hold = time.Time{}

@@ -128,9 +128,9 @@ func (t *table) timeout(key string) {
 		t.log.Error("turn timeout: commit", "err", err)
 		return
 	}
-	t.st = next
+	t.setState(next)
 	for _, id := range abandon {
-		t.drop(id)
+		t.drop(id, store.ActionAbandoned)
 	}
 	t.log.Info("turn timed out", "entry", cur.Entry)
 	t.updateSummary()

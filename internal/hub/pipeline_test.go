@@ -1,0 +1,85 @@
+package hub_test
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/coder/websocket"
+
+	"tavern/internal/hub"
+)
+
+// TestFailedTurnCommitRestartsTheTable: a table queues its turn's commit
+// without waiting (pipeline.go). When the store fails it (here a real
+// SQLite trigger refuses the narration), nobody is told of the turn: the
+// table restarts from the store, its sockets close with 1012, and on
+// reconnecting the player finds the action still waiting, played again
+// once the store takes it, with events in seq order and no gap. The
+// same act sent again is acked, not applied twice.
+func TestFailedTurnCommitRestartsTheTable(t *testing.T) {
+	e := newEnv(t, 5)
+	tid := e.table(hub.TableSpec{})
+	p, tok := e.player("Ann")
+	e.sit(tid, p, "Aldric", "warrior")
+	a := e.dial(tid, "player", tok, -1)
+
+	raw, err := sql.Open("sqlite", e.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	mustExec := func(q string) {
+		t.Helper()
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustExec(`CREATE TRIGGER injected BEFORE INSERT ON events WHEN NEW.kind = 'narration'
+BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
+
+	if f := a.act("k1", "I look around the square"); f.Type != "ack" {
+		t.Fatalf("k1: %+v", f)
+	}
+	seen := a.events
+	for f := range a.frames { // until the table closes the socket
+		if f.Type == "event" {
+			seen = append(seen, f)
+		}
+	}
+	if code := websocket.CloseStatus(<-a.closed); code != websocket.StatusServiceRestart {
+		t.Fatalf("close status %v, want 1012", code)
+	}
+	var last int64
+	for _, f := range seen {
+		if f.Kind == "narration" && dataOf(f)["action_id"] != nil {
+			t.Errorf("the failed turn's narration was published: %s", f.Data)
+		}
+		last = f.Seq
+	}
+
+	mustExec(`DROP TRIGGER injected`)
+	b := e.dial(tid, "player", tok, last)
+	if f := b.act("k1", "I look around the square"); f.Type != "ack" {
+		t.Fatalf("k1 sent again: %+v", f)
+	}
+	narration := b.event("narration")
+	seq := last
+	for _, f := range b.events {
+		if f.Seq != seq+1 {
+			t.Fatalf("events after %d: seq %d follows %d", last, f.Seq, seq)
+		}
+		seq = f.Seq
+	}
+	actions := 0
+	for _, f := range b.events {
+		if f.Kind == "action" {
+			actions++
+		}
+	}
+	if actions != 0 {
+		t.Errorf("%d action events after the restart: the act was applied twice", actions)
+	}
+	if dataOf(narration)["action_id"] == nil {
+		t.Errorf("narration %+v does not name the action", narration)
+	}
+}
