@@ -83,3 +83,37 @@ BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
 		t.Errorf("narration %+v does not name the action", narration)
 	}
 }
+
+// TestResentActAnsweredFromMemory: an act sent again after it was played,
+// when nothing else would refuse it, is acked from the table's memory of
+// the player's last actions, also after a restart on the same file: it is
+// never stored twice, and the table does not restart over it (the store
+// would refuse the duplicate, which fails the commits queued behind it).
+func TestResentActAnsweredFromMemory(t *testing.T) {
+	e := newEnv(t, 5)
+	tid := e.table(hub.TableSpec{})
+	p, tok := e.player("Ann")
+	e.sit(tid, p, "Aldric", "warrior")
+	a := e.dial(tid, "player", tok, -1)
+	if f := a.act("k1", "I look around the square"); f.Type != "ack" {
+		t.Fatalf("k1: %+v", f)
+	}
+	a.event("narration")
+	resend := func(c *wsClient, next string) {
+		t.Helper()
+		if f := c.act("k1", "I look around the square"); f.Type != "ack" || f.Status != "accepted" {
+			t.Errorf("k1 again: %+v", f)
+		}
+		// The same socket plays on: the table did not restart.
+		if f := c.act(next, "I listen at the door"); f.Type != "ack" {
+			t.Fatalf("%s: %+v", next, f)
+		}
+		c.until("narration of "+next, func(f frame) bool { return f.Type == "event" && f.Kind == "narration" })
+	}
+	resend(a, "k2")
+
+	e.srv.CloseClientConnections()
+	e.shutdown()
+	e.open()
+	resend(e.dial(tid, "player", tok, -1), "k3")
+}
