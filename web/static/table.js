@@ -390,7 +390,10 @@ function appendLog(ev) {
   if (!li) return;
   const stick = nearBottom();
   const streaming = $('narrating');
-  if (streaming && (ev.kind === 'narration' || ev.kind === 'system')) streaming.remove();
+  // The next turn may stream while this one's narration is being saved:
+  // only the narration of the streaming turn ends it.
+  const ends = ev.kind === 'narration' || ev.kind === 'system';
+  if (streaming && ends && (!ev.turn || streaming.dataset.turn === ev.turn)) streaming.remove();
   logEl.insertBefore(li, $('narrating'));
   while (logEl.children.length > 500) logEl.firstElementChild.remove();
   if (stick) logEl.scrollTop = logEl.scrollHeight;
