@@ -820,7 +820,7 @@ func (t *table) nextTurn() *job {
 
 func (t *table) maybeStart() {
 	defer t.armTimer()
-	if t.job != nil || t.paused || t.closed || t.h.ctx.Err() != nil || t.h.closed.Load() || t.h.cfg.Now().Before(t.hold) {
+	if t.job != nil || t.evicted || t.paused || t.closed || t.h.ctx.Err() != nil || t.h.closed.Load() || t.h.cfg.Now().Before(t.hold) {
 		return
 	}
 	j := t.nextTurn()
