@@ -157,17 +157,23 @@ func BenchmarkLogCallsBatch(b *testing.B) {
 	}
 }
 
-// BenchmarkAcksBehindTurns commits acks at 16 tables while 16 others
-// commit turns without pause, as a loaded server does, and reports the
-// acks' latency (p50, p99): how long an ack waits for the turns queued
+// BenchmarkAcksBehindTurns commits acks at 16 tables while 16 (or 64)
+// others commit turns without pause, as a loaded server does, and reports
+// the acks' latency (p50, p99): how long an ack waits for the turns queued
 // with it.
 func BenchmarkAcksBehindTurns(b *testing.B) {
+	for _, turnTables := range []int{16, 64} {
+		b.Run(fmt.Sprintf("turns=%d", turnTables), func(b *testing.B) { benchAcksBehindTurns(b, turnTables) })
+	}
+}
+
+func benchAcksBehindTurns(b *testing.B, turnTables int) {
 	d := MustOpenDB(b)
 	ctx := context.Background()
 	const tables = 16
 	var turns sync.WaitGroup
 	stop := make(chan struct{})
-	for i := range tables {
+	for i := range turnTables {
 		id := fmt.Sprintf("turns%d", i)
 		st := fightingState(b)
 		mustCreateTable(b, d, id, st)

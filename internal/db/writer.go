@@ -192,8 +192,51 @@ func (m *committer) run() {
 
 // fill returns r and the commits queued behind it, at most maxBatch.
 func (m *committer) fill(r *commitReq) []*commitReq {
-	batch := []*commitReq{r}
-	for len(batch) < maxBatch {
+	return append([]*commitReq{r}, m.queued(maxBatch-1)...)
+}
+
+// heavyChunk bounds the turns one transaction commits while others wait:
+// between chunks, the light commits queued meanwhile go first.
+const heavyChunk = 16
+
+// apply commits batch and the queued action states. The light commits
+// (acks, chat lines, seats: no state, history, archive or call rows) go
+// first in a transaction of their own, with the states, and their callers
+// are released at once; the turns follow, heavyChunk to a transaction,
+// and the light commits that arrive meanwhile go before each next chunk.
+// An ack then waits for a few rows and at most one chunk of turns, not
+// behind every turn queued with it.
+func (m *committer) apply(batch []*commitReq) {
+	lives := m.takeLives()
+	light, heavy := splitLight(batch, nil)
+	if len(light) > 0 || len(heavy) == 0 {
+		m.applyGroup(light, lives)
+		lives = nil
+	}
+	for len(heavy) > 0 {
+		n := min(len(heavy), heavyChunk)
+		m.applyGroup(heavy[:n], lives)
+		lives = nil
+		heavy = heavy[n:]
+		if len(heavy) == 0 || len(heavy) >= maxBatch {
+			continue
+		}
+		// The action states queued before these commits go with them
+		// (QueueActionState's promise).
+		lives = m.takeLives()
+		var later []*commitReq
+		light, later = splitLight(m.queued(maxBatch-len(heavy)), tablesOf(heavy))
+		m.applyGroup(light, lives)
+		lives = nil
+		heavy = append(heavy, later...)
+	}
+}
+
+// queued returns the commits waiting in the queue, at most limit, without
+// waiting for any.
+func (m *committer) queued(limit int) []*commitReq {
+	var batch []*commitReq
+	for len(batch) < limit {
 		select {
 		case r, ok := <-m.queue:
 			if !ok {
@@ -207,30 +250,22 @@ func (m *committer) fill(r *commitReq) []*commitReq {
 	return batch
 }
 
-// apply commits batch and the queued action states. The light commits
-// (acks, chat lines, seats: no state, history, archive or call rows) go
-// first in a transaction of their own, with the states, and their callers
-// are released at once; the turns follow in a second. An ack then waits
-// for a few rows, not behind every turn queued with it.
-func (m *committer) apply(batch []*commitReq) {
-	lives := m.takeLives()
-	light, heavy := splitLight(batch)
-	if len(light) > 0 || len(heavy) == 0 {
-		m.applyGroup(light, lives)
-		lives = nil
+// tablesOf returns the tables batch commits to.
+func tablesOf(batch []*commitReq) map[string]bool {
+	out := make(map[string]bool, len(batch))
+	for _, r := range batch {
+		out[r.c.TableID] = true
 	}
-	if len(heavy) > 0 {
-		m.applyGroup(heavy, lives)
-	}
+	return out
 }
 
 // splitLight divides batch into the commits that write a few rows and the
 // ones that write a turn, each in its queued order. A table may have
 // several commits queued (the hub queues the next before the last is
 // durable), and they must land in order: once a table has a heavy commit
-// in the batch, its later ones go with the heavy group too.
-func splitLight(batch []*commitReq) (light, heavy []*commitReq) {
-	var heavyTables map[string]bool
+// in the batch, or one still waiting (heavyTables), its later ones go with
+// the heavy group too.
+func splitLight(batch []*commitReq, heavyTables map[string]bool) (light, heavy []*commitReq) {
 	for _, r := range batch {
 		c := r.c
 		if c.State == nil && len(c.Messages) == 0 && c.Archive == nil && len(c.Calls) == 0 && !heavyTables[c.TableID] {
