@@ -232,3 +232,49 @@ func TestChainBreaksOnFailure(t *testing.T) {
 
 // errAny stands for any error in a table of wanted results.
 var errAny = errors.New("any error")
+
+// TestAcksBetweenTurnChunks: the writer commits turns heavyChunk at a time
+// and lets the light commits queued meanwhile go first, except those of a
+// table whose turn still waits: they stay behind it. Here that turn fails,
+// so the ack behind it must fail with its chain, while an ack of another
+// table goes through before the last chunk.
+func TestAcksBetweenTurnChunks(t *testing.T) {
+	d := MustOpenDB(t)
+	st := fightingState(t)
+	var turns []store.Commit
+	for i := range heavyChunk + 1 {
+		id := fmt.Sprintf("t%d", i)
+		mustCreateTable(t, d, id, st)
+		c := store.Commit{TableID: id, State: st.Clone(), Chain: uint64(i + 1),
+			Events: []engine.Event{{Seq: 1, TS: t0, Kind: "narration", Data: map[string]any{}}}}
+		turns = append(turns, c)
+	}
+	last := len(turns) - 1
+	turns[last].Events = append(turns[last].Events, turns[last].Events[0]) // seq 1 twice: it fails
+	mustCreateTable(t, d, "other", st)
+	m := idleCommitter(d) // its queue is read only by apply here
+	batch, results := requests(turns...)
+	behind, behindRes := requests(store.Commit{Chain: uint64(last + 1), TableID: turns[last].TableID,
+		AddPending: ack("x", 2, "k2").AddPending, Events: []engine.Event{{Seq: 2, TS: t0, Kind: "action", Data: map[string]any{}}}})
+	other, otherRes := requests(ack("other", 1, "k1"))
+	m.queue <- behind[0]
+	m.queue <- other[0]
+	m.apply(batch)
+	for i := range last {
+		if err := <-results[i]; err != nil {
+			t.Errorf("turn %d: %v", i, err)
+		}
+	}
+	if err := <-results[last]; err == nil {
+		t.Errorf("the turn with a taken seq committed")
+	}
+	if err := <-behindRes[0]; !errors.Is(err, store.ErrChainBroken) {
+		t.Errorf("the ack behind the failed turn: %v, want ErrChainBroken (it went first?)", err)
+	}
+	if err := <-otherRes[0]; err != nil {
+		t.Errorf("the other table's ack: %v", err)
+	}
+	if td := mustLoad(t, d, "other"); td.Seq != 1 {
+		t.Errorf("other: seq %d", td.Seq)
+	}
+}

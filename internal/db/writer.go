@@ -70,14 +70,19 @@ type committer struct {
 }
 
 func newCommitter(d *DB) *committer {
-	m := &committer{d: d, queue: make(chan *commitReq, queueSize), written: map[string]*engine.State{},
-		lives: map[actionKey]store.ActionLife{}, kick: make(chan struct{}, 1), broken: map[string]uint64{}}
+	m := idleCommitter(d)
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
 		m.run()
 	}()
 	return m
+}
+
+// idleCommitter is a committer whose writer goroutine is not started.
+func idleCommitter(d *DB) *committer {
+	return &committer{d: d, queue: make(chan *commitReq, queueSize), written: map[string]*engine.State{},
+		lives: map[actionKey]store.ActionLife{}, kick: make(chan struct{}, 1), broken: map[string]uint64{}}
 }
 
 // close stops taking commits, lets the writer finish the queued ones and
