@@ -152,3 +152,23 @@ func TestMeters(t *testing.T) {
 		t.Error("no pid, no -metrics: no meter")
 	}
 }
+
+// TestFrameType: the type of the server's frames, read without decoding,
+// as the server writes them; anything else asks for a decode.
+func TestFrameType(t *testing.T) {
+	for _, c := range []struct {
+		frame, typ string
+		known      bool
+	}{
+		{`{"type":"event","seq":3,"kind":"chat","data":{"type":"x"}}`, "event", true},
+		{`{"text":"He says \"type\"","turn":"t2","type":"narration_delta"}`, "narration_delta", true},
+		{`{"id":"k1","status":"accepted","type":"ack"}`, "ack", true},
+		{`{"seq":4,"table":"t","type":"welcome","you":{"role":"player"}}`, "", false},
+		{`{"data":{"a":1,"type":"inner"}}`, "", false},
+	} {
+		typ, known := frameType([]byte(c.frame))
+		if typ != c.typ || known != c.known {
+			t.Errorf("frameType(%s) = %q, %v; want %q, %v", c.frame, typ, known, c.typ, c.known)
+		}
+	}
+}
