@@ -190,7 +190,10 @@ func (m *committer) run() {
 			}
 			m.apply(m.fill(r))
 		case <-m.kick:
-			m.apply(nil)
+			// Commits queued before the states go first: a state may be
+			// about an action whose commit is queued (the hub goes on
+			// before its commits land).
+			m.apply(m.queued(maxBatch))
 		}
 	}
 }
