@@ -43,9 +43,28 @@ func (d *DB) ActionStates(ctx context.Context, tableID string) (map[string]store
 }
 
 // SetTablePaused marks a table paused or not; the mark survives restarts.
-// ENOTFOUND if there is no such table.
+// ENOTFOUND if there is no such table. The hub commits the mark with its
+// audit event instead (store.Commit.Paused).
 func (d *DB) SetTablePaused(ctx context.Context, tableID string, paused bool) error {
-	return d.updateTable(ctx, tableID, "UPDATE tables SET paused = ? WHERE id = ?", paused, tableID)
+	return d.Commit(ctx, store.Commit{TableID: tableID, Paused: &paused})
+}
+
+const qSetTablePaused = "UPDATE tables SET paused = ? WHERE id = ?"
+
+// setTablePaused writes a commit's paused mark (store.Commit.Paused).
+func setTablePaused(w *writeTx, tableID string, paused bool) error {
+	res, err := w.exec(qSetTablePaused, paused, tableID)
+	if err != nil {
+		return fmt.Errorf("set paused mark: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("set paused mark: %w", err)
+	}
+	if n == 0 {
+		return tableNotFound(tableID)
+	}
+	return nil
 }
 
 // CloseTable marks a table closed at at. Its rows stay: the history is kept

@@ -85,6 +85,52 @@ func TestTableFlagsSurviveReopen(t *testing.T) {
 	}
 }
 
+// TestPausedMarkCommitsWithItsEvent: the paused mark is part of a commit
+// (the operator's audit event rides with it), so a commit that fails,
+// before the mark is written or after, leaves neither the mark nor the
+// event, also once the file is opened again.
+func TestPausedMarkCommitsWithItsEvent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	d := MustOpenDBAt(t, path)
+	ctx := context.Background()
+	mustCreateTable(t, d, "t1", newState(t, ""), engine.Event{Seq: 1, TS: t0, Kind: "table"})
+	audit := func(seq int64) []engine.Event {
+		return []engine.Event{{Seq: seq, TS: t0, Kind: engine.EventSystem, Data: map[string]any{"code": "moderation"}}}
+	}
+	paused, resumed := true, false
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", Paused: &paused, Events: audit(2)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		c    store.Commit
+		code string
+	}{
+		// The event fails before the mark is written.
+		{"event seq taken", store.Commit{TableID: "t1", Paused: &resumed, Events: audit(2)}, engine.EINTERNAL},
+		// The archive fails after the mark and the event are written.
+		{"nothing to archive", store.Commit{TableID: "t1", Paused: &resumed, Events: audit(3),
+			Archive: &store.Memory{Agent: engine.AgentNarrative, LastTurn: 5, Title: "x"}}, engine.ECONFLICT},
+		{"unknown table", store.Commit{TableID: "nope", Paused: &resumed}, engine.ENOTFOUND},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wantCode(t, d.Commit(ctx, c.c), c.code)
+		})
+	}
+	d.Close()
+	d = MustOpenDBAt(t, path)
+	f, err := d.TableFlags(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f["t1"].Paused {
+		t.Error("a failed commit resumed the table")
+	}
+	if seq := mustLoad(t, d, "t1").Seq; seq != 2 {
+		t.Errorf("seq = %d after the failed commits, want 2 (the pause's audit event)", seq)
+	}
+}
+
 func TestCallsSince(t *testing.T) {
 	d := MustOpenDB(t)
 	ctx := context.Background()

@@ -34,8 +34,6 @@ type AdminStore interface {
 	QueueActionState(tableID string, a store.ActionLife)
 	// ActionStates returns the life of the table's open actions by id.
 	ActionStates(ctx context.Context, tableID string) (map[string]store.ActionLife, error)
-	// SetTablePaused marks a table paused or not (ENOTFOUND: no table).
-	SetTablePaused(ctx context.Context, tableID string, paused bool) error
 	// CloseTable marks a table closed (ENOTFOUND: no table).
 	CloseTable(ctx context.Context, tableID string, at time.Time) error
 	// TableFlags returns every table's marks by id.
