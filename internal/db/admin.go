@@ -49,42 +49,44 @@ func (d *DB) SetTablePaused(ctx context.Context, tableID string, paused bool) er
 	return d.Commit(ctx, store.Commit{TableID: tableID, Paused: &paused})
 }
 
-const qSetTablePaused = "UPDATE tables SET paused = ? WHERE id = ?"
+// CloseTable marks a table closed at at. Its rows stay: the history is kept
+// read-only. ENOTFOUND if there is no such table. The hub commits the mark
+// with its audit event instead (store.Commit.ClosedAt).
+func (d *DB) CloseTable(ctx context.Context, tableID string, at time.Time) error {
+	return d.Commit(ctx, store.Commit{TableID: tableID, ClosedAt: &at})
+}
 
-// setTablePaused writes a commit's paused mark (store.Commit.Paused).
-func setTablePaused(w *writeTx, tableID string, paused bool) error {
-	res, err := w.exec(qSetTablePaused, paused, tableID)
-	if err != nil {
-		return fmt.Errorf("set paused mark: %w", err)
+const (
+	qSetTablePaused = "UPDATE tables SET paused = ? WHERE id = ?"
+	qCloseTable     = "UPDATE tables SET closed_at = ? WHERE id = ?"
+)
+
+// setTableMarks writes a commit's operator marks (store.Commit.Paused and
+// ClosedAt).
+func setTableMarks(w *writeTx, c store.Commit) error {
+	if c.Paused != nil {
+		if err := updateTable(w, c.TableID, qSetTablePaused, *c.Paused, c.TableID); err != nil {
+			return fmt.Errorf("set paused mark: %w", err)
+		}
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("set paused mark: %w", err)
-	}
-	if n == 0 {
-		return tableNotFound(tableID)
+	if c.ClosedAt != nil {
+		if err := updateTable(w, c.TableID, qCloseTable, formatTime(*c.ClosedAt), c.TableID); err != nil {
+			return fmt.Errorf("set closed mark: %w", err)
+		}
 	}
 	return nil
 }
 
-// CloseTable marks a table closed at at. Its rows stay: the history is kept
-// read-only. ENOTFOUND if there is no such table.
-func (d *DB) CloseTable(ctx context.Context, tableID string, at time.Time) error {
-	return d.updateTable(ctx, tableID, "UPDATE tables SET closed_at = ? WHERE id = ?", formatTime(at), tableID)
-}
-
-func (d *DB) updateTable(ctx context.Context, tableID, q string, args ...any) error {
-	var n int64
-	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+// updateTable runs q, which updates table tableID's row; ENOTFOUND if
+// there is no such row.
+func updateTable(w *writeTx, tableID, q string, args ...any) error {
+	res, err := w.exec(q, args...)
 	if err != nil {
-		return fmt.Errorf("update table %s: %w", tableID, err)
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
 	}
 	if n == 0 {
 		return tableNotFound(tableID)

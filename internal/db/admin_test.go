@@ -85,11 +85,11 @@ func TestTableFlagsSurviveReopen(t *testing.T) {
 	}
 }
 
-// TestPausedMarkCommitsWithItsEvent: the paused mark is part of a commit
-// (the operator's audit event rides with it), so a commit that fails,
-// before the mark is written or after, leaves neither the mark nor the
-// event, also once the file is opened again.
-func TestPausedMarkCommitsWithItsEvent(t *testing.T) {
+// TestTableMarksCommitWithTheirEvent: the paused and closed marks are part
+// of a commit (the operator's audit event rides with them), so a commit
+// that fails, before a mark is written or after, leaves neither the mark
+// nor the event, also once the file is opened again.
+func TestTableMarksCommitWithTheirEvent(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.db")
 	d := MustOpenDBAt(t, path)
 	ctx := context.Background()
@@ -97,7 +97,7 @@ func TestPausedMarkCommitsWithItsEvent(t *testing.T) {
 	audit := func(seq int64) []engine.Event {
 		return []engine.Event{{Seq: seq, TS: t0, Kind: engine.EventSystem, Data: map[string]any{"code": "moderation"}}}
 	}
-	paused, resumed := true, false
+	paused, resumed, closedAt := true, false, t0.Add(time.Hour)
 	if err := d.Commit(ctx, store.Commit{TableID: "t1", Paused: &paused, Events: audit(2)}); err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +112,10 @@ func TestPausedMarkCommitsWithItsEvent(t *testing.T) {
 		{"nothing to archive", store.Commit{TableID: "t1", Paused: &resumed, Events: audit(3),
 			Archive: &store.Memory{Agent: engine.AgentNarrative, LastTurn: 5, Title: "x"}}, engine.ECONFLICT},
 		{"unknown table", store.Commit{TableID: "nope", Paused: &resumed}, engine.ENOTFOUND},
+		{"close: event seq taken", store.Commit{TableID: "t1", ClosedAt: &closedAt, Events: audit(2)}, engine.EINTERNAL},
+		{"close: nothing to archive", store.Commit{TableID: "t1", ClosedAt: &closedAt, Events: audit(3),
+			Archive: &store.Memory{Agent: engine.AgentNarrative, LastTurn: 5, Title: "x"}}, engine.ECONFLICT},
+		{"close: unknown table", store.Commit{TableID: "nope", ClosedAt: &closedAt}, engine.ENOTFOUND},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wantCode(t, d.Commit(ctx, c.c), c.code)
@@ -123,8 +127,8 @@ func TestPausedMarkCommitsWithItsEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !f["t1"].Paused {
-		t.Error("a failed commit resumed the table")
+	if !f["t1"].Paused || f["t1"].Closed {
+		t.Errorf("flags after the failed commits: %+v, want paused and open", f["t1"])
 	}
 	if seq := mustLoad(t, d, "t1").Seq; seq != 2 {
 		t.Errorf("seq = %d after the failed commits, want 2 (the pause's audit event)", seq)

@@ -35,8 +35,6 @@ type AdminStore interface {
 	QueueActionState(tableID string, a store.ActionLife)
 	// ActionStates returns the life of the table's open actions by id.
 	ActionStates(ctx context.Context, tableID string) (map[string]store.ActionLife, error)
-	// CloseTable marks a table closed (ENOTFOUND: no table).
-	CloseTable(ctx context.Context, tableID string, at time.Time) error
 	// TableFlags returns every table's marks by id.
 	TableFlags(ctx context.Context) (map[string]store.TableFlags, error)
 	// TableProgress returns how far every stored table has played, by id.

@@ -192,11 +192,9 @@ func (h *Hub) CloseTable(ctx context.Context, id string) error {
 		if t.closed {
 			return nil
 		}
+		// The mark commits with its audit line, as setPaused's.
 		now := t.h.cfg.Now().UTC()
-		if err := t.audit(ctx, "close", "The operator closed the table.", store.Commit{}); err != nil {
-			return err
-		}
-		if err := t.h.cfg.Store.CloseTable(ctx, t.id, now); err != nil {
+		if err := t.audit(ctx, "close", "The operator closed the table.", store.Commit{ClosedAt: &now}); err != nil {
 			return err
 		}
 		t.closed = true

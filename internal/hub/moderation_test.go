@@ -230,31 +230,32 @@ func TestAbandonWhileItsTurnRuns(t *testing.T) {
 	}
 }
 
-// pauseSpoiler is the store, except that while on, a commit carrying the
-// paused mark fails inside SQLite after the mark and its audit event are
-// written in the transaction: it also archives an agent that has nothing
-// to archive (ECONFLICT).
-type pauseSpoiler struct {
+// markSpoiler is the store, except that while on, a commit carrying an
+// operator's mark fails inside SQLite after the mark and its audit event
+// are written in the transaction: it also archives an agent that has
+// nothing to archive (ECONFLICT).
+type markSpoiler struct {
 	hub.Store
 	on *atomic.Bool
 }
 
-func (s pauseSpoiler) Commit(ctx context.Context, c store.Commit) error {
-	if c.Paused != nil && s.on.Load() {
+func (s markSpoiler) Commit(ctx context.Context, c store.Commit) error {
+	if (c.Paused != nil || c.ClosedAt != nil) && s.on.Load() {
 		c.Archive = &store.Memory{Agent: "nobody", LastTurn: 1, Title: "spoiler"}
 	}
 	return s.Store.Commit(ctx, c)
 }
 
-// TestPauseCommitsWithItsAudit: the paused mark and its audit event are
-// one commit. When that commit fails, Pause fails and the table is not
-// paused, neither live nor stored nor after a restart, and no audit line
-// was written; once it succeeds, both are there after a restart.
-func TestPauseCommitsWithItsAudit(t *testing.T) {
+// TestMarksCommitWithTheirAudit: the paused and closed marks and their
+// audit events are one commit each. When that commit fails, Pause (or
+// CloseTable) fails and the table is not paused (closed), neither live nor
+// stored nor after a restart, and no audit line was written; once it
+// succeeds, both are there after a restart.
+func TestMarksCommitWithTheirAudit(t *testing.T) {
 	ctx := context.Background()
 	var spoil atomic.Bool
 	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "tavern.db"), players: map[string]*engine.Player{}, model: offline.Narrator{}, seed: 7,
-		tune: func(c *hub.Config) { c.Store = pauseSpoiler{Store: c.Store, on: &spoil} }}
+		tune: func(c *hub.Config) { c.Store = markSpoiler{Store: c.Store, on: &spoil} }}
 	e.serve()
 	tid := e.table(hub.TableSpec{})
 	audits := func() (n int) {
@@ -280,21 +281,41 @@ func TestPauseCommitsWithItsAudit(t *testing.T) {
 		}
 		return snap.Paused, flags[tid].Paused
 	}
+	closed := func() (live, stored bool) {
+		rows, err := e.hub.AdminTables(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flags, err := e.store.TableFlags(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(rows) != 1 || rows[0].Closed, flags[tid].Closed
+	}
 
 	spoil.Store(true)
 	if err := e.hub.Pause(ctx, tid); err == nil {
 		t.Fatal("Pause succeeded though its commit failed")
 	}
+	if err := e.hub.CloseTable(ctx, tid); err == nil {
+		t.Fatal("CloseTable succeeded though its commit failed")
+	}
 	if live, stored := paused(); live || stored {
 		t.Errorf("after a failed pause: paused live %v, stored %v", live, stored)
 	}
+	if live, stored := closed(); live || stored {
+		t.Errorf("after a failed close: closed live %v, stored %v", live, stored)
+	}
 	if n := audits(); n != 0 {
-		t.Errorf("%d audit events after a failed pause", n)
+		t.Errorf("%d audit events after a failed pause and close", n)
 	}
 	e.shutdown()
 	e.open()
 	if live, _ := paused(); live {
 		t.Error("paused after a restart, though the pause failed")
+	}
+	if live, _ := closed(); live {
+		t.Error("closed after a restart, though the close failed")
 	}
 
 	spoil.Store(false)
@@ -308,5 +329,16 @@ func TestPauseCommitsWithItsAudit(t *testing.T) {
 	}
 	if n := audits(); n != 1 {
 		t.Errorf("%d audit events after one pause, want 1", n)
+	}
+	if err := e.hub.CloseTable(ctx, tid); err != nil {
+		t.Fatal(err)
+	}
+	e.shutdown()
+	e.open()
+	if live, stored := closed(); !live || !stored {
+		t.Errorf("after a close and a restart: closed live %v, stored %v", live, stored)
+	}
+	if n := audits(); n != 2 {
+		t.Errorf("%d audit events after a pause and a close, want 2", n)
 	}
 }

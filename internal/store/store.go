@@ -65,10 +65,12 @@ type Commit struct {
 	Lives []ActionLife
 	// Calls are appended to the model call log.
 	Calls []LLMCall
-	// Paused, when not nil, sets the operator's paused mark on the table
-	// (ENOTFOUND if there is no such table), so the mark and the audit
-	// event committed with it are durable together or not at all.
-	Paused *bool
+	// Paused, when not nil, sets the operator's paused mark on the table,
+	// and ClosedAt marks it closed at that time (ENOTFOUND if there is no
+	// such table): the operator's marks and the audit events committed
+	// with them are durable together or not at all.
+	Paused   *bool
+	ClosedAt *time.Time
 }
 
 // TableInfo is what the lobby and a lazily loading hub need of a stored
