@@ -293,3 +293,14 @@ func TestAlarmsStartNoGoroutine(t *testing.T) {
 		a.Stop()
 	}
 }
+
+// BenchmarkAlarm arms a turn timer and stops it, as a table does at every
+// change of a tactical fight's turn (armTimer).
+func BenchmarkAlarm(b *testing.B) {
+	h := New(Config{})
+	defer h.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		h.after(time.Minute, func() {}).Stop()
+	}
+}
