@@ -270,9 +270,10 @@ func (h *Hub) anyTable(id string) (*table, error) {
 }
 
 // AdminTables returns every stored table, closed ones last, newest first.
-// A loaded table gives its live row; the others give the row the store
-// knows, and stay unloaded: an operator looking at a thousand tables must
-// not bring all of them into memory.
+// A loaded table gives its live row, or, too busy to answer within
+// adminRowWait, the row it publishes (marked Stale); the others give the
+// row the store knows, and stay unloaded: an operator looking at a
+// thousand tables must not bring all of them into memory.
 func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
 	infos, err := h.cfg.Store.TableInfos(ctx)
 	if err != nil {
