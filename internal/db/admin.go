@@ -43,29 +43,50 @@ func (d *DB) ActionStates(ctx context.Context, tableID string) (map[string]store
 }
 
 // SetTablePaused marks a table paused or not; the mark survives restarts.
-// ENOTFOUND if there is no such table.
+// ENOTFOUND if there is no such table. The hub commits the mark with its
+// audit event instead (store.Commit.Paused).
 func (d *DB) SetTablePaused(ctx context.Context, tableID string, paused bool) error {
-	return d.updateTable(ctx, tableID, "UPDATE tables SET paused = ? WHERE id = ?", paused, tableID)
+	return d.Commit(ctx, store.Commit{TableID: tableID, Paused: &paused})
 }
 
 // CloseTable marks a table closed at at. Its rows stay: the history is kept
-// read-only. ENOTFOUND if there is no such table.
+// read-only. ENOTFOUND if there is no such table. The hub commits the mark
+// with its audit event instead (store.Commit.ClosedAt).
 func (d *DB) CloseTable(ctx context.Context, tableID string, at time.Time) error {
-	return d.updateTable(ctx, tableID, "UPDATE tables SET closed_at = ? WHERE id = ?", formatTime(at), tableID)
+	return d.Commit(ctx, store.Commit{TableID: tableID, ClosedAt: &at})
 }
 
-func (d *DB) updateTable(ctx context.Context, tableID, q string, args ...any) error {
-	var n int64
-	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, q, args...)
-		if err != nil {
-			return err
+const (
+	qSetTablePaused = "UPDATE tables SET paused = ? WHERE id = ?"
+	qCloseTable     = "UPDATE tables SET closed_at = ? WHERE id = ?"
+)
+
+// setTableMarks writes a commit's operator marks (store.Commit.Paused and
+// ClosedAt).
+func setTableMarks(w *writeTx, c store.Commit) error {
+	if c.Paused != nil {
+		if err := updateTable(w, c.TableID, qSetTablePaused, *c.Paused, c.TableID); err != nil {
+			return fmt.Errorf("set paused mark: %w", err)
 		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	}
+	if c.ClosedAt != nil {
+		if err := updateTable(w, c.TableID, qCloseTable, formatTime(*c.ClosedAt), c.TableID); err != nil {
+			return fmt.Errorf("set closed mark: %w", err)
+		}
+	}
+	return nil
+}
+
+// updateTable runs q, which updates table tableID's row; ENOTFOUND if
+// there is no such row.
+func updateTable(w *writeTx, tableID, q string, args ...any) error {
+	res, err := w.exec(q, args...)
 	if err != nil {
-		return fmt.Errorf("update table %s: %w", tableID, err)
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
 	}
 	if n == 0 {
 		return tableNotFound(tableID)

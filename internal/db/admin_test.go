@@ -85,6 +85,56 @@ func TestTableFlagsSurviveReopen(t *testing.T) {
 	}
 }
 
+// TestTableMarksCommitWithTheirEvent: the paused and closed marks are part
+// of a commit (the operator's audit event rides with them), so a commit
+// that fails, before a mark is written or after, leaves neither the mark
+// nor the event, also once the file is opened again.
+func TestTableMarksCommitWithTheirEvent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	d := MustOpenDBAt(t, path)
+	ctx := context.Background()
+	mustCreateTable(t, d, "t1", newState(t, ""), engine.Event{Seq: 1, TS: t0, Kind: "table"})
+	audit := func(seq int64) []engine.Event {
+		return []engine.Event{{Seq: seq, TS: t0, Kind: engine.EventSystem, Data: map[string]any{"code": "moderation"}}}
+	}
+	paused, resumed, closedAt := true, false, t0.Add(time.Hour)
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", Paused: &paused, Events: audit(2)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		c    store.Commit
+		code string
+	}{
+		// The event fails before the mark is written.
+		{"event seq taken", store.Commit{TableID: "t1", Paused: &resumed, Events: audit(2)}, engine.EINTERNAL},
+		// The archive fails after the mark and the event are written.
+		{"nothing to archive", store.Commit{TableID: "t1", Paused: &resumed, Events: audit(3),
+			Archive: &store.Memory{Agent: engine.AgentNarrative, LastTurn: 5, Title: "x"}}, engine.ECONFLICT},
+		{"unknown table", store.Commit{TableID: "nope", Paused: &resumed}, engine.ENOTFOUND},
+		{"close: event seq taken", store.Commit{TableID: "t1", ClosedAt: &closedAt, Events: audit(2)}, engine.EINTERNAL},
+		{"close: nothing to archive", store.Commit{TableID: "t1", ClosedAt: &closedAt, Events: audit(3),
+			Archive: &store.Memory{Agent: engine.AgentNarrative, LastTurn: 5, Title: "x"}}, engine.ECONFLICT},
+		{"close: unknown table", store.Commit{TableID: "nope", ClosedAt: &closedAt}, engine.ENOTFOUND},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wantCode(t, d.Commit(ctx, c.c), c.code)
+		})
+	}
+	d.Close()
+	d = MustOpenDBAt(t, path)
+	f, err := d.TableFlags(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f["t1"].Paused || f["t1"].Closed {
+		t.Errorf("flags after the failed commits: %+v, want paused and open", f["t1"])
+	}
+	if seq := mustLoad(t, d, "t1").Seq; seq != 2 {
+		t.Errorf("seq = %d after the failed commits, want 2 (the pause's audit event)", seq)
+	}
+}
+
 func TestCallsSince(t *testing.T) {
 	d := MustOpenDB(t)
 	ctx := context.Background()

@@ -26,7 +26,8 @@ WHERE table_id = ? AND id = ? AND status = 'pending'`
 // written unless all of it is. In order: the new pending action; the state
 // (when c.State is not nil it replaces the stored party, world, game state
 // and RNG, and the table's Config); the events, numbered by the caller; the
-// history messages; the seat taken, then the seat left; the pending actions
+// operator's marks (store.Commit.Paused, ClosedAt); the history messages;
+// the seat taken, then the seat left; the pending actions
 // resolved (ids that are unknown or already resolved are ignored), then
 // those abandoned (likewise); the archive (store.Commit.Archive); the
 // actions' lives (closed or unknown actions left alone); the model calls.
@@ -74,6 +75,9 @@ func applyCommit(w *writeTx, c store.Commit, at time.Time) error {
 		w.wrote(c.TableID, c.State)
 	}
 	if err := insertEvents(w, c.TableID, c.Events); err != nil {
+		return err
+	}
+	if err := setTableMarks(w, c); err != nil {
 		return err
 	}
 	if err := insertMessages(w, c.TableID, c.Messages, now); err != nil {

@@ -271,6 +271,7 @@ var writeQueries = []string{
 	qInsertPending, qResolvePending, qAbandonPending,
 	qArchiveRange, qInsertMemory, qArchiveMessages,
 	qSetActionState, qInsertCall,
+	qSetTablePaused, qCloseTable,
 }
 
 // timeFormat is RFC 3339 with a fixed nine-digit fraction: RFC3339Nano

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"tavern/internal/agent"
@@ -34,10 +35,6 @@ type AdminStore interface {
 	QueueActionState(tableID string, a store.ActionLife)
 	// ActionStates returns the life of the table's open actions by id.
 	ActionStates(ctx context.Context, tableID string) (map[string]store.ActionLife, error)
-	// SetTablePaused marks a table paused or not (ENOTFOUND: no table).
-	SetTablePaused(ctx context.Context, tableID string, paused bool) error
-	// CloseTable marks a table closed (ENOTFOUND: no table).
-	CloseTable(ctx context.Context, tableID string, at time.Time) error
 	// TableFlags returns every table's marks by id.
 	TableFlags(ctx context.Context) (map[string]store.TableFlags, error)
 	// TableProgress returns how far every stored table has played, by id.
@@ -86,6 +83,11 @@ type AdminTable struct {
 	// memory (idle tables are evicted).
 	SeatList []engine.Seat `json:"seat_list,omitempty"`
 	Loaded   bool          `json:"loaded"`
+	// Stale marks the row of a loaded table too busy to answer in time
+	// (AdminTables): its summary, marks, busy flag and connections are
+	// live, its turn, round and last turn time the store's, and its
+	// pending actions, active entry, seats and last error are left out.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // AdminView is one table as the DM sees it: the list row, the whole world
@@ -268,9 +270,10 @@ func (h *Hub) anyTable(id string) (*table, error) {
 }
 
 // AdminTables returns every stored table, closed ones last, newest first.
-// A loaded table gives its live row; the others give the row the store
-// knows, and stay unloaded: an operator looking at a thousand tables must
-// not bring all of them into memory.
+// A loaded table gives its live row, or, too busy to answer within
+// adminRowWait, the row it publishes (marked Stale); the others give the
+// row the store knows, and stay unloaded: an operator looking at a
+// thousand tables must not bring all of them into memory.
 func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
 	infos, err := h.cfg.Store.TableInfos(ctx)
 	if err != nil {
@@ -280,19 +283,18 @@ func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]AdminTable, 0, len(infos))
-	for _, i := range infos {
-		h.mu.RLock()
-		t, loaded := h.tables[i.Table.ID]
-		h.mu.RUnlock()
-		row := storedRow(h.summaryOf(i.Table, i.Mode, i.Seated, 0), i, progress[i.Table.ID])
-		if loaded {
-			err := t.call(ctx, func() error { row = t.adminRow(); return nil })
-			if err != nil && (ctx.Err() != nil || h.ctx.Err() != nil) {
-				return nil, err
-			} // else evicted meanwhile: the stored row is as good
+	rows := make([]AdminTable, len(infos))
+	var loaded []liveRow
+	h.mu.RLock()
+	for n, i := range infos {
+		rows[n] = storedRow(h.summaryOf(i.Table, i.Mode, i.Seated, 0), i, progress[i.Table.ID])
+		if t, ok := h.tables[i.Table.ID]; ok {
+			loaded = append(loaded, liveRow{t: t, row: &rows[n]})
 		}
-		rows = append(rows, row)
+	}
+	h.mu.RUnlock()
+	if err := h.askLiveRows(ctx, loaded); err != nil {
+		return nil, err
 	}
 	sort.SliceStable(rows, func(a, b int) bool {
 		ra, rb := rows[a], rows[b]
@@ -305,6 +307,82 @@ func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
 		return ra.ID < rb.ID
 	})
 	return rows, nil
+}
+
+// adminRowWait bounds how long the operator's list waits for the loaded
+// tables' goroutines (busy committing a turn, say): one deadline for all,
+// so that many busy tables do not add up; adminRowAsks bounds how many
+// tables it asks at once. Asked one after the other, with every table
+// committing, 100 tables took 27 s to list (issue 12).
+const (
+	adminRowWait = time.Second
+	adminRowAsks = 16
+)
+
+// liveRow is a loaded table and its row in the operator's list, which
+// holds the stored row until the table answers.
+type liveRow struct {
+	t   *table
+	row *AdminTable
+}
+
+// askLiveRows asks the loaded tables for their rows, adminRowAsks at a
+// time, until adminRowWait has passed. It fails only when ctx ends or the
+// hub closes.
+func (h *Hub) askLiveRows(ctx context.Context, loaded []liveRow) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wait, stopWaiting := context.WithTimeout(ctx, adminRowWait)
+	defer stopWaiting()
+	slots := make(chan struct{}, adminRowAsks)
+	errs := make(chan error, len(loaded))
+	var wg sync.WaitGroup
+	for _, l := range loaded {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if err := h.askLiveRow(ctx, wait, l); err != nil {
+				errs <- err
+				cancel() // the list fails: stop asking the others
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// askLiveRow replaces l's stored row with the table's live row. A table
+// that does not answer before wait ends gets the row the others can read
+// without it (publishedRow); one evicted meanwhile keeps the stored row,
+// which is as good. wait is ctx with a deadline.
+func (h *Hub) askLiveRow(ctx, wait context.Context, l liveRow) error {
+	var row AdminTable
+	err := l.t.call(wait, func() error { row = l.t.adminRow(); return nil })
+	switch {
+	case err == nil:
+		*l.row = row
+	case ctx.Err() != nil || h.ctx.Err() != nil:
+		return err
+	case wait.Err() != nil:
+		*l.row = l.t.publishedRow(*l.row)
+	}
+	return nil
+}
+
+// publishedRow is the row of a table that did not answer in time: the
+// stored row with what the table publishes for readers on other
+// goroutines (its summary and marks, busy and connections), marked Stale.
+// Safe to call from any goroutine.
+func (t *table) publishedRow(stored AdminTable) AdminTable {
+	counts := t.admin.Load()
+	row := stored
+	row.TableSummary = *t.summary.Load()
+	row.Paused, row.Closed, row.Busy = counts.Paused, counts.Closed, counts.Busy
+	row.Connections = Connections{Players: counts.Players, Spectators: counts.Spectators}
+	row.Loaded, row.Stale = true, true
+	return row
 }
 
 // storedRow is the operator's row of a table that is not loaded: no

@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,9 +70,9 @@ func hubGoroutines(t *testing.T, label string) []string {
 	return out
 }
 
-// TestCloseLeavesNoGoroutine: the table loop, a subscriber's watcher and
-// the backoff after a failed turn are the hub's goroutines, and none of
-// them outlives Close, even with a clock that never fires and a subscriber
+// TestCloseLeavesNoGoroutine: the table loop and a subscriber's watcher
+// are the hub's goroutines, and none of them outlives Close, even with a
+// backoff after a failed turn on a clock that never fires and a subscriber
 // that never leaves.
 func TestCloseLeavesNoGoroutine(t *testing.T) {
 	ctx := context.Background()
@@ -85,7 +86,12 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(tlogWriter{t}, &slog.HandlerOptions{Level: slog.LevelError}))
-	never := func(time.Duration) <-chan time.Time { return nil }
+	// The clock never fires; it counts the backoffs scheduled on it.
+	var scheduled atomic.Int32
+	never := func(time.Duration, func()) hub.Timer {
+		scheduled.Add(1)
+		return neverTimer{}
+	}
 
 	const label = "close-leaves-no-goroutine"
 	var h *hub.Hub
@@ -93,7 +99,7 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 		h = hub.New(hub.Config{
 			Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 			Runner: &agent.Runner{Narrative: downModel{}, Combat: downModel{}}, Log: log,
-			Seed: func() uint64 { return 7 }, After: never,
+			Seed: func() uint64 { return 7 }, AfterFunc: never,
 		})
 		if err := h.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -135,10 +141,15 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 	})
 
 	before := strings.Join(hubGoroutines(t, label), "\n\n")
-	for _, want := range []string{"(*table).loop", "(*Hub).subscribe.func", "(*Hub).after.func"} {
+	for _, want := range []string{"(*table).loop", "(*Hub).subscribe.func"} {
 		if !strings.Contains(before, want) {
 			t.Errorf("before Close, no goroutine in %s; the hub's goroutines:\n%s", want, before)
 		}
+	}
+	// The backoff is a timer of the clock, no goroutine until it fires
+	// (spawn_test.go: an alarm that fires once Close began never runs).
+	if scheduled.Load() == 0 {
+		t.Error("before Close, no backoff scheduled on the clock")
 	}
 
 	if err := h.Close(); err != nil {
@@ -159,3 +170,8 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// neverTimer is a call of a clock that never fires.
+type neverTimer struct{}
+
+func (neverTimer) Stop() bool { return true }

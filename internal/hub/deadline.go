@@ -130,18 +130,6 @@ func (d deadlined) ActionStates(ctx context.Context, tableID string) (map[string
 	return d.s.ActionStates(ctx, tableID)
 }
 
-func (d deadlined) SetTablePaused(ctx context.Context, tableID string, paused bool) error {
-	ctx, cancel := d.ctx(ctx)
-	defer cancel()
-	return d.s.SetTablePaused(ctx, tableID, paused)
-}
-
-func (d deadlined) CloseTable(ctx context.Context, tableID string, at time.Time) error {
-	ctx, cancel := d.ctx(ctx)
-	defer cancel()
-	return d.s.CloseTable(ctx, tableID, at)
-}
-
 func (d deadlined) TableFlags(ctx context.Context) (map[string]store.TableFlags, error) {
 	ctx, cancel := d.ctx(ctx)
 	defer cancel()

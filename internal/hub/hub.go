@@ -36,14 +36,15 @@ type Config struct {
 	// DM names the game master shown to clients ("offline" or a model).
 	DM  string
 	Log *slog.Logger
-	// Now and After are the hub's clock; every time the hub reads or waits
-	// for goes through them, so tests may fix or hold time. Default: the
-	// time package's.
+	// Now and AfterFunc are the hub's clock; every time the hub reads or
+	// waits for goes through them, so tests may fix or hold time. Default:
+	// the time package's.
 	Now func() time.Time
-	// After returns a channel that receives once d has passed (time.After).
-	// The turn timer, the backoff after a failed turn and Close's grace
-	// period wait on it.
-	After func(d time.Duration) <-chan time.Time
+	// AfterFunc calls f on a goroutine of its own once d has passed, unless
+	// the Timer it returns is stopped first (time.AfterFunc). The turn
+	// timer, the backoff after a failed turn and Close's grace period are
+	// such calls: nothing waits for them in the meantime.
+	AfterFunc func(d time.Duration, f func()) Timer
 	// HistoryWindow bounds how many active (not yet archived) history
 	// messages a turn loads; at least 4× the window's MaxMessages are read
 	// so archiving can see a full block. Default 40.
@@ -60,6 +61,12 @@ type Config struct {
 	// Metrics, if set, receives the game's Prometheus metrics
 	// (metrics.go); its table and socket gauges read this hub.
 	Metrics *Metrics
+}
+
+// Timer is a call scheduled by Config.AfterFunc; *time.Timer is one. Stop
+// prevents the call if it has not started and reports whether it did.
+type Timer interface {
+	Stop() bool
 }
 
 // Hub owns every live table. Its methods are safe for concurrent use.
@@ -146,8 +153,8 @@ func New(cfg Config) *Hub {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.After == nil {
-		cfg.After = time.After
+	if cfg.AfterFunc == nil {
+		cfg.AfterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 	}
 	if cfg.HistoryWindow == 0 {
 		cfg.HistoryWindow = 40
@@ -267,9 +274,11 @@ func (h *Hub) Close() error {
 	h.mu.RUnlock()
 	// Each table signals when its turn ends (waitIdle); no new turn starts
 	// once closed is set. One grace period bounds the whole wait.
-	grace := h.cfg.After(h.cfg.ShutdownGrace)
+	expired := make(chan time.Time, 1)
+	grace := h.cfg.AfterFunc(h.cfg.ShutdownGrace, func() { expired <- h.cfg.Now() })
+	defer grace.Stop()
 	for _, t := range tables {
-		if !t.waitIdle(grace) {
+		if !t.waitIdle(expired) {
 			break
 		}
 	}

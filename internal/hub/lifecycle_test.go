@@ -63,40 +63,48 @@ func failOn(marker string) func(agent.Request) bool {
 	return func(req agent.Request) bool { return strings.Contains(turnText(req), marker) }
 }
 
-// testClock is the hub's After: the turn timer (timerD) waits until the
-// test fires it; the shutdown grace is real; every other wait (the backoff
-// after a failure) passes a thousand times faster and is recorded.
+// testClock is the hub's AfterFunc: the turn timer (timerD) waits until
+// the test fires it; the shutdown grace is real; every other wait (the
+// backoff after a failure) passes a thousand times faster and is recorded.
 type testClock struct {
 	timerD time.Duration
 	mu     sync.Mutex
 	waits  []time.Duration
-	timers []chan time.Time
+	timers []*heldTimer
 	armed  chan struct{} // signalled when the timer is armed
 }
+
+// heldTimer is a turn timer waiting for the test to fire it.
+type heldTimer struct {
+	f       func()
+	stopped atomic.Bool
+}
+
+func (h *heldTimer) Stop() bool { return !h.stopped.Swap(true) }
 
 func newTestClock(timeoutS int) *testClock {
 	return &testClock{timerD: time.Duration(timeoutS) * time.Second, armed: make(chan struct{}, 64)}
 }
 
-func (c *testClock) After(d time.Duration) <-chan time.Time {
+func (c *testClock) AfterFunc(d time.Duration, f func()) hub.Timer {
 	switch {
 	case c.timerD > 0 && d == c.timerD:
-		ch := make(chan time.Time, 1)
+		h := &heldTimer{f: f}
 		c.mu.Lock()
-		c.timers = append(c.timers, ch)
+		c.timers = append(c.timers, h)
 		c.mu.Unlock()
 		select {
 		case c.armed <- struct{}{}:
 		default:
 		}
-		return ch
+		return h
 	case d == testGrace:
-		return time.After(d)
+		return time.AfterFunc(d, f)
 	}
 	c.mu.Lock()
 	c.waits = append(c.waits, d)
 	c.mu.Unlock()
-	return time.After(d / 1000)
+	return time.AfterFunc(d/1000, f)
 }
 
 // backoffs returns the backoff waits asked for so far.
@@ -129,10 +137,12 @@ func (c *testClock) fireNext(t *testing.T) {
 	for {
 		c.mu.Lock()
 		if n := len(c.timers); n > 0 {
-			ch := c.timers[n-1]
+			h := c.timers[n-1]
 			c.timers = nil
 			c.mu.Unlock()
-			ch <- time.Now()
+			if !h.stopped.Swap(true) {
+				go h.f() // as time.AfterFunc does
+			}
 			return
 		}
 		c.mu.Unlock()
@@ -175,7 +185,7 @@ func newClockEnv(t *testing.T, seed uint64, clk *testClock) (*env, *flaky) {
 	t.Helper()
 	model := &flaky{inner: offline.Narrator{}}
 	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "tavern.db"), players: map[string]*engine.Player{}, model: model, seed: seed,
-		tune: func(c *hub.Config) { c.After, c.ShutdownGrace = clk.After, testGrace }}
+		tune: func(c *hub.Config) { c.AfterFunc, c.ShutdownGrace = clk.AfterFunc, testGrace }}
 	e.serve()
 	return e, model
 }

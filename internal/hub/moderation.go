@@ -76,21 +76,19 @@ func (h *Hub) Resume(ctx context.Context, id string) error {
 	return h.setPaused(ctx, id, false, "resume", "The operator resumed the table.")
 }
 
-// setPaused stores the table's paused mark, audits the change as action
-// with text, and arms the turn timer (paused) or starts what waited
+// setPaused stores the table's paused mark with the audit event of action
+// (text), in one commit: a crash between the two left a mark without its
+// audit line. Then it arms the turn timer (paused) or starts what waited
 // (resumed). Setting the mark it already has does nothing.
 func (h *Hub) setPaused(ctx context.Context, id string, paused bool, action, text string) error {
 	return h.moderate(ctx, id, action, false, func(t *table) error {
 		if t.paused == paused {
 			return nil
 		}
-		if err := t.h.cfg.Store.SetTablePaused(ctx, t.id, paused); err != nil {
+		if err := t.audit(ctx, action, text, store.Commit{Paused: &paused}); err != nil {
 			return err
 		}
 		t.paused = paused
-		if err := t.audit(ctx, action, text, store.Commit{}); err != nil {
-			return err
-		}
 		t.updateSummary()
 		if paused {
 			t.armTimer()
@@ -192,11 +190,9 @@ func (h *Hub) CloseTable(ctx context.Context, id string) error {
 		if t.closed {
 			return nil
 		}
+		// The mark commits with its audit line, as setPaused's.
 		now := t.h.cfg.Now().UTC()
-		if err := t.audit(ctx, "close", "The operator closed the table.", store.Commit{}); err != nil {
-			return err
-		}
-		if err := t.h.cfg.Store.CloseTable(ctx, t.id, now); err != nil {
+		if err := t.audit(ctx, "close", "The operator closed the table.", store.Commit{ClosedAt: &now}); err != nil {
 			return err
 		}
 		t.closed = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"tavern/internal/engine"
 	"tavern/internal/hub"
 	"tavern/internal/offline"
+	"tavern/internal/store"
 )
 
 // TestPausedSurvivesRestart: a paused table comes back paused, with its
@@ -225,5 +227,127 @@ func TestAbandonWhileItsTurnRuns(t *testing.T) {
 	defer h.Close()
 	if snap, err := h.Snapshot(ctx, tb.ID); err != nil || len(snap.Pending) != 0 {
 		t.Errorf("after restart: pending %+v (%v), want the abandoned action resolved", snap.Pending, err)
+	}
+}
+
+// markSpoiler is the store, except that while on, a commit carrying an
+// operator's mark fails inside SQLite after the mark and its audit event
+// are written in the transaction: it also archives an agent that has
+// nothing to archive (ECONFLICT).
+type markSpoiler struct {
+	hub.Store
+	on *atomic.Bool
+}
+
+func (s markSpoiler) Commit(ctx context.Context, c store.Commit) error {
+	return s.Store.Commit(ctx, s.spoil(c))
+}
+
+// Enqueue is the table's way to commit (pipeline.go).
+func (s markSpoiler) Enqueue(ctx context.Context, c store.Commit, done func(error)) error {
+	return s.Store.Enqueue(ctx, s.spoil(c), done)
+}
+
+func (s markSpoiler) spoil(c store.Commit) store.Commit {
+	if (c.Paused != nil || c.ClosedAt != nil) && s.on.Load() {
+		c.Archive = &store.Memory{Agent: "nobody", LastTurn: 1, Title: "spoiler"}
+	}
+	return c
+}
+
+// TestMarksCommitWithTheirAudit: the paused and closed marks and their
+// audit events are one commit each. When that commit fails, Pause (or
+// CloseTable) fails and the table is not paused (closed), neither live nor
+// stored nor after a restart, and no audit line was written; once it
+// succeeds, both are there after a restart.
+func TestMarksCommitWithTheirAudit(t *testing.T) {
+	ctx := context.Background()
+	var spoil atomic.Bool
+	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "tavern.db"), players: map[string]*engine.Player{}, model: offline.Narrator{}, seed: 7,
+		tune: func(c *hub.Config) { c.Store = markSpoiler{Store: c.Store, on: &spoil} }}
+	e.serve()
+	tid := e.table(hub.TableSpec{})
+	audits := func() (n int) {
+		evs, err := e.store.Events(ctx, tid, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			if ev.Kind == engine.EventSystem && ev.Data["code"] == hub.CodeModeration {
+				n++
+			}
+		}
+		return n
+	}
+	paused := func() (live, stored bool) {
+		snap, err := e.hub.Snapshot(ctx, tid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flags, err := e.store.TableFlags(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Paused, flags[tid].Paused
+	}
+	closed := func() (live, stored bool) {
+		rows, err := e.hub.AdminTables(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flags, err := e.store.TableFlags(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(rows) != 1 || rows[0].Closed, flags[tid].Closed
+	}
+
+	spoil.Store(true)
+	if err := e.hub.Pause(ctx, tid); err == nil {
+		t.Fatal("Pause succeeded though its commit failed")
+	}
+	if err := e.hub.CloseTable(ctx, tid); err == nil {
+		t.Fatal("CloseTable succeeded though its commit failed")
+	}
+	if live, stored := paused(); live || stored {
+		t.Errorf("after a failed pause: paused live %v, stored %v", live, stored)
+	}
+	if live, stored := closed(); live || stored {
+		t.Errorf("after a failed close: closed live %v, stored %v", live, stored)
+	}
+	if n := audits(); n != 0 {
+		t.Errorf("%d audit events after a failed pause and close", n)
+	}
+	e.shutdown()
+	e.open()
+	if live, _ := paused(); live {
+		t.Error("paused after a restart, though the pause failed")
+	}
+	if live, _ := closed(); live {
+		t.Error("closed after a restart, though the close failed")
+	}
+
+	spoil.Store(false)
+	if err := e.hub.Pause(ctx, tid); err != nil {
+		t.Fatal(err)
+	}
+	e.shutdown()
+	e.open()
+	if live, stored := paused(); !live || !stored {
+		t.Errorf("after a pause and a restart: paused live %v, stored %v", live, stored)
+	}
+	if n := audits(); n != 1 {
+		t.Errorf("%d audit events after one pause, want 1", n)
+	}
+	if err := e.hub.CloseTable(ctx, tid); err != nil {
+		t.Fatal(err)
+	}
+	e.shutdown()
+	e.open()
+	if live, stored := closed(); !live || !stored {
+		t.Errorf("after a close and a restart: closed live %v, stored %v", live, stored)
+	}
+	if n := audits(); n != 2 {
+		t.Errorf("%d audit events after a pause and a close, want 2", n)
 	}
 }

@@ -1,6 +1,9 @@
 package hub
 
 import (
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -63,7 +66,7 @@ func TestSpawnAfterClose(t *testing.T) {
 		t.Fatal("spawn refused on an open hub")
 	}
 	<-ran
-	// An alarm that never fires still ends with the hub.
+	// An alarm that has not fired when the hub closes never runs.
 	h.after(time.Hour, func() { t.Error("the alarm fired") })
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
@@ -76,41 +79,228 @@ func TestSpawnAfterClose(t *testing.T) {
 	}
 }
 
+// heldClock is a Config.AfterFunc whose calls wait until the test fires
+// them, each on a goroutine of its own as time.AfterFunc's.
+type heldClock struct{ calls chan *heldCall }
+
+type heldCall struct {
+	f       func()
+	stopped atomic.Bool
+}
+
+func newHeldClock() *heldClock { return &heldClock{calls: make(chan *heldCall, 16)} }
+
+func (c *heldClock) AfterFunc(_ time.Duration, f func()) Timer {
+	hc := &heldCall{f: f}
+	c.calls <- hc
+	return hc
+}
+
+func (hc *heldCall) Stop() bool { return !hc.stopped.Swap(true) }
+
+// fire runs the call as the clock would, even if stopped (a timer that
+// fired as it was stopped), and returns once it has.
+func (hc *heldCall) fire() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		hc.f()
+	}()
+	<-done
+}
+
 // TestAlarmStop: an alarm stopped before its clock fires never calls its
-// function; a running one does, once.
+// function, even if the clock's call comes anyway; a running one calls it
+// once, however often the clock calls.
 func TestAlarmStop(t *testing.T) {
-	clock := make(chan chan time.Time, 2)
-	h := New(Config{After: func(time.Duration) <-chan time.Time {
-		c := make(chan time.Time, 1)
-		clock <- c
-		return c
-	}})
+	clock := newHeldClock()
+	h := New(Config{AfterFunc: clock.AfterFunc})
 	defer h.Close()
-	called := make(chan string, 2)
-	a := h.after(time.Second, func() { called <- "stopped" })
-	fireA := <-clock
-	b := h.after(time.Second, func() { called <- "running" })
-	fireB := <-clock
+	var stoppedRan, runningRan atomic.Int32
+	a := h.after(time.Second, func() { stoppedRan.Add(1) })
+	fireA := <-clock.calls
+	b := h.after(time.Second, func() { runningRan.Add(1) })
+	fireB := <-clock.calls
 	a.Stop()
 	a.Stop()
-	fireA <- time.Time{}
-	fireB <- time.Time{}
-	select {
-	case got := <-called:
-		if got != "running" {
-			t.Fatalf("the %s alarm fired", got)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the running alarm did not fire")
+	if !fireA.stopped.Load() {
+		t.Error("Stop left the clock's timer running")
+	}
+	fireA.fire()
+	fireB.fire()
+	fireB.fire()
+	if n := stoppedRan.Load(); n != 0 {
+		t.Errorf("the stopped alarm ran %d times", n)
+	}
+	if n := runningRan.Load(); n != 1 {
+		t.Errorf("the running alarm ran %d times, want 1", n)
 	}
 	b.Stop() // after it fired: nothing happens
-	// Close waits for both alarms' goroutines: nothing can be sent after.
-	if err := h.Close(); err != nil {
+	var nilAlarm *alarm
+	nilAlarm.Stop()
+}
+
+// TestAlarmAfterClose: an alarm whose time comes once Close has begun
+// does not run, and Close waits for one that started before.
+func TestAlarmAfterClose(t *testing.T) {
+	clock := newHeldClock()
+	h := New(Config{AfterFunc: clock.AfterFunc, ShutdownGrace: time.Millisecond})
+	started, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	h.after(time.Second, func() {
+		close(started)
+		<-release
+		close(returned)
+	})
+	running := <-clock.calls
+	var lateRan atomic.Bool
+	h.after(time.Second, func() { lateRan.Store(true) })
+	late := <-clock.calls
+
+	go running.fire()
+	<-started
+	closed := make(chan error, 1)
+	go func() { closed <- h.Close() }()
+	// Close's grace period: a real timer would have fired by now.
+	(<-clock.calls).fire()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while an alarm's call ran")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if err := <-closed; err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case got := <-called:
-		t.Errorf("the %s alarm fired too", got)
+	case <-returned:
 	default:
+		t.Error("Close returned before the running call did")
+	}
+	late.fire()
+	if lateRan.Load() {
+		t.Error("an alarm ran after Close")
+	}
+}
+
+// TestAlarmDuringClose: an alarm due once Close has cancelled the hub's
+// context does not run, though Close still waits (for a socket here) and
+// goroutines may still be counted.
+func TestAlarmDuringClose(t *testing.T) {
+	clock := newHeldClock()
+	h := New(Config{AfterFunc: clock.AfterFunc})
+	if !h.trackSocket() {
+		t.Fatal("trackSocket refused on an open hub")
+	}
+	var ran atomic.Bool
+	h.after(time.Second, func() { ran.Store(true) })
+	due := <-clock.calls
+	closed := make(chan error, 1)
+	go func() { closed <- h.Close() }()
+	<-h.ctx.Done()
+	due.fire()
+	h.untrackSocket()
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if ran.Load() {
+		t.Error("an alarm ran after Close cancelled the hub")
+	}
+}
+
+// TestAlarmStopRace stops alarms of the real clock as they fire (under
+// -race: the alarm's state is shared by Stop and the clock's goroutine):
+// each runs at most once, and none is still running once Close returns.
+func TestAlarmStopRace(t *testing.T) {
+	clock := &countedClock{}
+	h := New(Config{AfterFunc: clock.AfterFunc})
+	const n = 2000
+	var runs [n]atomic.Int32
+	var running atomic.Int32
+	for i := range n {
+		a := h.after(time.Duration(i%3)*time.Microsecond, func() {
+			running.Add(1)
+			runs[i].Add(1)
+			runtime.Gosched()
+			running.Add(-1)
+		})
+		if i%2 == 0 {
+			a.Stop()
+		}
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r := running.Load(); r != 0 {
+		t.Errorf("%d alarms still running after Close", r)
+	}
+	total := func() (sum int32) {
+		for i := range n {
+			r := runs[i].Load()
+			if r > 1 {
+				t.Errorf("alarm %d ran %d times", i, r)
+			}
+			sum += r
+		}
+		return sum
+	}
+	atClose := total()
+	clock.calls.Wait() // the clock's calls still to come once Close returned
+	if after := total(); after != atClose {
+		t.Errorf("%d alarms ran after Close", after-atClose)
+	}
+}
+
+// countedClock is the real clock, counting its calls to come (calls) so
+// that a test can wait until none is left.
+type countedClock struct{ calls sync.WaitGroup }
+
+func (c *countedClock) AfterFunc(d time.Duration, f func()) Timer {
+	c.calls.Add(1)
+	return countedTimer{time.AfterFunc(d, func() {
+		defer c.calls.Done()
+		f()
+	}), c}
+}
+
+type countedTimer struct {
+	*time.Timer
+	clock *countedClock
+}
+
+func (t countedTimer) Stop() bool {
+	stopped := t.Timer.Stop()
+	if stopped {
+		t.clock.calls.Done()
+	}
+	return stopped
+}
+
+// TestAlarmsStartNoGoroutine: waiting alarms of the real clock are timers,
+// not goroutines (a goroutine each was churn under load, issue 12).
+func TestAlarmsStartNoGoroutine(t *testing.T) {
+	h := New(Config{})
+	defer h.Close()
+	before := runtime.NumGoroutine()
+	const n = 1000
+	alarms := make([]*alarm, 0, n)
+	for range n {
+		alarms = append(alarms, h.after(time.Hour, func() { t.Error("an hour passed") }))
+	}
+	if grew := runtime.NumGoroutine() - before; grew >= n/10 {
+		t.Errorf("%d waiting alarms started %d goroutines", n, grew)
+	}
+	for _, a := range alarms {
+		a.Stop()
+	}
+}
+
+// BenchmarkAlarm arms a turn timer and stops it, as a table does at every
+// change of a tactical fight's turn (armTimer).
+func BenchmarkAlarm(b *testing.B) {
+	h := New(Config{})
+	defer h.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		h.after(time.Minute, func() {}).Stop()
 	}
 }

@@ -66,6 +66,12 @@ type Commit struct {
 	Lives []ActionLife
 	// Calls are appended to the model call log.
 	Calls []LLMCall
+	// Paused, when not nil, sets the operator's paused mark on the table,
+	// and ClosedAt marks it closed at that time (ENOTFOUND if there is no
+	// such table): the operator's marks and the audit events committed
+	// with them are durable together or not at all.
+	Paused   *bool
+	ClosedAt *time.Time
 	// Chain, when not zero, links the commits of one table queued with
 	// the same value: once one of them fails, the later ones fail with
 	// ErrChainBroken and write nothing. A caller that queues a commit
