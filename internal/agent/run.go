@@ -98,9 +98,10 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	turnCtx := t.context()
 	p := &play{turn: t, tools: r.toolset(agentName), maxCalls: maxCalls, log: r.Log,
 		tc:   &ToolContext{Turn: t, State: t.State, Dice: t.Dice},
-		msgs: []Message{{Role: "user", Content: t.userMessage(), Turn: t.No}}}
+		msgs: []Message{{Role: "user", Content: t.userMessage(&turnCtx), Turn: t.No}}}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -118,7 +119,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 		}
 		msgs := make([]Message, 0, len(t.History)+len(p.msgs))
 		msgs = append(append(msgs, t.History...), p.msgs...)
-		resp, err := model.Complete(ctx, Request{Agent: agentName, System: system, Messages: msgs, Tools: specs, OnDelta: t.OnDelta})
+		resp, err := model.Complete(ctx, Request{Agent: agentName, System: system, Messages: msgs, Tools: specs, Turn: &turnCtx, OnDelta: t.OnDelta})
 		if err != nil {
 			return Result{}, fmt.Errorf("%w: model: %w", ErrTurnFailed, err)
 		}
