@@ -8,6 +8,7 @@ import (
 	"tavern/internal/agent"
 	"tavern/internal/engine"
 	"tavern/internal/offline"
+	"tavern/internal/store"
 )
 
 // BenchmarkOfflineTurn is the agent side of one turn job: the runner and
@@ -17,19 +18,74 @@ import (
 // a goblin's turn in the fight at the old mill, and a look around before
 // it.
 func BenchmarkOfflineTurn(b *testing.B) {
-	s := newBenchGame(b)
+	s, look, attack, npc := playToTheFight(b)
+	for _, bc := range []struct {
+		name string
+		turn *benchTurn
+	}{{"combat-attack", attack}, {"combat-npc", npc}, {"narrative-look", look}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				tn := bc.turn.fresh()
+				b.StartTimer()
+				if _, err := s.r.Run(context.Background(), tn); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTurnWindow is the history side of a turn job, as the hub does
+// it around each turn: the window of an agent's active history (its last
+// memories, then the recent turns sanitised and stripped of their state),
+// and the extractive memory of the turns archived when it overflows.
+func BenchmarkTurnWindow(b *testing.B) {
+	s, _, _, _ := playToTheFight(b)
+	var w agent.WindowConfig
+	active := s.history[engine.AgentCombat]
+	var mems []store.Memory
+	for i := 0; i+10 <= len(active) && len(mems) < 3; i += 10 {
+		mems = append(mems, agent.Summarize(context.Background(), nil, engine.AgentCombat, active[i:i+10], nil))
+	}
+	archive, _ := w.Split(active)
+	if len(mems) < 3 || len(archive) == 0 {
+		b.Fatalf("%d memories and %d messages to archive; want a history that overflows", len(mems), len(archive))
+	}
+	b.Run("context", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, keep := w.Split(active)
+			w.Context(mems, keep, nil)
+		}
+	})
+	b.Run("archive", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			agent.Summarize(context.Background(), nil, engine.AgentCombat, archive, nil)
+		}
+	})
+}
+
+// playToTheFight plays a party of four around the village to the old mill
+// and into the fight there, keeping three turns to play again: a look
+// around the mill, then, in the second round, a player's attack and a
+// goblin's turn.
+func playToTheFight(tb testing.TB) (g *benchGame, look, attack, npc *benchTurn) {
+	tb.Helper()
+	s := newBenchGame(tb)
 	s.play(agent.TurnPlayer, s.st.Party[0], "I look around")
 	s.play(agent.TurnPlayer, s.st.Party[1], "I go to the Crooked Lantern inn")
 	s.play(agent.TurnPlayer, s.st.Party[2], "I ask Maren about the goblins and the lantern")
 	s.play(agent.TurnPlayer, s.st.Party[3], "back to the square")
 	s.play(agent.TurnPlayer, s.st.Party[0], "go to the old mill")
-	look := s.snapshot(agent.TurnPlayer, s.st.Party[1], "I look around")
+	look = s.snapshot(agent.TurnPlayer, s.st.Party[1], "I look around")
 	s.play(agent.TurnPlayer, s.st.Party[0], "I attack Snikket!")
-	var attack, npc *benchTurn
 	for i := 0; attack == nil || npc == nil; i++ {
 		cb := s.st.Game.Combat
 		if i > 40 || cb == nil || cb.Ending != "" {
-			b.Fatal("the fight ended before both kinds of turn were seen")
+			tb.Fatal("the fight ended before both kinds of turn were seen")
 		}
 		switch cur := cb.Current(); {
 		case cur.Kind == engine.KindBookend:
@@ -47,22 +103,7 @@ func BenchmarkOfflineTurn(b *testing.B) {
 			s.play(agent.TurnPlayer, pc, "I strike at the nearest goblin")
 		}
 	}
-	for _, bc := range []struct {
-		name string
-		turn *benchTurn
-	}{{"combat-attack", attack}, {"combat-npc", npc}, {"narrative-look", look}} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				tn := bc.turn.fresh()
-				b.StartTimer()
-				if _, err := s.r.Run(context.Background(), tn); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	return s, look, attack, npc
 }
 
 // benchGame plays turns the way the hub does, keeping each agent's active
