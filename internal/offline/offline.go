@@ -29,7 +29,9 @@ import (
 // would: it parses intent (attack, move, look, talk, take, inventory,
 // defend, flee), plays NPC turns by their tactics, and varies its
 // narration with a hash of the turn, so the same turn always reads the
-// same. Safe for concurrent use: it keeps no state between calls.
+// same. In process it takes the turn's context from Request.Turn rather
+// than decoding the block on every call (see parseTurn). Safe for
+// concurrent use: it keeps no state between calls.
 type Narrator struct{}
 
 // Name implements agent.Model.
