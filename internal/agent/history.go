@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 )
 
 // Sanitize returns msgs made valid for the Chat Completions API, the second
@@ -46,18 +47,15 @@ func Sanitize(msgs []Message, log *slog.Logger) []Message {
 			for end < len(msgs) && msgs[end].Role == "tool" {
 				end++
 			}
-			answered := map[string]bool{}
-			for _, r := range msgs[i+1 : end] {
-				answered[r.ToolCallID] = true
-			}
+			// A turn makes a few calls: scans, not maps (this runs before
+			// every turn, over the whole window).
+			results := msgs[i+1 : end]
 			kept := make([]ToolCall, 0, len(m.ToolCalls))
-			calls := map[string]bool{}
 			for _, c := range m.ToolCalls {
-				if c.ID == "" || !answered[c.ID] || calls[c.ID] {
+				if c.ID == "" || !hasResult(results, c.ID) || hasCall(kept, c.ID) {
 					log.Warn("history: dropped unanswered tool call", "tool", c.Function.Name, "id", c.ID, "index", i)
 					continue
 				}
-				calls[c.ID] = true
 				kept = append(kept, c)
 			}
 			m.ToolCalls = kept
@@ -69,13 +67,11 @@ func Sanitize(msgs []Message, log *slog.Logger) []Message {
 			} else {
 				log.Warn("history: dropped empty assistant message", "index", i)
 			}
-			for j := i + 1; j < end; j++ {
-				r := msgs[j]
-				if !calls[r.ToolCallID] {
-					log.Warn("history: dropped orphaned tool result", "id", r.ToolCallID, "index", j)
+			for j, r := range results {
+				if !hasCall(kept, r.ToolCallID) || hasResult(results[:j], r.ToolCallID) { // a second result for one call is an orphan too
+					log.Warn("history: dropped orphaned tool result", "id", r.ToolCallID, "index", i+1+j)
 					continue
 				}
-				delete(calls, r.ToolCallID) // a second result for one call is an orphan too
 				out = append(out, r)
 			}
 			i = end - 1
@@ -84,6 +80,16 @@ func Sanitize(msgs []Message, log *slog.Logger) []Message {
 		}
 	}
 	return out
+}
+
+// hasResult reports whether one of results answers the call id.
+func hasResult(results []Message, id string) bool {
+	return slices.ContainsFunc(results, func(r Message) bool { return r.ToolCallID == id })
+}
+
+// hasCall reports whether one of calls has the id.
+func hasCall(calls []ToolCall, id string) bool {
+	return slices.ContainsFunc(calls, func(c ToolCall) bool { return c.ID == id })
 }
 
 // Valid reports whether msgs is a valid conversation for the Chat

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"tavern/internal/engine"
 	"tavern/internal/store"
@@ -310,7 +311,8 @@ func wordSet(words string) map[string]bool {
 // each narration, the keywords from the most frequent names and words.
 func extractive(transcript string, first, last int) (string, string, []string) {
 	lines := strings.Split(transcript, "\n")
-	title := fmt.Sprintf("Turns %d-%d", first, last)
+	untitled := fmt.Sprintf("Turns %d-%d", first, last)
+	title := untitled
 	var sentences []string
 	count := map[string]int{}
 	firstSeen := map[string]int{}
@@ -321,7 +323,7 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 				s = s[:i+1]
 			}
 			sentences = append(sentences, s)
-		} else if !strings.HasPrefix(l, "[") && title == fmt.Sprintf("Turns %d-%d", first, last) && l != "" {
+		} else if !strings.HasPrefix(l, "[") && title == untitled && l != "" {
 			title = abbrev(l, 70)
 		}
 		if strings.HasPrefix(l, "[") {
@@ -329,14 +331,14 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 		}
 		for _, w := range strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' && r != '\'' }) {
 			lw := strings.ToLower(strings.Trim(w, "-'"))
-			if len([]rune(lw)) < 4 || memoryStopwords[lw] {
+			if utf8.RuneCountInString(lw) < 4 || memoryStopwords[lw] {
 				continue
 			}
 			if _, ok := firstSeen[lw]; !ok {
 				firstSeen[lw] = len(firstSeen)
 			}
 			count[lw]++
-			if unicode.IsUpper([]rune(w)[0]) {
+			if r, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
 				count[lw]++ // names weigh more
 			}
 		}
@@ -345,17 +347,25 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 	if summary == "" {
 		summary = "Nothing was narrated."
 	}
-	words := make([]string, 0, len(count))
-	for w := range count {
-		words = append(words, w)
+	type seen struct {
+		word         string
+		count, first int
 	}
-	sort.Slice(words, func(i, j int) bool {
-		if count[words[i]] != count[words[j]] {
-			return count[words[i]] > count[words[j]]
+	ranked := make([]seen, 0, len(count))
+	for w, n := range count {
+		ranked = append(ranked, seen{w, n, firstSeen[w]})
+	}
+	sort.Slice(ranked, func(i, j int) bool {
+		if ranked[i].count != ranked[j].count {
+			return ranked[i].count > ranked[j].count
 		}
-		return firstSeen[words[i]] < firstSeen[words[j]]
+		return ranked[i].first < ranked[j].first
 	})
-	return title, summary, words[:min(8, len(words))]
+	words := make([]string, 0, min(8, len(ranked)))
+	for _, r := range ranked[:cap(words)] {
+		words = append(words, r.word)
+	}
+	return title, summary, words
 }
 
 // DecodeMessages turns stored history rows into messages (each with its

@@ -64,6 +64,13 @@ type Request struct {
 	System   string
 	Messages []Message
 	Tools    []ToolSpec
+	// Turn, if set, is the context of the turn being played, the value the
+	// <context> block of its user message was written from, so that a
+	// model in this process (the offline narrator) reads it without
+	// decoding that JSON on every call. Every call of the turn shares it:
+	// read only. It is not part of the conversation: a model that sends
+	// the messages elsewhere ignores it.
+	Turn *TurnContext
 	// OnDelta, if set, receives narration text as it streams.
 	OnDelta func(text string)
 }

@@ -98,9 +98,10 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	turnCtx := t.context()
 	p := &play{turn: t, tools: r.toolset(agentName), maxCalls: maxCalls, log: r.Log,
 		tc:   &ToolContext{Turn: t, State: t.State, Dice: t.Dice},
-		msgs: []Message{{Role: "user", Content: t.userMessage(), Turn: t.No}}}
+		msgs: []Message{{Role: "user", Content: t.userMessage(&turnCtx), Turn: t.No}}}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -112,13 +113,18 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	if model == nil {
 		return fail("no model is configured for the %s agent", agentName)
 	}
+	// Each call sends the history and the turn so far; the turn's messages
+	// only grow, so one buffer serves every call (what an earlier call was
+	// given is rewritten with the same messages). Room for the turn message
+	// and three calls with their results: most turns never regrow it.
+	msgs := make([]Message, 0, len(t.History)+8)
+	msgs = append(msgs, t.History...)
 	for p.tc.Output == nil {
 		if p.errs > retries {
 			return fail("%d invalid responses from the model", p.errs)
 		}
-		msgs := make([]Message, 0, len(t.History)+len(p.msgs))
-		msgs = append(append(msgs, t.History...), p.msgs...)
-		resp, err := model.Complete(ctx, Request{Agent: agentName, System: system, Messages: msgs, Tools: specs, OnDelta: t.OnDelta})
+		msgs = append(msgs[:len(t.History)], p.msgs...)
+		resp, err := model.Complete(ctx, Request{Agent: agentName, System: system, Messages: msgs, Tools: specs, Turn: &turnCtx, OnDelta: t.OnDelta})
 		if err != nil {
 			return Result{}, fmt.Errorf("%w: model: %w", ErrTurnFailed, err)
 		}

@@ -40,6 +40,7 @@ func (t *Tool) Spec() ToolSpec {
 type Toolset struct {
 	tools []*Tool
 	by    map[string]*Tool
+	specs []ToolSpec
 }
 
 // NewToolset builds a toolset from tools, in order.
@@ -48,6 +49,7 @@ func NewToolset(tools ...*Tool) *Toolset {
 	for _, t := range tools {
 		r.tools = append(r.tools, t)
 		r.by[t.Name] = t
+		r.specs = append(r.specs, t.Spec())
 	}
 	return r
 }
@@ -59,14 +61,9 @@ func (r *Toolset) Get(name string) (*Tool, bool) {
 }
 
 // Specs returns the schemas in toolset order (stable, so the prompt prefix
-// is byte-identical from call to call).
-func (r *Toolset) Specs() []ToolSpec {
-	out := make([]ToolSpec, 0, len(r.tools))
-	for _, t := range r.tools {
-		out = append(out, t.Spec())
-	}
-	return out
-}
+// is byte-identical from call to call). They are made once, with the
+// toolset, and shared by every call: the caller must not modify them.
+func (r *Toolset) Specs() []ToolSpec { return r.specs }
 
 // Names lists tool names, sorted.
 func (r *Toolset) Names() []string {

@@ -19,7 +19,9 @@ func TestStartMessageWithAndWithoutBackstory(t *testing.T) {
 		{"I carry my father's old sword.", []string{"Read the backstory", "create_item_for_player", "<player_words>\nI carry my father's old sword.\n</player_words>"}, []string{"no backstory"}},
 		{"  \n", []string{"no backstory", "arrival", "their class", "invent no heirlooms or relatives"}, []string{"<player_words>", "Read the backstory", "create_item_for_player"}},
 	} {
-		msg := (&Turn{No: 1, Kind: TurnStart, State: st, Dice: d, Actor: aldric, Text: tc.backstory}).userMessage()
+		tn := &Turn{No: 1, Kind: TurnStart, State: st, Dice: d, Actor: aldric, Text: tc.backstory}
+		turnCtx := tn.context()
+		msg := tn.userMessage(&turnCtx)
 		for _, w := range tc.want {
 			if !strings.Contains(msg, w) {
 				t.Errorf("backstory %q: the message lacks %q:\n%s", tc.backstory, w, msg)

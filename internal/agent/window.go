@@ -1,8 +1,8 @@
 package agent
 
 import (
-	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 
 	"tavern/internal/store"
@@ -56,15 +56,20 @@ func EstimateTokens(m Message) int {
 // number. Messages with Turn 0 (unknown) start a new turn at each user
 // message. The cut points of the history are the boundaries between these
 // groups only, so an assistant message with tool calls is never separated
-// from its results (seed 004's long-term fix).
+// from its results (seed 004's long-term fix). The groups are subslices
+// of msgs, each capped at its end (appending to one copies it).
 func Turns(msgs []Message) [][]Message {
 	var out [][]Message
+	start := 0
 	for i, m := range msgs {
-		newTurn := i == 0 || m.Turn != msgs[i-1].Turn || (m.Turn == 0 && m.Role == "user")
+		newTurn := i > 0 && (m.Turn != msgs[i-1].Turn || (m.Turn == 0 && m.Role == "user"))
 		if newTurn {
-			out = append(out, nil)
+			out = append(out, msgs[start:i:i])
+			start = i
 		}
-		out[len(out)-1] = append(out[len(out)-1], m)
+	}
+	if len(msgs) > 0 {
+		out = append(out, msgs[start:len(msgs):len(msgs)])
 	}
 	return out
 }
@@ -143,15 +148,7 @@ func (c WindowConfig) Context(memories []store.Memory, window []Message, log *sl
 		memories = memories[len(memories)-c.Summaries:]
 	}
 	if len(memories) > 0 {
-		var b strings.Builder
-		b.WriteString("Memories of earlier play at this table, oldest first (search_memories and recall_session_details find more):")
-		for _, m := range memories {
-			fmt.Fprintf(&b, "\n- Session %d (turns %d-%d) %s: %s", m.ID, m.FirstTurn, m.LastTurn, m.Title, m.Summary)
-			if len(m.Keywords) > 0 {
-				fmt.Fprintf(&b, " [keywords: %s]", strings.Join(m.Keywords, ", "))
-			}
-		}
-		out = append(out, Message{Role: "system", Content: b.String()})
+		out = append(out, Message{Role: "system", Content: memoriesMessage(memories)})
 	}
 	for _, m := range Sanitize(window, log) {
 		if m.Role == "user" {
@@ -160,4 +157,31 @@ func (c WindowConfig) Context(memories []store.Memory, window []Message, log *sl
 		out = append(out, m)
 	}
 	return out
+}
+
+// memoriesMessage renders the memories the window starts with. It runs
+// before every turn: appends, not fmt.
+func memoriesMessage(memories []store.Memory) string {
+	b := []byte("Memories of earlier play at this table, oldest first (search_memories and recall_session_details find more):")
+	for _, m := range memories {
+		b = append(b, "\n- Session "...)
+		b = strconv.AppendInt(b, m.ID, 10)
+		b = append(b, " (turns "...)
+		b = strconv.AppendInt(b, int64(m.FirstTurn), 10)
+		b = append(b, '-')
+		b = strconv.AppendInt(b, int64(m.LastTurn), 10)
+		b = append(append(append(append(b, ") "...), m.Title...), ": "...), m.Summary...)
+		for i, k := range m.Keywords {
+			if i == 0 {
+				b = append(b, " [keywords: "...)
+			} else {
+				b = append(b, ", "...)
+			}
+			b = append(b, k...)
+		}
+		if len(m.Keywords) > 0 {
+			b = append(b, ']')
+		}
+	}
+	return string(b)
 }

@@ -18,8 +18,7 @@ func (t *offlineTurn) narrativeFollowUp(l step) agent.ToolCall {
 		msg := strings.TrimPrefix(l.Result, "Error: ")
 		return t.respond(t.pick("err", "That does not work out. ", "Not so fast. ")+msg, t.hints())
 	}
-	var res map[string]any
-	_ = json.Unmarshal([]byte(l.Result), &res)
+	// Only the results read below are decoded: a look's is the whole place.
 	switch l.Name {
 	case "get_npcs_at_location", "update_npc_behavior":
 		if moved, ok := t.stepNamed("move_party"); ok {
@@ -36,11 +35,12 @@ func (t *offlineTurn) narrativeFollowUp(l step) agent.ToolCall {
 	case "look":
 		return t.respond(t.describeHere(), t.hints())
 	case "pickup_item":
+		res := decodeStep[map[string]any](l)
 		return t.respond(fmt.Sprintf("%s %s %s.", res["by"], t.pick("take", "picks up", "stows away", "takes"), strings.ToLower(fmt.Sprint(res["picked_up"]))), t.hints())
 	case "get_player_info":
-		return t.respond(sheet(res), t.hints())
+		return t.respond(sheet(decodeStep[map[string]any](l)), t.hints())
 	case "get_npc_info":
-		return t.respond(t.dialogue(res), t.hints())
+		return t.respond(t.dialogue(decodeStep[map[string]any](l)), t.hints())
 	}
 	return t.respond(t.ambient(), t.hints())
 }

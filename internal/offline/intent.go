@@ -24,7 +24,6 @@ var (
 	reInv    = regexp.MustCompile(`\b(inventory|my gear|my items|my pack|backpack|check myself|my wounds|status)\b`)
 	reQuest  = regexp.MustCompile(`\b(quest|job|work|help|lantern|goblin|goblins|task|reward|trouble|rumou?r|news)\b`)
 	reTrade  = regexp.MustCompile(`\b(buy|sell|trade|wares|price|potion|shop)\b`)
-	reToken  = regexp.MustCompile(`[a-z0-9]+`)
 )
 
 var (
@@ -44,15 +43,21 @@ var stopwords = map[string]bool{"the": true, "and": true, "to": true, "a": true,
 	"with": true, "my": true, "his": true, "her": true, "into": true, "in": true, "on": true, "i": true, "we": true,
 	"our": true, "back": true, "path": true, "way": true, "for": true, "from": true}
 
+// tokens returns the words of s that say something: its runs of ASCII
+// letters and digits, lower-cased, but for stopwords and single letters.
+// (A scan, not a regular expression: it runs for every name the player's
+// words are matched against.)
 func tokens(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range reToken.FindAllString(strings.ToLower(s), -1) {
+	for w := range strings.FieldsFuncSeq(strings.ToLower(s), notWordByte) {
 		if !stopwords[w] && len(w) > 1 {
 			out[w] = true
 		}
 	}
 	return out
 }
+
+func notWordByte(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }
 
 // score counts the words of the player's text found in any of names.
 func score(words map[string]bool, names ...string) int {

@@ -29,7 +29,9 @@ import (
 // would: it parses intent (attack, move, look, talk, take, inventory,
 // defend, flee), plays NPC turns by their tactics, and varies its
 // narration with a hash of the turn, so the same turn always reads the
-// same. Safe for concurrent use: it keeps no state between calls.
+// same. In process it takes the turn's context from Request.Turn rather
+// than decoding the block on every call (see parseTurn). Safe for
+// concurrent use: it keeps no state between calls.
 type Narrator struct{}
 
 // Name implements agent.Model.
@@ -61,7 +63,7 @@ func (Narrator) Complete(ctx context.Context, req agent.Request) (agent.Response
 	if err := ctx.Err(); err != nil {
 		return agent.Response{}, err
 	}
-	t, err := parseTurn(req.Messages)
+	t, err := parseTurn(req)
 	if err != nil {
 		return agent.Response{}, err
 	}
@@ -103,7 +105,13 @@ func chunks(s string) []string {
 	return out
 }
 
-func parseTurn(msgs []agent.Message) (*offlineTurn, error) {
+// parseTurn reads the turn from the request: the last turn message and
+// the tool calls and results after it. The turn's context is the one the
+// runner hands in-process when there is one (the same value its <context>
+// block was written from), else the block decoded: a narrator driven by
+// the chat messages alone (as through the HTTP fake) reads the same turn.
+func parseTurn(req agent.Request) (*offlineTurn, error) {
+	msgs := req.Messages
 	u := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == "user" && agent.IsTurnMessage(msgs[i].Content) {
@@ -115,9 +123,13 @@ func parseTurn(msgs []agent.Message) (*offlineTurn, error) {
 		return nil, fmt.Errorf("offline narrator: no turn message")
 	}
 	t := &offlineTurn{}
-	var err error
-	if t.Ctx, t.Words, err = agent.ReadTurnMessage(msgs[u].Content); err != nil {
-		return nil, fmt.Errorf("offline narrator: %w", err)
+	if req.Turn != nil {
+		t.Ctx, t.Words = *req.Turn, agent.TurnWords(msgs[u].Content)
+	} else {
+		var err error
+		if t.Ctx, t.Words, err = agent.ReadTurnMessage(msgs[u].Content); err != nil {
+			return nil, fmt.Errorf("offline narrator: %w", err)
+		}
 	}
 	results := map[string]agent.Message{}
 	for _, m := range msgs[u+1:] {
