@@ -44,14 +44,19 @@ import (
 // readConns is the size of the read pool.
 const readConns = 4
 
+// busyTimeout is how long, in ms, a connection waits for a lock another
+// holds.
+const busyTimeout = "5000"
+
 // pragmas apply to every connection. modernc honours only the
 // _pragma=name(value) form; busy_timeout is applied first by the driver.
-const pragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+const pragmas = "_pragma=busy_timeout(" + busyTimeout + ")&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
 
 const (
 	// IMMEDIATE takes the write lock at BEGIN, so a transaction never fails
-	// with SQLITE_BUSY when it upgrades from reading to writing.
-	writerParams = pragmas + "&_txlock=immediate"
+	// with SQLITE_BUSY when it upgrades from reading to writing. The
+	// checkpointer, not the writer's commits, checkpoints (checkpoint.go).
+	writerParams = pragmas + "&_txlock=immediate&_pragma=wal_autocheckpoint(0)"
 	// query_only makes a write sent to the read pool by mistake fail at once
 	// instead of racing the writer for the lock.
 	readerParams = pragmas + "&_pragma=query_only(1)"
@@ -70,7 +75,8 @@ type DB struct {
 	// now stamps updated_at, created_at of messages and resolved_at.
 	now func() time.Time
 
-	committer *committer
+	committer    *committer
+	checkpointer *checkpointer
 
 	closeOnce sync.Once
 	closeErr  error
@@ -84,6 +90,10 @@ type DB struct {
 // DBs may open the same file; SQLite's lock serialises their writes. The
 // caller must Close the DB.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return open(ctx, path, defaultCheckpoints)
+}
+
+func open(ctx context.Context, path string, limits checkpointLimits) (*DB, error) {
 	if path == "" || strings.HasPrefix(path, ":memory:") || strings.HasPrefix(path, "file:") || strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("open db %q: want a plain file path", path)
 	}
@@ -104,6 +114,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxOpenConns(readConns)
 	r.SetMaxIdleConns(readConns)
 	d := &DB{writer: w, reader: r, stmts: map[string]*sql.Stmt{}, now: time.Now}
+	if d.checkpointer, err = newCheckpointer(path, limits); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
 	if err := d.migrate(ctx); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
@@ -116,15 +130,19 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return d, nil
 }
 
-// Close closes both pools, after the calls already running finish; calls
-// made after Close fail. It is safe to call more than once: later calls
-// return the first call's error.
+// Close closes both pools, after the calls already running finish, and
+// leaves the file checkpointed (its WAL empty); calls made after Close
+// fail. It is safe to call more than once: later calls return the first
+// call's error.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
 		if d.committer != nil {
 			d.committer.close() // finishes the queued commits first
 		}
 		var errs []error
+		if d.checkpointer != nil {
+			errs = append(errs, d.checkpointer.close())
+		}
 		for _, s := range d.stmts {
 			errs = append(errs, s.Close())
 		}
@@ -160,6 +178,7 @@ func (d *DB) prepare(ctx context.Context) error {
 // write runs fn in one IMMEDIATE transaction on the writer and commits it,
 // or rolls it back if fn fails.
 func (d *DB) write(ctx context.Context, fn func(w *writeTx) error) error {
+	d.checkpointer.restartWAL(ctx, d.writer)
 	tx, err := d.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -174,10 +193,22 @@ func (d *DB) write(ctx context.Context, fn func(w *writeTx) error) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	d.countWAL(ctx)
 	for _, f := range w.committed {
 		f()
 	}
 	return nil
+}
+
+// countWAL tells the checkpointer how many pages the writer's last
+// transactions put in the WAL. A failure to read the count only delays the
+// next checkpoint.
+func (d *DB) countWAL(ctx context.Context) {
+	n, err := walPagesWritten(ctx, d.writer)
+	if err != nil {
+		return
+	}
+	d.checkpointer.wrote(n)
 }
 
 // read runs fn in one read transaction on the read pool, so all of its

@@ -26,7 +26,11 @@ func (d *DB) writeTxFunc(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	d.countWAL(ctx)
+	return nil
 }
 
 // ActiveHistory returns the messages of an agent's history at a table that
