@@ -87,7 +87,7 @@ func (d *DB) History(ctx context.Context, tableID, agent string, n int) ([]store
 	}
 	// One more than asked: the message before the window tells whether the
 	// window starts a turn.
-	q := "SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? ORDER BY id DESC LIMIT ?"
+	q := "SELECT turn, body FROM (" + wholeHistory + ") ORDER BY id DESC LIMIT ?3"
 	out, err := scanMessages(ctx, d.reader, agent, q, []any{tableID, agent, n + 1})
 	if err != nil {
 		return nil, fmt.Errorf("%s history of table %s: %w", agent, tableID, err)

@@ -65,12 +65,20 @@ func (d *DB) ActiveHistory(ctx context.Context, tableID, agentName string, limit
 // archived or not, oldest first (for the export).
 func (d *DB) AllHistory(ctx context.Context, tableID, agentName string) ([]store.AgentMessage, error) {
 	out, err := scanMessages(ctx, d.reader, agentName,
-		"SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? ORDER BY id", []any{tableID, agentName})
+		"SELECT turn, body FROM ("+wholeHistory+") ORDER BY id", []any{tableID, agentName})
 	if err != nil {
 		return nil, fmt.Errorf("%s history of table %s: %w", agentName, tableID, err)
 	}
 	return out, nil
 }
+
+// wholeHistory selects (id, turn, body) of every message of the history
+// of table ?1's agent ?2, unordered: the archived ones through their
+// memories, the active ones through the partial index (migration 0008).
+const wholeHistory = `SELECT id, turn, body FROM agent_messages
+WHERE memory_id IN (SELECT id FROM memories WHERE table_id = ?1 AND agent = ?2)
+UNION ALL
+SELECT id, turn, body FROM agent_messages WHERE table_id = ?1 AND agent = ?2 AND memory_id IS NULL`
 
 func scanMessages(ctx context.Context, q querier, agentName, query string, args []any) ([]store.AgentMessage, error) {
 	var out []store.AgentMessage
