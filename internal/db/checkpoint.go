@@ -26,12 +26,13 @@ import (
 // stream of commits that moment may never come, and a RESTART checkpoint
 // from the checkpointer's connection would starve: it must take the write
 // lock, which the writer takes again microseconds after each commit. So
-// once a PASSIVE checkpoint finds maxPages frames in the WAL, the writer
-// itself runs a RESTART checkpoint before its next transaction (restartWAL):
-// it copies the few frames written since the PASSIVE one, waits for the
-// readers of old frames to finish (restartWait), and the transaction after
-// it writes the WAL from its start. Close runs a TRUNCATE checkpoint: the
-// file it leaves needs no WAL.
+// once the WAL holds maxPages frames, the writer itself runs a RESTART
+// checkpoint before its next transaction (restartWAL): it waits for a
+// PASSIVE checkpoint under way to finish, copies the frames written since,
+// waits at most restartWait for the readers of old frames, and the
+// transaction after it writes the WAL from its start. That bounds the WAL
+// near maxPages whatever the fsyncs of the checkpointer take. Close runs a
+// TRUNCATE checkpoint: the file it leaves needs no WAL.
 
 // checkpointLimits are the checkpointer's thresholds, in WAL pages (frames).
 type checkpointLimits struct {
@@ -40,9 +41,8 @@ type checkpointLimits struct {
 }
 
 // defaultCheckpoints checkpoint as often as SQLite's default
-// (wal_autocheckpoint=1000 pages, 4 MiB); the WAL is bounded near 32 MiB
-// (8,000 pages) plus what is written while a checkpoint runs, and
-// 1,000 pages more each time readers hold the RESTART off.
+// (wal_autocheckpoint=1000 pages, 4 MiB) and bound the WAL near 32 MiB
+// (8,000 pages).
 var defaultCheckpoints = checkpointLimits{pages: 1000, maxPages: 8000}
 
 // checkpointer runs the WAL checkpoints of one DB on its own connection.
@@ -50,15 +50,16 @@ type checkpointer struct {
 	db     *sql.DB
 	limits checkpointLimits
 	// written counts the pages the writer put in the WAL since the last
-	// checkpoint started.
-	written atomic.Int64
-	// restartDue asks the writer to run a RESTART checkpoint before its
-	// next transaction.
-	restartDue atomic.Bool
-	kick       chan struct{}
-	stop       chan struct{}
-	wg         sync.WaitGroup
-	once       sync.Once
+	// PASSIVE checkpoint started; walPages is the WAL's length, as the
+	// last checkpoint found it plus the pages written since.
+	written, walPages atomic.Int64
+	// mu runs one checkpoint at a time: a RESTART one started while a
+	// PASSIVE one runs would give up at once (SQLITE_BUSY).
+	mu   sync.Mutex
+	kick chan struct{}
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
 }
 
 // newCheckpointer opens the checkpointer's connection to path and starts
@@ -82,6 +83,7 @@ func newCheckpointer(path string, limits checkpointLimits) (*checkpointer, error
 // wrote records n more pages in the WAL and wakes the checkpointer once
 // they pass its threshold. It never blocks.
 func (c *checkpointer) wrote(n int64) {
+	c.walPages.Add(n)
 	if c.written.Add(n) < c.limits.pages {
 		return
 	}
@@ -97,15 +99,20 @@ func (c *checkpointer) run() {
 		case <-c.stop:
 			return
 		case <-c.kick:
-			c.written.Store(0)
-			// An error (of the disk, say) is not reported: the next kick
-			// tries again, and meanwhile the WAL grows up to maxPages
-			// before the writer checkpoints.
-			_, log, err := checkpoint(context.Background(), c.db, "PASSIVE")
-			if err == nil && log >= c.limits.maxPages {
-				c.restartDue.Store(true)
-			}
+			c.passive()
 		}
+	}
+}
+
+// passive runs a PASSIVE checkpoint. An error (of the disk, say) is not
+// reported: the next one tries again, and the writer's RESTART bounds the
+// WAL meanwhile.
+func (c *checkpointer) passive() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.written.Store(0)
+	if _, log, err := checkpoint(context.Background(), c.db, "PASSIVE"); err == nil {
+		c.walPages.Store(log + c.written.Load())
 	}
 }
 
@@ -126,28 +133,42 @@ type queryRower interface {
 
 // restartWait bounds how long the writer's RESTART checkpoint waits for
 // the readers of old frames (its busy_timeout, in ms): past it, the
-// checkpoint gives up, the writer goes on, and the next PASSIVE checkpoint
-// asks again. A steady stream of readers can starve it for the whole
-// busy_timeout otherwise (seconds, in TestWALStaysBounded).
+// checkpoint gives up, the writer goes on, and tries again once
+// checkpointLimits.pages more pages are written. A steady stream of
+// readers can starve it for the whole busy_timeout otherwise (seconds, in
+// TestWALStaysBounded).
 const restartWait = 100
 
-// restartWAL runs the writer's RESTART checkpoint if the checkpointer
-// asked for one. Call it on the writer between transactions.
+// restartWAL runs the writer's RESTART checkpoint once the WAL holds
+// maxPages frames. Call it on the writer between transactions.
 func (c *checkpointer) restartWAL(ctx context.Context, writer *sql.DB) {
-	if !c.restartDue.Swap(false) {
+	if c.walPages.Load() < c.limits.maxPages {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.restart(ctx, writer) {
+		c.walPages.Store(0)
+	} else {
+		c.walPages.Store(c.limits.maxPages - c.limits.pages)
+	}
+}
+
+// restart runs a RESTART checkpoint on the writer's connection and reports
+// whether it finished.
+func (c *checkpointer) restart(ctx context.Context, writer *sql.DB) bool {
 	conn, err := writer.Conn(ctx)
 	if err != nil {
-		return
+		return false
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", restartWait)); err != nil {
-		return
+		return false
 	}
-	_, _, _ = checkpoint(ctx, conn, "RESTART") // busy or failed: asked again after the next PASSIVE one
+	busy, _, err := checkpoint(ctx, conn, "RESTART")
 	// The writer's usual wait; if this fails, the connection is broken.
 	conn.ExecContext(ctx, "PRAGMA busy_timeout = "+busyTimeout)
+	return !busy && err == nil
 }
 
 // close stops the goroutine, runs a last TRUNCATE checkpoint (the writer
