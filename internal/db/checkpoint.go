@@ -27,12 +27,13 @@ import (
 // from the checkpointer's connection would starve: it must take the write
 // lock, which the writer takes again microseconds after each commit. So
 // once the WAL holds maxPages frames, the writer itself runs a RESTART
-// checkpoint before its next transaction (restartWAL): it waits for a
-// PASSIVE checkpoint under way to finish, copies the frames written since,
-// waits at most restartWait for the readers of old frames, and the
-// transaction after it writes the WAL from its start. That bounds the WAL
-// near maxPages whatever the fsyncs of the checkpointer take. Close runs a
-// TRUNCATE checkpoint: the file it leaves needs no WAL.
+// checkpoint before its next transaction (restartWAL), when no PASSIVE one
+// runs (past twice maxPages, it waits for it): it copies the frames written
+// since the last checkpoint, waits at most restartWait for the readers of
+// old frames, and the transaction after it writes the WAL from its start.
+// That bounds the WAL near twice maxPages whatever the fsyncs of the
+// checkpointer take. Close runs a TRUNCATE checkpoint: the file it leaves
+// needs no WAL.
 
 // checkpointLimits are the checkpointer's thresholds, in WAL pages (frames).
 type checkpointLimits struct {
@@ -41,7 +42,7 @@ type checkpointLimits struct {
 }
 
 // defaultCheckpoints checkpoint as often as SQLite's default
-// (wal_autocheckpoint=1000 pages, 4 MiB) and bound the WAL near 32 MiB
+// (wal_autocheckpoint=1000 pages, 4 MiB) and restart the WAL past 32 MiB
 // (8,000 pages).
 var defaultCheckpoints = checkpointLimits{pages: 1000, maxPages: 8000}
 
@@ -140,12 +141,21 @@ type queryRower interface {
 const restartWait = 100
 
 // restartWAL runs the writer's RESTART checkpoint once the WAL holds
-// maxPages frames. Call it on the writer between transactions.
+// maxPages frames. While a PASSIVE checkpoint runs it tries again at the
+// next transaction (the RESTART then has little left to copy); only past
+// twice maxPages does it wait for that checkpoint. Call it on the writer
+// between transactions.
 func (c *checkpointer) restartWAL(ctx context.Context, writer *sql.DB) {
-	if c.walPages.Load() < c.limits.maxPages {
+	switch n := c.walPages.Load(); {
+	case n < c.limits.maxPages:
 		return
+	case n < 2*c.limits.maxPages:
+		if !c.mu.TryLock() {
+			return
+		}
+	default:
+		c.mu.Lock()
 	}
-	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.restart(ctx, writer) {
 		c.walPages.Store(0)
