@@ -15,7 +15,9 @@
 // SQLite has one writer at a time, and queueing in the pool rather than on
 // the file lock avoids SQLITE_BUSY mid-transaction. Reads use a separate
 // pool; multi-query reads run in one read transaction, so under WAL they see
-// a consistent snapshot while a turn commits.
+// a consistent snapshot while a turn commits. A checkpointer on a
+// connection of its own copies the WAL into the file, off the writer's
+// path (checkpoint.go).
 //
 // Times are stored as UTC text and come back in UTC. Event data is stored as
 // JSON and comes back as decoded by encoding/json (numbers are float64).
