@@ -195,6 +195,11 @@ func (d *DB) write(ctx context.Context, fn func(w *writeTx) error) error {
 	if err := fn(w); err != nil {
 		return err
 	}
+	for _, f := range w.last {
+		if err := f(); err != nil {
+			return err
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
@@ -241,9 +246,15 @@ type writeTx struct {
 	// (Tx.StmtContext) allocates, and a batch runs the same few
 	// statements many times.
 	bound map[string]*sql.Stmt
+	// last run, in order, after the transaction's other statements;
 	// committed run, in order, once tx has committed.
+	last      []func() error
 	committed []func()
 }
+
+// beforeCommit runs f after every other statement of the transaction,
+// just before it commits; if f fails, the transaction fails.
+func (w *writeTx) beforeCommit(f func() error) { w.last = append(w.last, f) }
 
 // afterCommit runs f once the transaction has committed (never if it
 // fails): for results handed back to callers.
@@ -305,7 +316,7 @@ var writeQueries = []string{
 	qInsertEvent, qInsertMessage,
 	qInsertSeat, qDeleteSeat,
 	qInsertPending, qResolvePending, qAbandonPending,
-	qArchiveRange, qInsertMemory, qArchiveMessages,
+	qArchiveRange, qInsertMemory, qArchiveMessages, qIndexMemory,
 	qSetActionState, qInsertCall,
 }
 

@@ -118,6 +118,9 @@ const (
 WHERE table_id = ? AND agent = ? AND memory_id IS NULL AND turn <= ?`
 	qInsertMemory = `INSERT INTO memories (table_id, agent, first_turn, last_turn, messages, title, summary, keywords, source, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// qIndexMemory indexes a new memory for search; archive runs it last in
+	// the transaction (migration 0009 says why).
+	qIndexMemory = "INSERT INTO memories_fts (rowid, title, summary, keywords) VALUES (?, ?, ?, ?)"
 	// Any older active message goes too (one a failed archive left
 	// behind), so the active history always starts after the archive.
 	qArchiveMessages = `UPDATE agent_messages SET memory_id = ?
@@ -145,8 +148,9 @@ func archive(w *writeTx, tableID string, m *store.Memory, at time.Time) error {
 		return engine.Errorf(engine.ECONFLICT, "no active %s message in turns %d-%d", m.Agent, m.FirstTurn, m.LastTurn)
 	}
 	stored.Messages = int(n)
+	keywords := plainJSON(stored.Keywords)
 	res, err := w.exec(qInsertMemory, tableID, stored.Agent, stored.FirstTurn, stored.LastTurn, stored.Messages,
-		stored.Title, stored.Summary, plainJSON(stored.Keywords), stored.Source, formatTime(stored.CreatedAt))
+		stored.Title, stored.Summary, keywords, stored.Source, formatTime(stored.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert memory: %w", err)
 	}
@@ -156,6 +160,12 @@ func archive(w *writeTx, tableID string, m *store.Memory, at time.Time) error {
 	if _, err := w.exec(qArchiveMessages, stored.ID, tableID, stored.Agent, stored.LastTurn); err != nil {
 		return fmt.Errorf("archive messages: %w", err)
 	}
+	w.beforeCommit(func() error {
+		if _, err := w.exec(qIndexMemory, stored.ID, stored.Title, stored.Summary, keywords); err != nil {
+			return fmt.Errorf("index memory %d: %w", stored.ID, err)
+		}
+		return nil
+	})
 	w.afterCommit(func() { *m = stored })
 	return nil
 }

@@ -17,9 +17,11 @@ import (
 )
 
 // TestUpgradeToWriteIndexes stores a played and archived history, takes
-// the file back to migration 7 (the indexes before issue 12's write path),
-// and reopens it: migration 0008 swaps the indexes, every history read
-// gives what it gave, and the reads that need an index still find one.
+// the file back to migration 7 (the indexes and search trigger before
+// issue 12's write path), and reopens it: migrations 0008 and 0009 swap
+// the indexes and the trigger, every history read gives what it gave, the
+// search finds old and new memories, and the reads that need an index
+// still find one.
 func TestUpgradeToWriteIndexes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tavern.db")
 	ctx := context.Background()
@@ -48,7 +50,7 @@ func TestUpgradeToWriteIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.DownTo(ctx, 7); err != nil {
+	if _, err := p.DownTo(ctx, 7); err != nil { // before 0008 and 0009
 		t.Fatal(err)
 	}
 	if n := count(t, raw, "SELECT count(*) FROM sqlite_master WHERE name IN ('agent_messages_history', 'events_kind')"); n != 2 {
@@ -80,6 +82,22 @@ func TestUpgradeToWriteIndexes(t *testing.T) {
 	progress, err := d.TableProgress(ctx)
 	if err != nil || !progress["t1"].LastTurnAt.Equal(t0.Add(turns*time.Minute)) {
 		t.Errorf("progress %+v (%v), last turn want %v", progress["t1"], err, t0.Add(turns*time.Minute))
+	}
+	// A memory archived after the upgrade is indexed at commit time, the
+	// old one by the trigger it had: both are found, and the index matches
+	// the memories.
+	c := turnCommit("t1", engine.AgentNarrative, turns+1, 10)
+	c.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 5, LastTurn: 6, Title: "The bridge", Summary: "A troll."}
+	if err := d.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"mill", "troll"} {
+		if found, err := d.SearchMemories(ctx, "t1", q, 5); err != nil || len(found) != 1 {
+			t.Errorf("search %q: %v (%v), want one memory", q, found, err)
+		}
+	}
+	if _, err := d.writer.Exec("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')"); err != nil {
+		t.Errorf("search index: %v", err)
 	}
 	for _, c := range []struct {
 		q     string
