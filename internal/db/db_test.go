@@ -205,6 +205,10 @@ func TestPragmas(t *testing.T) {
 		{"writer synchronous", d.writer, "PRAGMA synchronous", "1"}, // NORMAL
 		{"writer busy timeout", d.writer, "PRAGMA busy_timeout", "5000"},
 		{"writer query only", d.writer, "PRAGMA query_only", "0"},
+		{"writer checkpoints nothing itself", d.writer, "PRAGMA wal_autocheckpoint", "0"},
+		{"writer page cache", d.writer, "PRAGMA cache_size", "-16384"},
+		{"checkpointer journal", d.checkpointer.db, "PRAGMA journal_mode", "wal"},
+		{"checkpointer busy timeout", d.checkpointer.db, "PRAGMA busy_timeout", "5000"},
 		{"reader journal", d.reader, "PRAGMA journal_mode", "wal"},
 		{"reader foreign keys", d.reader, "PRAGMA foreign_keys", "1"},
 		{"reader busy timeout", d.reader, "PRAGMA busy_timeout", "5000"},

@@ -31,11 +31,19 @@ func insertEvents(w *writeTx, tableID string, evs []engine.Event) error {
 	return nil
 }
 
-func insertMessages(w *writeTx, tableID string, msgs []store.AgentMessage, now string) error {
+// validMessages returns an EINVALID error if a message body is not JSON.
+func validMessages(msgs []store.AgentMessage) error {
 	for i, m := range msgs {
 		if !json.Valid(m.Body) {
 			return engine.Errorf(engine.EINVALID, "message %d of the %s history is not JSON", i, m.Agent)
 		}
+	}
+	return nil
+}
+
+// insertMessages stores msgs, whose bodies Commit checked.
+func insertMessages(w *writeTx, tableID string, msgs []store.AgentMessage, now string) error {
+	for _, m := range msgs {
 		if _, err := w.exec(qInsertMessage, tableID, m.Agent, m.Turn, string(m.Body), now); err != nil {
 			return fmt.Errorf("insert %s message: %w", m.Agent, err)
 		}
@@ -87,7 +95,7 @@ func (d *DB) History(ctx context.Context, tableID, agent string, n int) ([]store
 	}
 	// One more than asked: the message before the window tells whether the
 	// window starts a turn.
-	q := "SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? ORDER BY id DESC LIMIT ?"
+	q := "SELECT turn, body FROM (" + wholeHistory + ") ORDER BY id DESC LIMIT ?3"
 	out, err := scanMessages(ctx, d.reader, agent, q, []any{tableID, agent, n + 1})
 	if err != nil {
 		return nil, fmt.Errorf("%s history of table %s: %w", agent, tableID, err)

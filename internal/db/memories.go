@@ -26,7 +26,11 @@ func (d *DB) writeTxFunc(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	d.countWAL(ctx)
+	return nil
 }
 
 // ActiveHistory returns the messages of an agent's history at a table that
@@ -61,12 +65,20 @@ func (d *DB) ActiveHistory(ctx context.Context, tableID, agentName string, limit
 // archived or not, oldest first (for the export).
 func (d *DB) AllHistory(ctx context.Context, tableID, agentName string) ([]store.AgentMessage, error) {
 	out, err := scanMessages(ctx, d.reader, agentName,
-		"SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? ORDER BY id", []any{tableID, agentName})
+		"SELECT turn, body FROM ("+wholeHistory+") ORDER BY id", []any{tableID, agentName})
 	if err != nil {
 		return nil, fmt.Errorf("%s history of table %s: %w", agentName, tableID, err)
 	}
 	return out, nil
 }
+
+// wholeHistory selects (id, turn, body) of every message of the history
+// of table ?1's agent ?2, unordered: the archived ones through their
+// memories, the active ones through the partial index (migration 0008).
+const wholeHistory = `SELECT id, turn, body FROM agent_messages
+WHERE memory_id IN (SELECT id FROM memories WHERE table_id = ?1 AND agent = ?2)
+UNION ALL
+SELECT id, turn, body FROM agent_messages WHERE table_id = ?1 AND agent = ?2 AND memory_id IS NULL`
 
 func scanMessages(ctx context.Context, q querier, agentName, query string, args []any) ([]store.AgentMessage, error) {
 	var out []store.AgentMessage
@@ -106,6 +118,9 @@ const (
 WHERE table_id = ? AND agent = ? AND memory_id IS NULL AND turn <= ?`
 	qInsertMemory = `INSERT INTO memories (table_id, agent, first_turn, last_turn, messages, title, summary, keywords, source, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// qIndexMemory indexes a new memory for search; archive runs it last in
+	// the transaction (migration 0009 says why).
+	qIndexMemory = "INSERT INTO memories_fts (rowid, title, summary, keywords) VALUES (?, ?, ?, ?)"
 	// Any older active message goes too (one a failed archive left
 	// behind), so the active history always starts after the archive.
 	qArchiveMessages = `UPDATE agent_messages SET memory_id = ?
@@ -133,8 +148,9 @@ func archive(w *writeTx, tableID string, m *store.Memory, at time.Time) error {
 		return engine.Errorf(engine.ECONFLICT, "no active %s message in turns %d-%d", m.Agent, m.FirstTurn, m.LastTurn)
 	}
 	stored.Messages = int(n)
+	keywords := plainJSON(stored.Keywords)
 	res, err := w.exec(qInsertMemory, tableID, stored.Agent, stored.FirstTurn, stored.LastTurn, stored.Messages,
-		stored.Title, stored.Summary, plainJSON(stored.Keywords), stored.Source, formatTime(stored.CreatedAt))
+		stored.Title, stored.Summary, keywords, stored.Source, formatTime(stored.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert memory: %w", err)
 	}
@@ -144,6 +160,12 @@ func archive(w *writeTx, tableID string, m *store.Memory, at time.Time) error {
 	if _, err := w.exec(qArchiveMessages, stored.ID, tableID, stored.Agent, stored.LastTurn); err != nil {
 		return fmt.Errorf("archive messages: %w", err)
 	}
+	w.beforeCommit(func() error {
+		if _, err := w.exec(qIndexMemory, stored.ID, stored.Title, stored.Summary, keywords); err != nil {
+			return fmt.Errorf("index memory %d: %w", stored.ID, err)
+		}
+		return nil
+	})
 	w.afterCommit(func() { *m = stored })
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -82,10 +81,6 @@ func writeRows[V any](w *writeTx, tableID string, cur, prev map[string]V, full b
 	return deleteMissing(w, qDelete, tableID, keep, what)
 }
 
-// samePtr reports whether two rows hold the same values; extra writes are
-// harmless, so it need not be tight (nil and empty slices differ).
-func samePtr[T any](a, b *T) bool { return reflect.DeepEqual(a, b) }
-
 // worldOf returns prev's world, or a zero one (nil maps) for a full write.
 func worldOf(prev *engine.State) (engine.World, bool) {
 	if prev == nil {
@@ -154,7 +149,7 @@ func writeParty(w *writeTx, id string, st, prev *engine.State) error {
 			old[c.ID] = c
 		}
 	}
-	return writeRows(w, id, cur, old, prev == nil, samePtr, func(_ string, c *engine.Character) error {
+	return writeRows(w, id, cur, old, prev == nil, sameCharacter, func(_ string, c *engine.Character) error {
 		if _, err := w.exec(qUpsertCharacter, id, c.ID, c.PlayerID, c.Seat, c.Name, c.Class, c.Backstory,
 			c.Level, c.XP, c.HP, c.MaxHP, c.Gold, plainJSON(c.Stats), c.Weapon, c.Armour, c.Location,
 			plainJSON(c.Statuses)); err != nil {

@@ -64,7 +64,7 @@ func (d *DB) Tables(ctx context.Context) ([]engine.Table, error) {
 
 // lastTurnAt selects the time of the last turn's narration at table t (empty
 // if none; the opening narration, turn t0, is not a turn, as in
-// TurnTimes), by the events_kind index.
+// TurnTimes), by the events_narration index.
 const lastTurnAt = `COALESCE((SELECT e.ts FROM events e WHERE e.table_id = t.id AND e.kind = 'narration'
 	AND e.turn NOT IN ('', 't0') ORDER BY e.seq DESC LIMIT 1), '')`
 

@@ -44,7 +44,7 @@ ON CONFLICT (table_id, a, b) DO UPDATE SET value = excluded.value WHERE relation
 
 func writeLocations(w *writeTx, id string, st, prev *engine.State) error {
 	old, full := worldOf(prev)
-	return writeRows(w, id, st.World.Locations, old.Locations, full, samePtr, func(_ string, l *engine.Location) error {
+	return writeRows(w, id, st.World.Locations, old.Locations, full, sameLocation, func(_ string, l *engine.Location) error {
 		if _, err := w.exec(qUpsertLocation, id, l.ID, l.Name, l.Description, plainJSON(l.Exits)); err != nil {
 			return fmt.Errorf("write location %s: %w", l.ID, err)
 		}
@@ -74,7 +74,7 @@ func loadLocations(ctx context.Context, tx *sql.Tx, id string, st *engine.State)
 
 func writeNPCs(w *writeTx, id string, st, prev *engine.State) error {
 	old, full := worldOf(prev)
-	return writeRows(w, id, st.World.NPCs, old.NPCs, full, samePtr, func(_ string, n *engine.NPC) error {
+	return writeRows(w, id, st.World.NPCs, old.NPCs, full, sameNPC, func(_ string, n *engine.NPC) error {
 		if _, err := w.exec(qUpsertNPC, id, n.ID, n.Name, n.Kind, n.Location, n.Hostile, n.Behavior,
 			n.Disposition, n.Faction, n.Personality, n.Tactics, n.Secret, plainJSON(n.Lines), n.Level,
 			n.HP, n.MaxHP, plainJSON(n.Stats), n.Weapon, n.Armour, n.Gold, n.Hidden,
@@ -110,7 +110,7 @@ func loadNPCs(ctx context.Context, tx *sql.Tx, id string, st *engine.State) erro
 
 func writeTemplates(w *writeTx, id string, st, prev *engine.State) error {
 	old, full := worldOf(prev)
-	return writeRows(w, id, st.World.Templates, old.Templates, full, samePtr, func(_ string, t *engine.ItemTemplate) error {
+	return writeRows(w, id, st.World.Templates, old.Templates, full, sameValue, func(_ string, t *engine.ItemTemplate) error {
 		if _, err := w.exec(qUpsertTemplate, id, t.ID, t.Name, t.Category, t.Description, t.Value); err != nil {
 			return fmt.Errorf("write item template %s: %w", t.ID, err)
 		}
@@ -136,7 +136,7 @@ func loadTemplates(ctx context.Context, tx *sql.Tx, id string, st *engine.State)
 
 func writeItems(w *writeTx, id string, st, prev *engine.State) error {
 	old, full := worldOf(prev)
-	return writeRows(w, id, st.World.Items, old.Items, full, samePtr, func(_ string, it *engine.Item) error {
+	return writeRows(w, id, st.World.Items, old.Items, full, sameItem, func(_ string, it *engine.Item) error {
 		if _, err := w.exec(qUpsertItem, id, it.ID, it.Template, it.Name, it.OwnerType, it.OwnerID,
 			plainJSON(it.Buffs), plainJSON(it.Flaws)); err != nil {
 			return fmt.Errorf("write item %s: %w", it.ID, err)
@@ -167,7 +167,7 @@ func loadItems(ctx context.Context, tx *sql.Tx, id string, st *engine.State) err
 
 func writeQuests(w *writeTx, id string, st, prev *engine.State) error {
 	old, full := worldOf(prev)
-	return writeRows(w, id, st.World.Quests, old.Quests, full, samePtr, func(_ string, q *engine.Quest) error {
+	return writeRows(w, id, st.World.Quests, old.Quests, full, sameValue, func(_ string, q *engine.Quest) error {
 		if _, err := w.exec(qUpsertQuest, id, q.ID, q.Name, q.Description, q.Giver, q.Status, q.RewardXP, q.RewardGold, q.Requires); err != nil {
 			return fmt.Errorf("write quest %s: %w", q.ID, err)
 		}

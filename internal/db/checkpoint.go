@@ -1,0 +1,216 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"modernc.org/sqlite"
+)
+
+// Checkpoints run off the group-commit writer's path (issue 12). SQLite's
+// automatic checkpoint runs inside the COMMIT of whichever transaction takes
+// the WAL past 1,000 pages, so every commit queued behind it waited for the
+// copy into the database file and its fsyncs. The writer's connection has
+// wal_autocheckpoint off; it counts the pages it writes to the WAL, and a
+// checkpointer goroutine, on a connection of its own, runs a PASSIVE
+// checkpoint (one that never blocks the writer or the readers) each time
+// that count passes checkpointLimits.pages.
+//
+// A PASSIVE checkpoint copies frames but cannot restart the WAL: only the
+// writer does, at the start of a transaction, and only when every frame is
+// in the database file and no reader is still using one. Under a steady
+// stream of commits that moment may never come, and a RESTART checkpoint
+// from the checkpointer's connection would starve: it must take the write
+// lock, which the writer takes again microseconds after each commit. So
+// once the WAL holds maxPages frames, the writer itself runs a RESTART
+// checkpoint before its next transaction (restartWAL), when no PASSIVE one
+// runs (past twice maxPages, it waits for it): it copies the frames written
+// since the last checkpoint, waits at most restartWait for the readers of
+// old frames, and the transaction after it writes the WAL from its start.
+// That bounds the WAL near twice maxPages whatever the fsyncs of the
+// checkpointer take. Close runs a TRUNCATE checkpoint: the file it leaves
+// needs no WAL.
+
+// checkpointLimits are the checkpointer's thresholds, in WAL pages (frames).
+type checkpointLimits struct {
+	pages    int64 // pages written since the last checkpoint that start one (PASSIVE)
+	maxPages int64 // WAL length at which the writer restarts the WAL (RESTART)
+}
+
+// defaultCheckpoints checkpoint as often as SQLite's default
+// (wal_autocheckpoint=1000 pages, 4 MiB) and restart the WAL past 32 MiB
+// (8,000 pages).
+var defaultCheckpoints = checkpointLimits{pages: 1000, maxPages: 8000}
+
+// checkpointer runs the WAL checkpoints of one DB on its own connection.
+type checkpointer struct {
+	db     *sql.DB
+	limits checkpointLimits
+	// written counts the pages the writer put in the WAL since the last
+	// PASSIVE checkpoint started; walPages is the WAL's length, as the
+	// last checkpoint found it plus the pages written since.
+	written, walPages atomic.Int64
+	// mu runs one checkpoint at a time: a RESTART one started while a
+	// PASSIVE one runs would give up at once (SQLITE_BUSY).
+	mu   sync.Mutex
+	kick chan struct{}
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+// newCheckpointer opens the checkpointer's connection to path and starts
+// its goroutine; close stops it.
+func newCheckpointer(path string, limits checkpointLimits) (*checkpointer, error) {
+	db, err := sql.Open("sqlite", path+"?"+pragmas)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	c := &checkpointer{db: db, limits: limits, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.run()
+	}()
+	return c, nil
+}
+
+// wrote records n more pages in the WAL and wakes the checkpointer once
+// they pass its threshold. It never blocks.
+func (c *checkpointer) wrote(n int64) {
+	c.walPages.Add(n)
+	if c.written.Add(n) < c.limits.pages {
+		return
+	}
+	select {
+	case c.kick <- struct{}{}:
+	default: // already due to run
+	}
+}
+
+func (c *checkpointer) run() {
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-c.kick:
+			c.passive()
+		}
+	}
+}
+
+// passive runs a PASSIVE checkpoint. An error (of the disk, say) is not
+// reported: the next one tries again, and the writer's RESTART bounds the
+// WAL meanwhile.
+func (c *checkpointer) passive() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.written.Store(0)
+	if _, log, err := checkpoint(context.Background(), c.db, "PASSIVE"); err == nil {
+		c.walPages.Store(log + c.written.Load())
+	}
+}
+
+// checkpoint runs one checkpoint of the given mode on db and returns
+// whether it could not finish (a reader or another checkpoint held it
+// off, which is not an error) and the WAL's length in frames.
+func checkpoint(ctx context.Context, db queryRower, mode string) (busy bool, log int64, err error) {
+	var done int64
+	if err := db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &log, &done); err != nil {
+		return false, 0, fmt.Errorf("%s checkpoint: %w", mode, err)
+	}
+	return busy, log, nil
+}
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// restartWait bounds how long the writer's RESTART checkpoint waits for
+// the readers of old frames (its busy_timeout, in ms): past it, the
+// checkpoint gives up, the writer goes on, and tries again once
+// checkpointLimits.pages more pages are written. A steady stream of
+// readers can starve it for the whole busy_timeout otherwise (seconds, in
+// TestWALStaysBounded).
+const restartWait = 100
+
+// restartWAL runs the writer's RESTART checkpoint once the WAL holds
+// maxPages frames. While a PASSIVE checkpoint runs it tries again at the
+// next transaction (the RESTART then has little left to copy); only past
+// twice maxPages does it wait for that checkpoint. Call it on the writer
+// between transactions.
+func (c *checkpointer) restartWAL(ctx context.Context, writer *sql.DB) {
+	switch n := c.walPages.Load(); {
+	case n < c.limits.maxPages:
+		return
+	case n < 2*c.limits.maxPages:
+		if !c.mu.TryLock() {
+			return
+		}
+	default:
+		c.mu.Lock()
+	}
+	defer c.mu.Unlock()
+	if c.restart(ctx, writer) {
+		c.walPages.Store(0)
+	} else {
+		c.walPages.Store(c.limits.maxPages - c.limits.pages)
+	}
+}
+
+// restart runs a RESTART checkpoint on the writer's connection and reports
+// whether it finished.
+func (c *checkpointer) restart(ctx context.Context, writer *sql.DB) bool {
+	conn, err := writer.Conn(ctx)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", restartWait)); err != nil {
+		return false
+	}
+	busy, _, err := checkpoint(ctx, conn, "RESTART")
+	// The writer's usual wait; if this fails, the connection is broken.
+	conn.ExecContext(ctx, "PRAGMA busy_timeout = "+busyTimeout)
+	return !busy && err == nil
+}
+
+// close stops the goroutine, runs a last TRUNCATE checkpoint (the writer
+// must be idle: Close stops it first) and closes the connection. Safe to
+// call twice.
+func (c *checkpointer) close() error {
+	var err error
+	c.once.Do(func() {
+		close(c.stop)
+		c.wg.Wait()
+		_, _, err = checkpoint(context.Background(), c.db, "TRUNCATE")
+		err = errors.Join(err, c.db.Close())
+	})
+	return err
+}
+
+// walPagesWritten returns the pages the writer's connection wrote to the
+// WAL since the last call (SQLITE_DBSTATUS_CACHE_WRITE, read and reset).
+func walPagesWritten(ctx context.Context, writer *sql.DB) (int64, error) {
+	conn, err := writer.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	var n int
+	err = conn.Raw(func(dc any) error {
+		s, ok := dc.(sqlite.DBStatus)
+		if !ok {
+			return fmt.Errorf("driver connection %T has no status", dc)
+		}
+		n, _, err = s.Status(sqlite.DBStatusCacheWrite, true)
+		return err
+	})
+	return int64(n), err
+}

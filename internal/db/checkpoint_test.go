@@ -1,0 +1,133 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"tavern/internal/engine"
+)
+
+// walFrameBytes is the size of one WAL frame: a 24-byte header and a page.
+const walFrameBytes = 24 + 4096
+
+func walSize(tb testing.TB, path string) int64 {
+	tb.Helper()
+	fi, err := os.Stat(path + "-wal")
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// TestWALStaysBounded commits a stream of turns while a reader keeps reading
+// the table, with SQLite's automatic checkpoints off: the checkpointer and
+// the writer's RESTART keep the WAL (whose file only grows until a
+// checkpoint truncates it) within a small multiple of maxPages, however
+// long the checkpointer's fsyncs take, where without them it would hold
+// nearly every page the stream wrote.
+func TestWALStaysBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tavern.db")
+	limits := checkpointLimits{pages: 32, maxPages: 128}
+	d, err := open(context.Background(), path, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	for range 1 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := d.LoadTable(ctx, "t1"); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	const turns = 300
+	var seq int64
+	for i := 1; i <= turns; i++ {
+		if err := d.Commit(ctx, benchTurn(st, i, &seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	readers.Wait()
+
+	written := count(t, d.reader, "SELECT count(*) FROM events WHERE table_id = 't1'")
+	if written != turns*4 {
+		t.Fatalf("%d events, want %d", written, turns*4)
+	}
+	// A turn writes about 11 pages (3,300 in all): without the writer's
+	// RESTART the WAL holds most of them; with it, under 300.
+	if bound := 4 * limits.maxPages * walFrameBytes; walSize(t, path) > bound {
+		t.Errorf("WAL is %d bytes after %d turns, want at most %d", walSize(t, path), turns, bound)
+	}
+}
+
+// TestCloseCheckpoints: Close leaves every commit in the database file and
+// the WAL empty, even while another connection keeps the file open (so
+// SQLite's own checkpoint at the last close does not run), and a reopen
+// sees everything.
+func TestCloseCheckpoints(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tavern.db")
+	other, err := sql.Open("sqlite", path+"?"+readerParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	d, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	if err := other.Ping(); err != nil { // opens the connection
+		t.Fatal(err)
+	}
+	const turns = 20
+	var seq int64
+	for i := 1; i <= turns; i++ {
+		if err := d.Commit(ctx, benchTurn(st, i, &seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if walSize(t, path) == 0 {
+		t.Fatal("the WAL is empty before Close: the test checks nothing")
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := walSize(t, path); n != 0 {
+		t.Errorf("WAL is %d bytes after Close, want 0", n)
+	}
+	d = MustOpenDBAt(t, path)
+	td := mustLoad(t, d, "t1")
+	if td.Seq != turns*4 || td.State.Game.Turn != turns || td.State.Party[0].HP != turns%20 {
+		t.Errorf("after reopen: seq %d, turn %d, HP %d; want %d, %d, %d", td.Seq, td.State.Game.Turn, td.State.Party[0].HP, turns*4, turns, turns%20)
+	}
+	msgs, err := d.AllHistory(ctx, "t1", engine.AgentNarrative)
+	if err != nil || len(msgs) != 2*turns {
+		t.Errorf("after reopen: %d messages (%v), want %d", len(msgs), err, 2*turns)
+	}
+}

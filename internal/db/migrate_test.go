@@ -1,0 +1,135 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pressly/goose/v3"
+
+	"tavern/internal/engine"
+	"tavern/internal/store"
+	"tavern/migrations"
+)
+
+// TestUpgradeToWriteIndexes stores a played and archived history, takes
+// the file back to migration 7 (the indexes and search trigger before
+// issue 12's write path), and reopens it: migrations 0008 and 0009 swap
+// the indexes and the trigger, every history read gives what it gave, the
+// search finds old and new memories, and the reads that need an index
+// still find one.
+func TestUpgradeToWriteIndexes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tavern.db")
+	ctx := context.Background()
+	d := MustOpenDBAt(t, path)
+	mustCreateTable(t, d, "t1", newState(t, ""))
+	const turns = 8
+	for n := 1; n <= turns; n++ {
+		c := turnCommit("t1", engine.AgentNarrative, n, 10)
+		c.Events = []engine.Event{{Seq: int64(n), TS: t0.Add(time.Duration(n) * time.Minute), Kind: engine.EventNarration, Turn: fmt.Sprintf("t%d", n), Data: map[string]any{"text": "x"}}}
+		if n == 6 {
+			c.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 4, Title: "The mill", Summary: "Snikket."}
+		}
+		if err := d.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	raw, err := sql.Open("sqlite", path+"?"+writerParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 7); err != nil { // before 0008 and 0009
+		t.Fatal(err)
+	}
+	if n := count(t, raw, "SELECT count(*) FROM sqlite_master WHERE name IN ('agent_messages_history', 'events_kind')"); n != 2 {
+		t.Fatalf("at migration 7: %d of the old indexes, want 2", n)
+	}
+	raw.Close()
+
+	d = MustOpenDBAt(t, path)
+	if n := count(t, d.reader, "SELECT count(*) FROM sqlite_master WHERE name IN ('agent_messages_history', 'events_kind')"); n != 0 {
+		t.Errorf("after the upgrade: %d of the old indexes, want 0", n)
+	}
+	all, err := d.AllHistory(ctx, "t1", engine.AgentNarrative)
+	if err != nil || len(all) != 2*turns {
+		t.Fatalf("whole history: %d messages (%v), want %d", len(all), err, 2*turns)
+	}
+	for i, m := range all {
+		if m.Turn != i/2+1 || !strings.Contains(string(m.Body), fmt.Sprintf(" %d. ", m.Turn)) {
+			t.Errorf("message %d: turn %d, %s", i, m.Turn, m.Body)
+		}
+	}
+	active, err := d.ActiveHistory(ctx, "t1", engine.AgentNarrative, 0)
+	if err != nil || len(active) != 2*(turns-4) || active[0].Turn != 5 {
+		t.Errorf("active history: %v (%v), want turns 5-%d", active, err, turns)
+	}
+	last, err := d.History(ctx, "t1", engine.AgentNarrative, 4)
+	if err != nil || len(last) != 4 || last[0].Turn != turns-1 {
+		t.Errorf("last 4 messages: %v (%v), want turns %d-%d", last, err, turns-1, turns)
+	}
+	progress, err := d.TableProgress(ctx)
+	if err != nil || !progress["t1"].LastTurnAt.Equal(t0.Add(turns*time.Minute)) {
+		t.Errorf("progress %+v (%v), last turn want %v", progress["t1"], err, t0.Add(turns*time.Minute))
+	}
+	// A memory archived after the upgrade is indexed at commit time, the
+	// old one by the trigger it had: both are found, and the index matches
+	// the memories.
+	c := turnCommit("t1", engine.AgentNarrative, turns+1, 10)
+	c.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 5, LastTurn: 6, Title: "The bridge", Summary: "A troll."}
+	if err := d.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"mill", "troll"} {
+		if found, err := d.SearchMemories(ctx, "t1", q, 5); err != nil || len(found) != 1 {
+			t.Errorf("search %q: %v (%v), want one memory", q, found, err)
+		}
+	}
+	if _, err := d.writer.Exec("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')"); err != nil {
+		t.Errorf("search index: %v", err)
+	}
+	for _, c := range []struct {
+		q     string
+		args  []any
+		index string
+	}{
+		{qArchiveRange, []any{"t1", engine.AgentNarrative, 4}, "agent_messages_active"},
+		{wholeHistory, []any{"t1", engine.AgentNarrative}, "agent_messages_memory"},
+		{wholeHistory, []any{"t1", engine.AgentNarrative}, "agent_messages_active"},
+		{"SELECT " + lastTurnAt + " FROM tables t", nil, "events_narration"},
+	} {
+		if plan := queryPlan(t, d.reader, c.q, c.args...); !strings.Contains(plan, "INDEX "+c.index) {
+			t.Errorf("plan of %q does not use %s:\n%s", c.q, c.index, plan)
+		}
+	}
+}
+
+// queryPlan returns the EXPLAIN QUERY PLAN of q, one step a line.
+func queryPlan(tb testing.TB, db *sql.DB, q string, args ...any) string {
+	tb.Helper()
+	var b strings.Builder
+	err := each(context.Background(), db, "EXPLAIN QUERY PLAN "+q, args, func(r *sql.Rows) error {
+		var id, parent, unused int
+		var detail string
+		if err := r.Scan(&id, &parent, &unused, &detail); err != nil {
+			return err
+		}
+		b.WriteString(detail + "\n")
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b.String()
+}
