@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&c.spectators, "spectators", 2, "spectators per table")
 	fs.IntVar(&c.actions, "actions", 15, "actions per player")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "stop after this long")
-	fs.DurationVar(&c.think, "think", 0, "play: a player's pause after its action is narrated (±25%); 0: act at once, which saturates the server")
+	fs.DurationVar(&c.think, "think", 0, "play: a player's pause after its action is narrated (±25%), and before its first (0 to this); 0: act at once, which saturates the server")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	serverPID := fs.Int("server-pid", 0, "pid of the server given by -url: report its CPU and memory from /proc")
 	metrics := fs.Bool("metrics", false, "read the server's CPU from its /metrics (process_cpu_seconds_total)")
@@ -498,6 +498,32 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 	inCombat, myTurn := false, false
 	acted, step := 0, i
 	rng := rand.New(rand.NewPCG(uint64(i), 7)) // seeded: runs think alike
+	// think pauses for d, reading the table meanwhile (a socket that is
+	// not read falls behind and is closed).
+	think := func(d time.Duration) error {
+		pause := time.NewTimer(d)
+		defer pause.Stop()
+		for {
+			select {
+			case <-pause.C:
+				return nil
+			case f, ok := <-frames:
+				if !ok {
+					return errors.New("socket closed while its player thought")
+				}
+				inCombat, myTurn = track(f, me, inCombat, myTurn)
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	if c.think > 0 {
+		// Players who think do not all act in the same millisecond: the
+		// first act comes within one think time of sitting down.
+		if err := think(time.Duration(rng.Int64N(int64(c.think) + 1))); err != nil {
+			return err
+		}
+	}
 	for acted < c.actions {
 		// In a fight, wait for our turn; outside, act (one at a time).
 		for inCombat && !myTurn {
@@ -562,21 +588,8 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 		}
 		acted++
 		if c.think > 0 {
-			// Think, reading the table meanwhile (a socket that is not
-			// read falls behind and is closed).
-			pause := time.NewTimer(c.think*3/4 + time.Duration(rng.Int64N(int64(c.think/2)+1)))
-			for thinking := true; thinking; {
-				select {
-				case <-pause.C:
-					thinking = false
-				case f, ok := <-frames:
-					if !ok {
-						return errors.New("socket closed while its player thought")
-					}
-					inCombat, myTurn = track(f, me, inCombat, myTurn)
-				case <-ctx.Done():
-					return ctx.Err()
-				}
+			if err := think(c.think*3/4 + time.Duration(rng.Int64N(int64(c.think/2)+1))); err != nil {
+				return err
 			}
 		}
 	}
