@@ -2,15 +2,10 @@ package hub
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"tavern/adventures"
-	"tavern/internal/agent"
-	"tavern/internal/db"
 	"tavern/internal/engine"
-	"tavern/internal/offline"
 )
 
 // TestAdminTablesPastABlockedTable: the operator's list does not wait on a
@@ -19,22 +14,7 @@ import (
 // row marked stale and the other tables' live rows.
 func TestAdminTablesPastABlockedTable(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "tavern.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := New(Config{Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}, Seed: func() uint64 { return 7 },
-		ShutdownGrace: time.Second})
-	if err := h.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h, _ := testHub(t, func(c *Config) { c.ShutdownGrace = time.Second })
 	owner := engine.Player{ID: "p-owner", Name: "Owner"}
 	ids := map[string]string{}
 	for _, name := range []string{"Stuck", "Paused", "Seated"} {

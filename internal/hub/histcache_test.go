@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"tavern/adventures"
 	"tavern/internal/agent"
 	"tavern/internal/db"
 	"tavern/internal/engine"
@@ -21,21 +19,7 @@ import (
 func cacheEnv(tb testing.TB) (*Hub, *table) {
 	tb.Helper()
 	ctx := context.Background()
-	st, err := db.Open(ctx, filepath.Join(tb.TempDir(), "tavern.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	lib, err := adventures.Load()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	h := New(Config{Store: st, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Memory: st}, Seed: func() uint64 { return 7 }})
-	if err := h.Start(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { h.Close() })
+	h, st := testHub(tb, nil)
 	owner := engine.Player{ID: "p-ann", Name: "Ann"}
 	if err := st.CreatePlayer(ctx, owner, []byte("tok")); err != nil {
 		tb.Fatal(err)

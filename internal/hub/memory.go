@@ -130,28 +130,23 @@ func (t *table) archiving(m *store.Memory, err error) {
 	if m == nil {
 		return
 	}
-	c := &t.hist
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a, ok := c.agents[m.Agent]
-	if !ok {
-		return // not loaded: the next turn reads the store
-	}
 	if err != nil {
 		// The store holds neither the turn nor the archive, but the
 		// archive may have failed because the cache was wrong: read it
 		// again next turn.
-		delete(c.agents, m.Agent)
+		t.hist.forget(m.Agent)
 		return
 	}
-	// As the store does: every active message up to the last archived
-	// turn goes into the memory.
-	i := 0
-	for i < len(a.active) && a.active[i].Turn <= m.LastTurn {
-		i++
-	}
-	a.active = append([]agent.Message(nil), a.active[i:]...)
-	a.bare = append([]string(nil), a.bare[i:]...)
+	t.hist.update(m.Agent, func(a *agentHistory) {
+		// As the store does: every active message up to the last
+		// archived turn goes into the memory.
+		i := 0
+		for i < len(a.active) && a.active[i].Turn <= m.LastTurn {
+			i++
+		}
+		a.active = append([]agent.Message(nil), a.active[i:]...)
+		a.bare = append([]string(nil), a.bare[i:]...)
+	})
 }
 
 // archived adds memory m, committed, to the cache's summaries. Called on
@@ -160,17 +155,30 @@ func (t *table) archived(m *store.Memory) {
 	if m == nil {
 		return
 	}
-	c := &t.hist
+	keep := t.h.cfg.Runner.Window.WithDefaults().Summaries
+	t.hist.update(m.Agent, func(a *agentHistory) {
+		a.mems = append(a.mems, *m)
+		if over := len(a.mems) - keep; over > 0 {
+			a.mems = append([]store.Memory(nil), a.mems[over:]...)
+		}
+	})
+}
+
+// update runs f on agentName's cached history under the cache's lock; a
+// history not loaded is left alone (the next turn reads the store).
+func (c *historyCache) update(agentName string, f func(a *agentHistory)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	a, ok := c.agents[m.Agent]
-	if !ok {
-		return
+	if a, ok := c.agents[agentName]; ok {
+		f(a)
 	}
-	a.mems = append(a.mems, *m)
-	if over := len(a.mems) - t.h.cfg.Runner.Window.WithDefaults().Summaries; over > 0 {
-		a.mems = append([]store.Memory(nil), a.mems[over:]...)
-	}
+}
+
+// forget drops agentName's cached history: the next turn reads it again.
+func (c *historyCache) forget(agentName string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.agents, agentName)
 }
 
 // loadHistory returns the cached history of agentName, reading it from
@@ -204,19 +212,12 @@ func (t *table) remember(agentName string, turnNo int, msgs []agent.Message) {
 	if len(msgs) == 0 {
 		return
 	}
-	c := &t.hist
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a, ok := c.agents[agentName]
-	if !ok {
-		return // not loaded yet: the first turn reads it from the store
-	}
 	turn := make([]agent.Message, len(msgs))
 	for i, m := range msgs {
 		m.Turn = turnNo
 		turn[i] = m
 	}
-	a.add(turn)
+	t.hist.update(agentName, func(a *agentHistory) { a.add(turn) })
 }
 
 // invalidate drops the cache: the next turn reads the history again (after

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,11 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"tavern/adventures"
-	"tavern/internal/agent"
-	"tavern/internal/db"
 	"tavern/internal/engine"
-	"tavern/internal/offline"
 )
 
 // syncBuf is a log sink safe for concurrent use.
@@ -47,23 +42,11 @@ func (s *syncBuf) String() string {
 // client, then reads.
 func TestSlowClientGets1008(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logs syncBuf
-	h := New(Config{Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}},
-		Log:    slog.New(slog.NewTextHandler(&logs, nil)), ShutdownGrace: time.Second})
-	if err := h.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h, _ := testHub(t, func(c *Config) {
+		c.Log = slog.New(slog.NewTextHandler(&logs, nil))
+		c.ShutdownGrace = time.Second
+	})
 	ts, err := h.CreateTable(ctx, engine.Player{ID: "p-o", Name: "Owner"}, TableSpec{Name: "Slow"})
 	if err != nil {
 		t.Fatal(err)
