@@ -28,7 +28,10 @@ func newLLMEnv(t *testing.T, seed uint64, fake *llmtest.Server) *env {
 	t.Helper()
 	model := openai.New(openai.Config{
 		APIKey: "sk-test", BaseURL: fake.URL, Model: "fake-gm",
-		CallTimeout: 300 * time.Millisecond, MaxAttempts: 2,
+		// Long enough that a loaded machine under -race does not time out
+		// the replies that are meant to arrive (the arrival turn failed so
+		// at load 12); the timeout case waits it once.
+		CallTimeout: 2 * time.Second, MaxAttempts: 2,
 		Backoff: func(int) time.Duration { return time.Millisecond },
 	})
 	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "tavern.db"), players: map[string]*engine.Player{}, model: model, seed: seed}
