@@ -47,11 +47,6 @@ WHERE table_id = ? AND id = ? AND status = 'pending'`
 // bounds the wait for a place in the queue; once queued, c is applied and
 // Commit waits for the result. After Close, Commit fails.
 func (d *DB) Commit(ctx context.Context, c store.Commit) error {
-	// Checked here, on the caller's goroutine: the writer's time is the
-	// one every commit shares.
-	if err := validMessages(c.Messages); err != nil {
-		return commitError(c, err)
-	}
 	return d.groupCommit(ctx, c)
 }
 

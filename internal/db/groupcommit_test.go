@@ -278,3 +278,16 @@ func TestAcksBetweenTurnChunks(t *testing.T) {
 		t.Errorf("other: seq %d", td.Seq)
 	}
 }
+
+// TestEnqueueChecksMessages: Enqueue, the hub's way in, refuses a history
+// message that is not JSON as Commit does, at once and without queueing
+// it (done is never called).
+func TestEnqueueChecksMessages(t *testing.T) {
+	d := MustOpenDB(t)
+	mustCreateTable(t, d, "t1", fightingState(t))
+	bad := store.Commit{TableID: "t1", Messages: []store.AgentMessage{{Agent: "narrative", Turn: 1, Body: []byte(`{`)}}}
+	err := d.Enqueue(context.Background(), bad, func(error) { t.Error("done called for a commit that was refused") })
+	if engine.ErrorCode(err) != engine.EINVALID {
+		t.Errorf("Enqueue of a non-JSON message: %v, want EINVALID", err)
+	}
+}

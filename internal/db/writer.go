@@ -115,6 +115,11 @@ func (d *DB) groupCommit(ctx context.Context, c store.Commit) error {
 // returns the error and never calls done. The commits of one caller are
 // applied in the order it queued them.
 func (d *DB) Enqueue(ctx context.Context, c store.Commit, done func(error)) error {
+	// Checked here, on the caller's goroutine: the writer's time is the
+	// one every commit shares.
+	if err := validMessages(c.Messages); err != nil {
+		return commitError(c, err)
+	}
 	r := &commitReq{c: c, at: d.now(), done: done}
 	m := d.committer
 	m.mu.RLock()
