@@ -10,40 +10,23 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
-	"tavern/adventures"
-	"tavern/internal/agent"
-	"tavern/internal/db"
 	"tavern/internal/engine"
-	"tavern/internal/offline"
 )
 
 // wireTable serves the websocket of one fresh table at srv.URL.
 func wireTable(t *testing.T) (*table, *httptest.Server) {
 	t.Helper()
 	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := New(Config{Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}},
-		Log:    slog.New(slog.DiscardHandler), ShutdownGrace: time.Second})
-	if err := h.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
+	h, _ := testHub(t, func(c *Config) {
+		c.Log = slog.New(slog.DiscardHandler)
+		c.ShutdownGrace = time.Second
+	})
 	ts, err := h.CreateTable(ctx, engine.Player{ID: "p-o", Name: "Owner"}, TableSpec{Name: "Wire"})
 	if err != nil {
 		t.Fatal(err)
