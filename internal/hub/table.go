@@ -618,7 +618,8 @@ func (t *table) admitAct(c *client, clientID, text string) (string, *store.Commi
 		}
 	}
 	if done, ok := t.recentAct(c.player.ID, clientID); ok {
-		return answerClosed(done.State)
+		status, err := answerClosed(done.State)
+		return status, nil, err
 	}
 	var stale *engine.PendingAction
 	for i := range t.pending {
@@ -674,22 +675,21 @@ func (t *table) answerRetry(ctx context.Context, playerID, clientID string, err 
 	if !found {
 		return "", err
 	}
-	status, _, err := answerClosed(l.State)
-	return status, err
+	return answerClosed(l.State)
 }
 
 // answerClosed answers an act sent again, by how the action it names is:
 // applied, or still waiting: acked again, so a client that lost its ack
 // learns its action happened (or will); abandoned: refused with code
 // abandoned.
-func answerClosed(state string) (string, *store.Commit, error) {
+func answerClosed(state string) (string, error) {
 	switch state {
 	case store.ActionAbandoned:
-		return "", nil, protoErr(CodeAbandoned, "This action was abandoned without being played.")
+		return "", protoErr(CodeAbandoned, "This action was abandoned without being played.")
 	case store.ActionResolved:
-		return "accepted", nil, nil
+		return "accepted", nil
 	default:
-		return "queued", nil, nil
+		return "queued", nil
 	}
 }
 
