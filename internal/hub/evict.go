@@ -71,9 +71,15 @@ func (t *table) evict() {
 	}
 	delete(h.tables, t.id)
 	h.mu.Unlock()
+	t.unloaded()
+	t.log.Info("table evicted", "idle_for", h.cfg.EvictAfter)
+}
+
+// unloaded marks the table gone from the hub's map (the loop then ends)
+// and tells the store it may drop what it keeps of the table.
+func (t *table) unloaded() {
 	t.evicted = true
-	if f, ok := h.cfg.Store.(interface{ Forget(string) }); ok {
+	if f, ok := t.h.cfg.Store.(interface{ Forget(string) }); ok {
 		f.Forget(t.id)
 	}
-	t.log.Info("table evicted", "idle_for", h.cfg.EvictAfter)
 }

@@ -184,9 +184,6 @@ func (t *table) restart(pc *inflight) {
 		delete(h.tables, t.id)
 	}
 	h.mu.Unlock()
-	if f, ok := h.cfg.Store.(interface{ Forget(string) }); ok {
-		f.Forget(t.id)
-	}
 	for c := range t.clients {
 		c.close(websocket.StatusServiceRestart, "the table is restarting")
 	}
@@ -194,7 +191,7 @@ func (t *table) restart(pc *inflight) {
 		close(s.ch)
 		delete(t.subs, s)
 	}
-	t.evicted = true // the loop ends after this command
+	t.unloaded() // the loop ends after this command
 }
 
 // drain waits for the store's answer to every commit in flight and
