@@ -31,6 +31,9 @@ import (
 	"tavern/web"
 )
 
+// The call writer queues batches without waiting for each (agent.CallQueue).
+var _ agent.CallQueue = (*db.DB)(nil)
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -94,7 +97,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := hub.NewMetrics(reg)
 	// The call log is written off the model path, feeding the DB and the
-	// metrics; closed after the hub so the last turns' calls are kept.
+	// metrics; closed after the hub so the last turns' calls are kept. The
+	// store queues each batch with its writer (agent.CallQueue).
 	calls := agent.NewCallWriter(agent.CallWriterConfig{Store: store, Observe: metrics.ObserveCall, Dropped: metrics.CallDropped, Log: log})
 	defer calls.Close()
 	runner, dataModel, dmName, err := newRunner(getenv, store, calls, log)

@@ -28,6 +28,18 @@ type CallBatchLog interface {
 	LogCalls(ctx context.Context, calls []store.LLMCall) error
 }
 
+// CallQueue is a CallBatchLog that also takes a batch without waiting for
+// it to be written: QueueCalls returns once the batch is queued (ctx bounds
+// that wait), then calls done exactly once with the result; done must not
+// block. internal/db queues the batch with its group-commit writer.
+// CallWriter uses it when its store has it, so a busy store slows the
+// call log by its queue, not by a round trip per batch (at a saturated
+// store, waiting for each batch dropped a quarter of the calls).
+type CallQueue interface {
+	CallBatchLog
+	QueueCalls(ctx context.Context, calls []store.LLMCall, done func(error)) error
+}
+
 // maxCallBatch bounds the calls CallWriter writes at once.
 const maxCallBatch = 256
 
@@ -187,8 +199,9 @@ var ErrCallDropped = errors.New("call log queue full: call dropped")
 // the call (never blocks; a full queue drops it and counts the drop), and
 // one goroutine, started by NewCallWriter and stopped by Close, writes
 // whatever is queued to the store — in one write when the store is a
-// CallBatchLog — and hands each call to the metrics. Safe for concurrent
-// use.
+// CallBatchLog, without waiting for it when the store is a CallQueue —
+// and hands each call to the metrics once it is stored. Safe for
+// concurrent use.
 type CallWriter struct {
 	store   CallLog
 	observe func(store.LLMCall)
@@ -196,7 +209,7 @@ type CallWriter struct {
 	log     *slog.Logger
 	queue   chan store.LLMCall
 	stop    chan struct{}
-	wg      sync.WaitGroup
+	wg      sync.WaitGroup // the goroutine and the batches queued with a CallQueue
 	once    sync.Once
 	mu      sync.RWMutex // held for reading by LogCall, for writing by Close
 	closed  bool
@@ -285,25 +298,50 @@ func (w *CallWriter) fill(c store.LLMCall) []store.LLMCall {
 	return batch
 }
 
-// write stores batch, counts each call of a failed write as dropped and
-// observes every call.
+// write stores batch (or queues it, with a CallQueue), counts each call
+// of a failed write as dropped and observes every call.
 func (w *CallWriter) write(batch []store.LLMCall) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	lost := 0
-	if b, ok := w.store.(CallBatchLog); ok {
-		if err := b.LogCalls(ctx, batch); err != nil {
-			w.log.Warn("log model calls", "calls", len(batch), "err", err)
-			lost = len(batch)
+	if q, ok := w.store.(CallQueue); ok {
+		w.wg.Add(1)
+		err := q.QueueCalls(ctx, batch, func(err error) {
+			defer w.wg.Done()
+			w.stored(batch, err)
+		})
+		if err != nil { // not queued: done never runs
+			w.stored(batch, err)
+			w.wg.Done()
 		}
-	} else {
-		for _, c := range batch {
-			if err := w.store.LogCall(ctx, c); err != nil {
-				w.log.Warn("log model call", "err", err)
-				lost++
-			}
+		return
+	}
+	if b, ok := w.store.(CallBatchLog); ok {
+		w.stored(batch, b.LogCalls(ctx, batch))
+		return
+	}
+	lost := 0
+	for _, c := range batch {
+		if err := w.store.LogCall(ctx, c); err != nil {
+			w.log.Warn("log model call", "err", err)
+			lost++
 		}
 	}
+	w.counted(batch, lost)
+}
+
+// stored accounts for batch, which the store wrote whole or, if err is
+// set, not at all.
+func (w *CallWriter) stored(batch []store.LLMCall, err error) {
+	lost := 0
+	if err != nil {
+		w.log.Warn("log model calls", "calls", len(batch), "err", err)
+		lost = len(batch)
+	}
+	w.counted(batch, lost)
+}
+
+// counted counts lost calls of batch as dropped and observes every call.
+func (w *CallWriter) counted(batch []store.LLMCall, lost int) {
 	for range lost {
 		if w.dropped != nil {
 			w.dropped()

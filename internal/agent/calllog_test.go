@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"tavern/internal/store"
 )
@@ -147,5 +148,100 @@ func TestCallWriterBatches(t *testing.T) {
 	}
 	if dropped != refused+failed || observed != written {
 		t.Errorf("dropped %d (refused %d, in a failed batch %d), observed %d of %d", dropped, refused, failed, observed, written)
+	}
+}
+
+// queueLog is a CallQueue that records the batches queued and answers
+// them only when told.
+type queueLog struct {
+	batchLog
+	mu      sync.Mutex
+	pending []func(error)
+	queued  [][]store.LLMCall
+}
+
+func (q *queueLog) QueueCalls(_ context.Context, calls []store.LLMCall, done func(error)) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.queued = append(q.queued, calls)
+	q.pending = append(q.pending, done)
+	return nil
+}
+
+// answer answers every batch queued so far, failing those with a call
+// whose Error is "fail".
+func (q *queueLog) answer() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, done := range q.pending {
+		var err error
+		for _, c := range q.queued[i] {
+			if c.Error == "fail" {
+				err = errors.New("disk full")
+			}
+		}
+		if done != nil {
+			done(err)
+			q.pending[i] = nil
+		}
+	}
+}
+
+// TestCallWriterQueues: with a store that queues batches, the writer hands
+// over the next batch while the last is still unanswered (a busy store
+// costs the call log no round trip per batch); a call is observed only
+// once the store answered, a failed batch counts as dropped, and Close
+// waits for every answer.
+func TestCallWriterQueues(t *testing.T) {
+	q := &queueLog{}
+	var mu sync.Mutex
+	dropped, observed := 0, 0
+	w := NewCallWriter(CallWriterConfig{Store: q, Queue: 4,
+		Observe: func(store.LLMCall) { mu.Lock(); observed++; mu.Unlock() },
+		Dropped: func() { mu.Lock(); dropped++; mu.Unlock() }})
+	handed := func() (batches, calls int) {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		for _, b := range q.queued {
+			calls += len(b)
+		}
+		return len(q.queued), calls
+	}
+	for i, errText := range []string{"", "", "fail", ""} {
+		if err := w.LogCall(context.Background(), store.LLMCall{Agent: fmt.Sprint(i), Error: errText}); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		// Each call is handed over although no batch was answered.
+		for _, c := handed(); c <= i; _, c = handed() {
+			runtime.Gosched()
+		}
+	}
+	mu.Lock()
+	if observed != 0 {
+		t.Errorf("%d calls observed before the store answered", observed)
+	}
+	mu.Unlock()
+	closed := make(chan struct{})
+	go func() { _ = w.Close(); close(closed) }()
+	select {
+	case <-closed:
+		t.Fatal("Close returned before the store answered the queued batches")
+	case <-time.After(50 * time.Millisecond):
+	}
+	q.answer()
+	<-closed
+	_, calls := handed()
+	mu.Lock()
+	defer mu.Unlock()
+	failed := 0
+	for _, b := range q.queued {
+		for _, c := range b {
+			if c.Error == "fail" {
+				failed += len(b)
+			}
+		}
+	}
+	if calls != 4 || observed != 4 || dropped != failed || failed == 0 {
+		t.Errorf("handed %d, observed %d, dropped %d (in failed batches %d)", calls, observed, dropped, failed)
 	}
 }

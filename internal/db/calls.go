@@ -24,6 +24,22 @@ func (d *DB) LogCalls(ctx context.Context, calls []store.LLMCall) error {
 	return nil
 }
 
+// QueueCalls implements the agent package's CallQueue: it queues the calls
+// as one group commit, like LogCalls, and returns once they are queued;
+// done gets what LogCalls would have returned (see Enqueue).
+func (d *DB) QueueCalls(ctx context.Context, calls []store.LLMCall, done func(error)) error {
+	wrap := func(err error) error {
+		if err != nil {
+			return fmt.Errorf("log %d calls: %w", len(calls), err)
+		}
+		return nil
+	}
+	if err := d.Enqueue(ctx, store.Commit{Calls: calls}, func(err error) { done(wrap(err)) }); err != nil {
+		return wrap(err)
+	}
+	return nil
+}
+
 const qInsertCall = `INSERT INTO llm_calls (table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
