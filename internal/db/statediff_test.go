@@ -143,3 +143,29 @@ func TestForget(t *testing.T) {
 		t.Errorf("hp after Forget and a commit = %d, want %d", hp(), want)
 	}
 }
+
+// TestFirstCommitAfterCreateDiffs: CreateTable tells the writer what it
+// wrote, so the table's first commit writes only the rows that changed
+// (a row changed behind the store's back stays as it is), and a state the
+// caller changes after CreateTable is not what the store believes it
+// wrote.
+func TestFirstCommitAfterCreateDiffs(t *testing.T) {
+	d := MustOpenDB(t)
+	ctx := context.Background()
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	if _, err := d.writer.Exec("UPDATE characters SET hp = 99 WHERE table_id = 't1' AND id = 'c1'"); err != nil {
+		t.Fatal(err)
+	}
+	st.Character("c2").HP-- // changed by the caller after the create
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st}); err != nil {
+		t.Fatal(err)
+	}
+	got := mustLoad(t, d, "t1").State
+	if hp := got.Character("c1").HP; hp != 99 {
+		t.Errorf("c1 hp = %d: the first commit rewrote an unchanged row", hp)
+	}
+	if hp, want := got.Character("c2").HP, st.Character("c2").HP; hp != want {
+		t.Errorf("c2 hp = %d, want %d: the change after the create was not written", hp, want)
+	}
+}

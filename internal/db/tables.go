@@ -37,6 +37,9 @@ func (d *DB) CreateTable(ctx context.Context, t engine.Table, st *engine.State, 
 		if err := writeState(w, t.ID, st, nil, now); err != nil {
 			return err
 		}
+		// The table's first commit then writes only what it changes,
+		// not every row again (a burst of new tables' first sits).
+		w.afterCommit(func() { d.committer.wrote(t.ID, st.Clone()) })
 		return insertEvents(w, t.ID, evs)
 	})
 	if err != nil {

@@ -387,6 +387,14 @@ func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
 	return nil
 }
 
+// wrote records st (the caller's copy) as the state whose rows the store
+// holds for table tableID, written outside the committer.
+func (m *committer) wrote(tableID string, st *engine.State) {
+	m.writtenMu.Lock()
+	m.written[tableID] = st
+	m.writtenMu.Unlock()
+}
+
 // Forget drops the copy of table tableID's state the store keeps to write
 // only changed rows (a few tens of KiB per table): the table's next commit
 // with a state writes every row. Call it when a table is unloaded, or
