@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -233,8 +234,8 @@ func TestChainBreaksOnFailure(t *testing.T) {
 // errAny stands for any error in a table of wanted results.
 var errAny = errors.New("any error")
 
-// TestAcksBetweenTurnChunks: the writer commits turns heavyChunk at a time
-// and lets the light commits queued meanwhile go first, except those of a
+// TestAcksBetweenTurnChunks: the writer commits turns a chunk (chunkRows)
+// at a time and lets the light commits queued meanwhile go first, except those of a
 // table whose turn still waits: they stay behind it. Here that turn fails,
 // so the ack behind it must fail with its chain, while an ack of another
 // table goes through before the last chunk.
@@ -242,12 +243,14 @@ func TestAcksBetweenTurnChunks(t *testing.T) {
 	d := MustOpenDB(t)
 	st := fightingState(t)
 	var turns []store.Commit
-	for i := range heavyChunk + 1 {
+	for sum := 0; sum <= chunkRows; {
+		i := len(turns)
 		id := fmt.Sprintf("t%d", i)
 		mustCreateTable(t, d, id, st)
 		c := store.Commit{TableID: id, State: st.Clone(), Chain: uint64(i + 1),
 			Events: []engine.Event{{Seq: 1, TS: t0, Kind: "narration", Data: map[string]any{}}}}
 		turns = append(turns, c)
+		sum += rows(c)
 	}
 	last := len(turns) - 1
 	turns[last].Events = append(turns[last].Events, turns[last].Events[0]) // seq 1 twice: it fails
@@ -289,5 +292,28 @@ func TestEnqueueChecksMessages(t *testing.T) {
 	err := d.Enqueue(context.Background(), bad, func(error) { t.Error("done called for a commit that was refused") })
 	if engine.ErrorCode(err) != engine.EINVALID {
 		t.Errorf("Enqueue of a non-JSON message: %v, want EINVALID", err)
+	}
+}
+
+// TestChunkLen: a chunk takes turns while their rows fit in chunkRows, and
+// always at least one, however large.
+func TestChunkLen(t *testing.T) {
+	turn := func(events int) *commitReq {
+		return &commitReq{c: store.Commit{TableID: "t", State: &engine.State{}, Events: make([]engine.Event, events)}}
+	}
+	calls := &commitReq{c: store.Commit{Calls: make([]store.LLMCall, 2*chunkRows)}}
+	per := rows(turn(10).c) // 15
+	for _, tc := range []struct {
+		heavy []*commitReq
+		want  int
+	}{
+		{[]*commitReq{turn(10)}, 1},
+		{[]*commitReq{calls, turn(10)}, 1},
+		{[]*commitReq{turn(10), calls}, 1},
+		{slices.Repeat([]*commitReq{turn(10)}, 10), chunkRows / per},
+	} {
+		if got := chunkLen(tc.heavy); got != tc.want {
+			t.Errorf("chunkLen of %d commits = %d, want %d", len(tc.heavy), got, tc.want)
+		}
 	}
 }
