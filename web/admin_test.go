@@ -423,6 +423,10 @@ func TestAdminMetrics(t *testing.T) {
 		"tavern_llm_cost_usd_total":           {"model"},
 		"tavern_moderation_total":             {"action"},
 		"tavern_http_requests_total":          {"code", "method", "route"},
+		"tavern_store_commit_seconds":         {"result"},
+		"tavern_store_transaction_seconds":    nil,
+		"tavern_store_transaction_commits":    nil,
+		"tavern_store_queue":                  nil,
 	} {
 		f := fams[name]
 		if f == nil || len(f.Metric) == 0 {
@@ -461,6 +465,9 @@ func TestAdminMetrics(t *testing.T) {
 	wantValue("tavern_tables", map[string]string{"state": "paused"}, 1)
 	wantValue("tavern_moderation_total", map[string]string{"action": "pause"}, 1)
 	wantValue("tavern_turn_duration_seconds", map[string]string{"agent": "narrative"}, 2)
+	// Two acts, two turns, the sit and the pause: at least six commits.
+	wantValue("tavern_store_commit_seconds", map[string]string{"result": "ok"}, 6)
+	wantValue("tavern_store_transaction_seconds", nil, 1)
 }
 
 func sum(f *dto.MetricFamily) float64 {

@@ -97,6 +97,8 @@ func startEnv(t *testing.T, cfg envConfig) *testEnv {
 	closeCalls := func() error { return nil }
 	if cfg.calls {
 		m := hub.NewMetrics(reg)
+		store.ObserveWrites(db.WriteObserver{Commit: m.StoreCommit, Transaction: m.StoreTransaction})
+		m.StoreQueue(store.Queued)
 		calls := agent.NewCallWriter(agent.CallWriterConfig{Store: store, Observe: m.ObserveCall, Dropped: m.CallDropped, Log: log})
 		logged := &agent.Logged{Model: cfg.model, Log: calls, Logger: log, Prices: agent.Prices{"offline": {Input: 1, Cached: 0.5, Output: 2}}}
 		hc.Runner.Narrative, hc.Runner.Combat, hc.Metrics, hc.Seed = logged, logged, m, func() uint64 { return 11 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"tavern/internal/engine"
 	"tavern/internal/store"
@@ -315,5 +316,47 @@ func TestChunkLen(t *testing.T) {
 		if got := chunkLen(tc.heavy); got != tc.want {
 			t.Errorf("chunkLen of %d commits = %d, want %d", len(tc.heavy), got, tc.want)
 		}
+	}
+}
+
+// TestObserveWrites: the observer hears of every commit answered, failed
+// ones marked, and of every transaction with its commits.
+func TestObserveWrites(t *testing.T) {
+	d := MustOpenDB(t)
+	mustCreateTable(t, d, "t1", fightingState(t))
+	var mu sync.Mutex
+	ok, failed, txCommits := 0, 0, 0
+	d.ObserveWrites(WriteObserver{
+		Commit: func(wait time.Duration, bad bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if wait <= 0 {
+				t.Errorf("commit waited %v", wait)
+			}
+			if bad {
+				failed++
+			} else {
+				ok++
+			}
+		},
+		Transaction: func(_ time.Duration, commits int) { mu.Lock(); txCommits += commits; mu.Unlock() },
+	})
+	ctx := context.Background()
+	if err := d.Commit(ctx, ack("t1", 1, "k1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Commit(ctx, ack("t1", 1, "k1")); err == nil { // the same client id again
+		t.Fatal("a duplicate act committed")
+	}
+	if err := d.Commit(ctx, ack("t1", 2, "k2")); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if ok != 2 || failed != 1 || txCommits < 3 {
+		t.Errorf("observed %d ok, %d failed, %d commits in transactions", ok, failed, txCommits)
+	}
+	if d.Queued() != 0 {
+		t.Errorf("Queued = %d with nothing queued", d.Queued())
 	}
 }

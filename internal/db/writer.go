@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"tavern/internal/engine"
@@ -28,7 +29,28 @@ type commitReq struct {
 	done func(error)
 	// skipped: not applied, for its chain is broken (chainBroken).
 	skipped bool
+	queued  time.Time // when Enqueue took it (WriteObserver)
 }
+
+// WriteObserver hears from the group-commit writer, for the metrics. Its
+// functions run on the writer goroutine and must not block.
+type WriteObserver struct {
+	// Commit is called once per commit answered, with the time from
+	// Enqueue to its answer (what an ack or a turn waits for the store)
+	// and whether it failed.
+	Commit func(wait time.Duration, failed bool)
+	// Transaction is called once per transaction, with its duration and
+	// how many commits it held.
+	Transaction func(took time.Duration, commits int)
+}
+
+// ObserveWrites hands every later commit and transaction to o. Safe for
+// concurrent use.
+func (d *DB) ObserveWrites(o WriteObserver) { d.committer.observer.Store(&o) }
+
+// Queued returns how many commits wait for the writer goroutine. Safe for
+// concurrent use.
+func (d *DB) Queued() int { return len(d.committer.queue) }
 
 // actionKey names one pending action of one table.
 type actionKey struct{ table, action string }
@@ -62,6 +84,8 @@ type committer struct {
 	livesMu sync.Mutex
 	lives   map[actionKey]store.ActionLife
 	kick    chan struct{}
+
+	observer atomic.Pointer[WriteObserver] // nil: nobody listens
 
 	// broken holds, per table, the chain (store.Commit.Chain) of its last
 	// failed commit: the later commits of that chain fail unapplied.
@@ -120,7 +144,7 @@ func (d *DB) Enqueue(ctx context.Context, c store.Commit, done func(error)) erro
 	if err := validMessages(c.Messages); err != nil {
 		return commitError(c, err)
 	}
-	r := &commitReq{c: c, at: d.now(), done: done}
+	r := &commitReq{c: c, at: d.now(), done: done, queued: time.Now()}
 	m := d.committer
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -355,6 +379,9 @@ func (m *committer) answer(r *commitReq, err error) {
 	case err != nil:
 		err = commitError(c, err)
 	}
+	if o := m.observer.Load(); o != nil && o.Commit != nil {
+		o.Commit(time.Since(r.queued), err != nil)
+	}
 	if c.Chain != 0 {
 		if err != nil {
 			m.broken[c.TableID] = c.Chain
@@ -373,6 +400,10 @@ func (m *committer) chainBroken(c store.Commit) bool {
 // tx applies the commits of batch, then lives, in one transaction and, once
 // it is committed, records the states it wrote.
 func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
+	if o := m.observer.Load(); o != nil && o.Transaction != nil {
+		start := time.Now()
+		defer func() { o.Transaction(time.Since(start), len(batch)) }()
+	}
 	staged := map[string]*engine.State{}
 	now := m.d.now()
 	err := m.d.write(context.Background(), func(w *writeTx) error {

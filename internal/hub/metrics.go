@@ -3,6 +3,7 @@ package hub
 import (
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -10,8 +11,9 @@ import (
 )
 
 // Metrics are the game server's Prometheus metrics (issue 9): tables,
-// sockets, turns, event fan-out, closed sockets, and the model calls fed by
-// the call log's writer (ObserveCall). Labels are bounded: role, agent,
+// sockets, turns, event fan-out, closed sockets, the model calls fed by
+// the call log's writer (ObserveCall), and the store's writer (StoreCommit,
+// StoreTransaction, StoreQueue). Labels are bounded: role, agent,
 // model, result, close code, never a table or player id. Build one with
 // NewMetrics, hand it to the hub (Config.Metrics) and to the call log
 // writer; a nil *Metrics records nothing. Safe for concurrent use.
@@ -28,6 +30,10 @@ type Metrics struct {
 	llmCost       *prometheus.CounterVec
 	callsDropped  prometheus.Counter
 	restarts      prometheus.Counter
+	storeCommit   *prometheus.HistogramVec
+	storeTx       prometheus.Histogram
+	storeBatch    prometheus.Histogram
+	storeQueue    atomic.Pointer[func() int]
 	gauges        *hubCollector
 }
 
@@ -62,14 +68,31 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Model calls the call log could not keep (its queue was full or the store failed)."}),
 		restarts: prometheus.NewCounter(prometheus.CounterOpts{Name: "tavern_table_restarts_total",
 			Help: "Tables restarted from the store because a commit failed behind others in flight."}),
+		storeCommit: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tavern_store_commit_seconds",
+			Help:    "Time from a commit queued with the store to its answer (what an ack or a turn waits for the disk), by result (ok, failed).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"result"}),
+		storeTx: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "tavern_store_transaction_seconds",
+			Help:    "Duration of the store writer's transactions (each holds one or more commits).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1}}),
+		storeBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "tavern_store_transaction_commits",
+			Help:    "Commits per store transaction (group commit).",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64}}),
 		gauges: &hubCollector{
 			tables:  prometheus.NewDesc("tavern_tables", "Tables by state: loaded (open, in memory), active (a turn running or someone connected), paused, closed.", []string{"state"}, nil),
 			sockets: prometheus.NewDesc("tavern_sockets", "Open websocket connections by role.", []string{"role"}, nil),
 		},
 	}
+	queue := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tavern_store_queue",
+		Help: "Commits waiting for the store's writer."}, func() float64 {
+		if f := m.storeQueue.Load(); f != nil {
+			return float64((*f)())
+		}
+		return 0
+	})
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.turns, m.turnDuration, m.events, m.deliveries, m.socketsClosed, m.moderation,
-			m.llmRequests, m.llmLatency, m.llmTokens, m.llmCost, m.callsDropped, m.restarts, m.gauges} {
+			m.llmRequests, m.llmLatency, m.llmTokens, m.llmCost, m.callsDropped, m.restarts,
+			m.storeCommit, m.storeTx, m.storeBatch, queue, m.gauges} {
 			reg.MustRegister(c)
 		}
 	}
@@ -94,6 +117,36 @@ func (m *Metrics) ObserveCall(c store.LLMCall) {
 	m.llmTokens.WithLabelValues(c.Model, "cached").Add(float64(c.CachedTokens))
 	m.llmTokens.WithLabelValues(c.Model, "completion").Add(float64(c.CompletionTokens))
 	m.llmCost.WithLabelValues(c.Model).Add(c.CostUSD)
+}
+
+// StoreCommit records a commit the store answered: wait is the time from
+// its queueing to the answer (internal/db's WriteObserver).
+func (m *Metrics) StoreCommit(wait time.Duration, failed bool) {
+	if m == nil {
+		return
+	}
+	result := "ok"
+	if failed {
+		result = "failed"
+	}
+	m.storeCommit.WithLabelValues(result).Observe(wait.Seconds())
+}
+
+// StoreTransaction records one transaction of the store's writer.
+func (m *Metrics) StoreTransaction(took time.Duration, commits int) {
+	if m == nil {
+		return
+	}
+	m.storeTx.Observe(took.Seconds())
+	m.storeBatch.Observe(float64(commits))
+}
+
+// StoreQueue reads the store's queue length (commits waiting for its
+// writer) at each scrape from queued.
+func (m *Metrics) StoreQueue(queued func() int) {
+	if m != nil {
+		m.storeQueue.Store(&queued)
+	}
 }
 
 // CallDropped counts a model call the call log lost.
