@@ -131,7 +131,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "loadgen: %d tables × (%d players + %d spectators), %d actions each, think %s, against %s\n",
 		c.tables, c.players, c.spectators, c.actions, c.think, c.url)
-	st := &stats{}
+	st := &stats{seats: int64(c.tables * c.players)}
 	var before usage
 	if c.meter != nil {
 		var err error
@@ -228,13 +228,19 @@ func startServer(ctx context.Context) (*server, error) {
 
 // stats gathers what the bots measured. Safe for concurrent use.
 type stats struct {
-	mu             sync.Mutex
-	ack, turn      []time.Duration
-	events, deltas atomic.Int64
-	acts, refusals atomic.Int64
-	fights         atomic.Int64
-	failures       atomic.Int64
-	firstErr       atomic.Value
+	mu        sync.Mutex
+	ack, turn []time.Duration
+	// Of the actions sent once every bot sat and joined (seats of them):
+	// the run without its start-up burst of sits and joins.
+	seats                 int64
+	seated                atomic.Int64
+	allSeatedAt           atomic.Int64 // unix ns; 0 until every bot joined
+	steadyAck, steadyTurn []time.Duration
+	events, deltas        atomic.Int64
+	acts, refusals        atomic.Int64
+	fights                atomic.Int64
+	failures              atomic.Int64
+	firstErr              atomic.Value
 }
 
 func (s *stats) fail(err error) {
@@ -243,11 +249,22 @@ func (s *stats) fail(err error) {
 	}
 }
 
-func (s *stats) record(ack, turn time.Duration) {
+func (s *stats) record(sent time.Time, ack, turn time.Duration) {
 	s.mu.Lock()
 	s.ack = append(s.ack, ack)
 	s.turn = append(s.turn, turn)
+	if at := s.allSeatedAt.Load(); at != 0 && sent.UnixNano() >= at {
+		s.steadyAck = append(s.steadyAck, ack)
+		s.steadyTurn = append(s.steadyTurn, turn)
+	}
 	s.mu.Unlock()
+}
+
+// joined counts a bot seated with its socket open.
+func (s *stats) joined() {
+	if s.seated.Add(1) == s.seats {
+		s.allSeatedAt.Store(time.Now().UnixNano())
+	}
 }
 
 func pct(d []time.Duration, p float64) time.Duration {
@@ -266,6 +283,10 @@ func (s *stats) report(out io.Writer, elapsed time.Duration) {
 		s.acts.Load(), elapsed.Round(time.Millisecond), float64(s.acts.Load())/elapsed.Seconds(), s.fights.Load(), s.refusals.Load())
 	fmt.Fprintf(out, "  ack latency   p50 %-9s p90 %-9s p99 %-9s max %s\n", pct(s.ack, .5), pct(s.ack, .9), pct(s.ack, .99), pct(s.ack, 1))
 	fmt.Fprintf(out, "  turn latency  p50 %-9s p90 %-9s p99 %-9s max %s  (act sent → its narration)\n", pct(s.turn, .5), pct(s.turn, .9), pct(s.turn, .99), pct(s.turn, 1))
+	slices.Sort(s.steadyAck)
+	slices.Sort(s.steadyTurn)
+	fmt.Fprintf(out, "  of the %d actions sent once all %d bots sat: ack p50 %s p99 %s, turn p50 %s p99 %s\n",
+		len(s.steadyAck), s.seats, pct(s.steadyAck, .5), pct(s.steadyAck, .99), pct(s.steadyTurn, .5), pct(s.steadyTurn, .99))
 	fmt.Fprintf(out, "  events delivered to clients: %d (%.0f/s), narration deltas: %d\n", s.events.Load(), float64(s.events.Load())/elapsed.Seconds(), s.deltas.Load())
 	fmt.Fprintf(out, "  failures: %d\n", s.failures.Load())
 }
@@ -489,6 +510,7 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 		return err
 	}
 	defer conn.Close(websocket.StatusNormalClosure, "")
+	st.joined()
 	frames := reader(ctx, conn, st, true)
 	me := "pc:" + seat.Seat
 	send := func(id, text string) error {
@@ -579,7 +601,7 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 			case f.Type == "event" && f.Kind == "action" && d.PlayerID == playerID:
 				actionID = d.ActionID
 			case f.Type == "event" && f.Kind == "narration" && actionID != "" && d.ActionID == actionID:
-				st.record(ackAt, time.Since(sent))
+				st.record(sent, ackAt, time.Since(sent))
 				st.acts.Add(1)
 				resolved = true
 			case f.Type == "event" && f.Kind == "combat_started":
