@@ -311,7 +311,7 @@ func TestChunkLen(t *testing.T) {
 		{[]*commitReq{turn(10)}, 1},
 		{[]*commitReq{calls, turn(10)}, 1},
 		{[]*commitReq{turn(10), calls}, 1},
-		{slices.Repeat([]*commitReq{turn(10)}, 10), chunkRows / per},
+		{slices.Repeat([]*commitReq{turn(10)}, 2*chunkRows/per), chunkRows / per},
 	} {
 		if got := chunkLen(tc.heavy); got != tc.want {
 			t.Errorf("chunkLen of %d commits = %d, want %d", len(tc.heavy), got, tc.want)
