@@ -25,12 +25,15 @@ const (
 	benchBody    = 1500 // bytes of a benchmark message
 )
 
-// benchTurn is turn i of a table: its state, four events and two messages.
-func benchTurn(st *engine.State, i int, seq *int64) store.Commit {
-	st.Game.Turn = i
-	st.Party[0].HP = i % 20
+// benchTurn is turn i of a table: its state, built on a clone of *st (which
+// it then replaces, as the hub does), four events and two messages.
+func benchTurn(st **engine.State, i int, seq *int64) store.Commit {
+	next := (*st).Clone()
+	*st = next
+	next.Game.Turn = i
+	next.Party[0].HP = i % 20
 	c := turnCommit("t1", engine.AgentNarrative, i, benchBody)
-	c.State = st
+	c.State = next
 	for range 4 {
 		*seq++
 		c.Events = append(c.Events, engine.Event{Seq: *seq, TS: t0, Kind: "dice", Data: map[string]any{"total": 12}})
@@ -65,7 +68,7 @@ func BenchmarkTurnThenArchive(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if err := d.Commit(ctx, benchTurn(st, i, &seq)); err != nil {
+		if err := d.Commit(ctx, benchTurn(&st, i, &seq)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -80,7 +83,7 @@ func BenchmarkTurnWithArchive(b *testing.B) {
 	mustCreateTable(b, d, "t1", st)
 	var seq int64
 	for i := 1; b.Loop(); i++ {
-		c := benchTurn(st, i, &seq)
+		c := benchTurn(&st, i, &seq)
 		c.Archive = benchArchive(i)
 		if err := d.Commit(ctx, c); err != nil {
 			b.Fatal(err)
@@ -189,7 +192,7 @@ func benchAcksBehindTurns(b *testing.B, turnTables int) {
 					return
 				default:
 				}
-				c := benchTurn(st, n, &seq)
+				c := benchTurn(&st, n, &seq)
 				c.TableID = id
 				if err := d.Commit(ctx, c); err != nil {
 					b.Error(err)

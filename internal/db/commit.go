@@ -46,6 +46,13 @@ WHERE table_id = ? AND id = ? AND status = 'pending'`
 // the batch is rolled back and each of its commits is retried alone. ctx
 // bounds the wait for a place in the queue; once queued, c is applied and
 // Commit waits for the result. After Close, Commit fails.
+//
+// c.State, once queued, belongs to the store: the caller must not change
+// it, nor anything it points to, ever after. The store keeps it (not a
+// copy) as what table c.TableID's rows hold, and the table's next commit
+// writes only the rows its state changed from it; so a caller builds each
+// new state on a Clone of the last. Handing the same *State again is
+// allowed and writes every row.
 func (d *DB) Commit(ctx context.Context, c store.Commit) error {
 	return d.groupCommit(ctx, c)
 }
@@ -69,7 +76,13 @@ func applyCommit(w *writeTx, c store.Commit, at time.Time) error {
 		}
 	}
 	if c.State != nil {
-		if err := writeState(w, c.TableID, c.State, w.written(c.TableID), now); err != nil {
+		prev := w.written(c.TableID)
+		if prev == c.State {
+			// Handed over again: it may have changed since, so what the
+			// rows hold is not known.
+			prev = nil
+		}
+		if err := writeState(w, c.TableID, c.State, prev, now); err != nil {
 			return err
 		}
 		w.wrote(c.TableID, c.State)
