@@ -58,8 +58,9 @@ func (d *DB) Commit(ctx context.Context, c store.Commit) error {
 }
 
 // applyCommit runs the statements of c in w's transaction (see Commit); at
-// stamps the rows.
-func applyCommit(w *writeTx, c store.Commit, at time.Time) error {
+// stamps the rows. evRows is the stored text of c.Events (eventRows), or
+// nil to encode it here.
+func applyCommit(w *writeTx, c store.Commit, evRows []eventRow, at time.Time) error {
 	now := formatTime(at)
 	if p := c.AddPending; p != nil {
 		status := p.Status
@@ -87,7 +88,13 @@ func applyCommit(w *writeTx, c store.Commit, at time.Time) error {
 		}
 		w.wrote(c.TableID, c.State)
 	}
-	if err := insertEvents(w, c.TableID, c.Events); err != nil {
+	if evRows == nil {
+		var err error
+		if evRows, err = eventRows(c.Events); err != nil {
+			return err
+		}
+	}
+	if err := insertEventRows(w, c.TableID, c.Events, evRows); err != nil {
 		return err
 	}
 	if err := setTableMarks(w, c); err != nil {

@@ -16,15 +16,41 @@ const (
 	qInsertMessage = "INSERT INTO agent_messages (table_id, agent, turn, body, created_at) VALUES (?, ?, ?, ?, ?)"
 )
 
+// eventRow is an event's stored text: its time and its data as JSON.
+type eventRow struct{ ts, data string }
+
+// eventRows encodes the stored text of evs, in order. Enqueue calls it on
+// its caller's goroutine, so that the writer, which every commit waits
+// for, does not encode (the data's JSON was a fifth of its events' cost).
+func eventRows(evs []engine.Event) ([]eventRow, error) {
+	if len(evs) == 0 {
+		return nil, nil
+	}
+	rows := make([]eventRow, len(evs))
+	for i, e := range evs {
+		data, err := json.Marshal(e.Data)
+		if err != nil {
+			return nil, fmt.Errorf("encode event %d (%s): %w", e.Seq, e.Kind, err)
+		}
+		rows[i] = eventRow{ts: formatTime(e.TS), data: string(data)}
+	}
+	return rows, nil
+}
+
 // insertEvents stores events as numbered by the caller; a seq that exists
 // fails the transaction.
 func insertEvents(w *writeTx, tableID string, evs []engine.Event) error {
-	for _, e := range evs {
-		data, err := json.Marshal(e.Data)
-		if err != nil {
-			return fmt.Errorf("encode event %d (%s): %w", e.Seq, e.Kind, err)
-		}
-		if _, err := w.exec(qInsertEvent, tableID, e.Seq, formatTime(e.TS), e.Kind, e.Turn, string(data)); err != nil {
+	rows, err := eventRows(evs)
+	if err != nil {
+		return err
+	}
+	return insertEventRows(w, tableID, evs, rows)
+}
+
+// insertEventRows stores evs, whose stored text is rows (eventRows).
+func insertEventRows(w *writeTx, tableID string, evs []engine.Event, rows []eventRow) error {
+	for i, e := range evs {
+		if _, err := w.exec(qInsertEvent, tableID, e.Seq, rows[i].ts, e.Kind, e.Turn, rows[i].data); err != nil {
 			return fmt.Errorf("insert event %d: %w", e.Seq, err)
 		}
 	}

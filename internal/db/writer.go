@@ -23,9 +23,12 @@ var errClosed = errors.New("db: closed")
 
 // commitReq is one queued Commit; the writer calls done with its result.
 type commitReq struct {
-	c    store.Commit
-	at   time.Time // stamps the rows
-	done func(error)
+	c store.Commit
+	// events is the stored text of c.Events, made by Enqueue (nil: not
+	// made yet).
+	events []eventRow
+	at     time.Time // stamps the rows
+	done   func(error)
 	// skipped: not applied, for its chain is broken (chainBroken).
 	skipped bool
 }
@@ -116,12 +119,16 @@ func (d *DB) groupCommit(ctx context.Context, c store.Commit) error {
 // applied in the order it queued them. c.State is the store's once
 // queued, as with Commit.
 func (d *DB) Enqueue(ctx context.Context, c store.Commit, done func(error)) error {
-	// Checked here, on the caller's goroutine: the writer's time is the
-	// one every commit shares.
+	// Checked and encoded here, on the caller's goroutine: the writer's
+	// time is the one every commit shares.
 	if err := validMessages(c.Messages); err != nil {
 		return commitError(c, err)
 	}
-	r := &commitReq{c: c, at: d.now(), done: done}
+	events, err := eventRows(c.Events)
+	if err != nil {
+		return commitError(c, err)
+	}
+	r := &commitReq{c: c, events: events, at: d.now(), done: done}
 	m := d.committer
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -361,12 +368,12 @@ func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
 			if r.skipped = m.chainBroken(r.c); r.skipped {
 				continue
 			}
-			if err := applyCommit(w, r.c, r.at); err != nil {
+			if err := applyCommit(w, r.c, r.events, r.at); err != nil {
 				return err
 			}
 		}
 		for _, c := range lives {
-			if err := applyCommit(w, c, now); err != nil {
+			if err := applyCommit(w, c, nil, now); err != nil {
 				return err
 			}
 		}
