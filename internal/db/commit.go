@@ -137,12 +137,7 @@ func applyCommit(w *writeTx, c store.Commit, evRows []eventRow, at time.Time) er
 			return err
 		}
 	}
-	for _, call := range c.Calls {
-		if err := insertCall(w, call); err != nil {
-			return err
-		}
-	}
-	return nil
+	return insertCalls(w, c.Calls)
 }
 
 func setActionState(w *writeTx, tableID string, a store.ActionLife) error {

@@ -303,7 +303,7 @@ func (w *writeTx) stmt(q string) *sql.Stmt {
 
 // writeQueries lists every statement a write transaction runs; Open
 // prepares them all.
-var writeQueries = slices.Concat(qInsertEvents, qInsertMessages, []string{
+var writeQueries = slices.Concat(qInsertEvents, qInsertMessages, qInsertCalls, []string{
 	qInsertPlayer,
 	qInsertTable, qUpdateTableConfig,
 	qUpsertCharacter, qDeleteCharacters,
@@ -317,7 +317,7 @@ var writeQueries = slices.Concat(qInsertEvents, qInsertMessages, []string{
 	qInsertSeat, qDeleteSeat,
 	qInsertPending, qResolvePending, qAbandonPending,
 	qArchiveRange, qInsertMemory, qArchiveMessages, qIndexMemory,
-	qSetActionState, qInsertCall,
+	qSetActionState,
 	qSetTablePaused, qCloseTable,
 })
 
