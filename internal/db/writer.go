@@ -24,11 +24,10 @@ var errClosed = errors.New("db: closed")
 // commitReq is one queued Commit; the writer calls done with its result.
 type commitReq struct {
 	c store.Commit
-	// events is the stored text of c.Events, made by Enqueue (nil: not
-	// made yet).
-	events []eventRow
-	at     time.Time // stamps the rows
-	done   func(error)
+	// rows is the text of c's rows, encoded by Enqueue (nil: not yet).
+	rows *encodedRows
+	at   time.Time // stamps the rows
+	done func(error)
 	// skipped: not applied, for its chain is broken (chainBroken).
 	skipped bool
 }
@@ -124,11 +123,11 @@ func (d *DB) Enqueue(ctx context.Context, c store.Commit, done func(error)) erro
 	if err := validMessages(c.Messages); err != nil {
 		return commitError(c, err)
 	}
-	events, err := eventRows(c.Events)
+	rows, err := encodeRows(c)
 	if err != nil {
 		return commitError(c, err)
 	}
-	r := &commitReq{c: c, events: events, at: d.now(), done: done}
+	r := &commitReq{c: c, rows: rows, at: d.now(), done: done}
 	m := d.committer
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -368,7 +367,7 @@ func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
 			if r.skipped = m.chainBroken(r.c); r.skipped {
 				continue
 			}
-			if err := applyCommit(w, r.c, r.events, r.at); err != nil {
+			if err := applyCommit(w, r.c, r.rows, r.at); err != nil {
 				return err
 			}
 		}
