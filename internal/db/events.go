@@ -12,10 +12,10 @@ import (
 	"tavern/internal/store"
 )
 
-// rowsPerInsert bounds the rows of one INSERT of events or history
-// messages. A turn's rows go in one statement (or two) instead of one
-// each, which saves the writer a statement's fixed cost (binding, running
-// and resetting it) per row.
+// rowsPerInsert bounds the rows of one INSERT of events, history messages
+// or model calls. A turn's rows of each go in one statement (or two)
+// instead of one each, which saves the writer a statement's fixed cost
+// (binding, running and resetting it) per row.
 const rowsPerInsert = 8
 
 var (
