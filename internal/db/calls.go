@@ -40,17 +40,22 @@ func (d *DB) QueueCalls(ctx context.Context, calls []store.LLMCall, done func(er
 	return nil
 }
 
-const qInsertCall = `INSERT INTO llm_calls (table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+var qInsertCalls = insertSQL(`INSERT INTO llm_calls (table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind)
+VALUES `, 12)
 
-func insertCall(w *writeTx, c store.LLMCall) error {
-	if c.LatencyMS == 0 && c.Latency > 0 {
-		c.LatencyMS = c.Latency.Milliseconds()
-	}
-	_, err := w.exec(qInsertCall, c.TableID, c.Agent, c.Model, formatTime(c.Started), c.LatencyMS, c.PromptTokens,
-		c.CompletionTokens, c.CachedTokens, c.CostUSD, c.Error, c.Turn, c.ErrorKind)
+// insertCalls appends calls to the log, rowsPerInsert to a statement.
+func insertCalls(w *writeTx, calls []store.LLMCall) error {
+	_, err := insertRows(w, qInsertCalls, len(calls), func(args []any, i int) []any {
+		c := &calls[i]
+		latency := c.LatencyMS
+		if latency == 0 && c.Latency > 0 {
+			latency = c.Latency.Milliseconds()
+		}
+		return append(args, c.TableID, c.Agent, c.Model, formatTime(c.Started), latency, c.PromptTokens,
+			c.CompletionTokens, c.CachedTokens, c.CostUSD, c.Error, c.Turn, c.ErrorKind)
+	})
 	if err != nil {
-		return fmt.Errorf("insert call: %w", err)
+		return fmt.Errorf("insert calls: %w", err)
 	}
 	return nil
 }

@@ -54,6 +54,9 @@ type checkpointer struct {
 	// PASSIVE checkpoint started; walPages is the WAL's length, as the
 	// last checkpoint found it plus the pages written since.
 	written, walPages atomic.Int64
+	// total counts the pages the writer put in the WAL since Open, for
+	// the benchmarks.
+	total atomic.Int64
 	// mu runs one checkpoint at a time: a RESTART one started while a
 	// PASSIVE one runs would give up at once (SQLITE_BUSY).
 	mu   sync.Mutex
@@ -85,6 +88,7 @@ func newCheckpointer(path string, limits checkpointLimits) (*checkpointer, error
 // they pass its threshold. It never blocks.
 func (c *checkpointer) wrote(n int64) {
 	c.walPages.Add(n)
+	c.total.Add(n)
 	if c.written.Add(n) < c.limits.pages {
 		return
 	}

@@ -66,7 +66,7 @@ func TestWALStaysBounded(t *testing.T) {
 	const turns = 300
 	var seq int64
 	for i := 1; i <= turns; i++ {
-		if err := d.Commit(ctx, benchTurn(st, i, &seq)); err != nil {
+		if err := d.Commit(ctx, benchTurn(&st, i, &seq)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,7 +108,7 @@ func TestCloseCheckpoints(t *testing.T) {
 	const turns = 20
 	var seq int64
 	for i := 1; i <= turns; i++ {
-		if err := d.Commit(ctx, benchTurn(st, i, &seq)); err != nil {
+		if err := d.Commit(ctx, benchTurn(&st, i, &seq)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -91,6 +91,7 @@ func BenchmarkCommitTurn(b *testing.B) {
 	mustCreateTable(b, d, "t1", st)
 	var seq int64
 	for i := 0; b.Loop(); i++ {
+		st = st.Clone() // Commit's contract: a new state on a clone
 		st.Game.Turn = i
 		st.Party[0].HP = i % 20
 		var evs []engine.Event

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -302,7 +303,7 @@ func (w *writeTx) stmt(q string) *sql.Stmt {
 
 // writeQueries lists every statement a write transaction runs; Open
 // prepares them all.
-var writeQueries = []string{
+var writeQueries = slices.Concat(qInsertEvents, qInsertMessages, qInsertCalls, []string{
 	qInsertPlayer,
 	qInsertTable, qUpdateTableConfig,
 	qUpsertCharacter, qDeleteCharacters,
@@ -313,13 +314,12 @@ var writeQueries = []string{
 	qUpsertQuest, qDeleteQuests,
 	qUpsertRelationship, qDeleteRelationships,
 	qUpsertGameState,
-	qInsertEvent, qInsertMessage,
 	qInsertSeat, qDeleteSeat,
 	qInsertPending, qResolvePending, qAbandonPending,
 	qArchiveRange, qInsertMemory, qArchiveMessages, qIndexMemory,
-	qSetActionState, qInsertCall,
+	qSetActionState,
 	qSetTablePaused, qCloseTable,
-}
+})
 
 // timeFormat is RFC 3339 with a fixed nine-digit fraction: RFC3339Nano
 // trims trailing zeros, and then "…05Z" sorts after "…05.5Z", which breaks

@@ -6,27 +6,89 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"tavern/internal/engine"
 	"tavern/internal/store"
 )
 
-const (
-	qInsertEvent   = "INSERT INTO events (table_id, seq, ts, kind, turn, data) VALUES (?, ?, ?, ?, ?, ?)"
-	qInsertMessage = "INSERT INTO agent_messages (table_id, agent, turn, body, created_at) VALUES (?, ?, ?, ?, ?)"
+// rowsPerInsert bounds the rows of one INSERT of events, history messages
+// or model calls. A turn's rows of each go in one statement (or two)
+// instead of one each, which saves the writer a statement's fixed cost
+// (binding, running and resetting it) per row.
+const rowsPerInsert = 8
+
+var (
+	qInsertEvents   = insertSQL("INSERT INTO events (table_id, seq, ts, kind, turn, data) VALUES ", 6)
+	qInsertMessages = insertSQL("INSERT INTO agent_messages (table_id, agent, turn, body, created_at) VALUES ", 5)
 )
+
+// insertSQL returns the INSERTs of 1 to rowsPerInsert rows of cols
+// values each: element n-1 inserts n rows.
+func insertSQL(head string, cols int) []string {
+	row := "(?" + strings.Repeat(", ?", cols-1) + ")"
+	out := make([]string, rowsPerInsert)
+	for n := range out {
+		out[n] = head + row + strings.Repeat(", "+row, n)
+	}
+	return out
+}
+
+// insertRows inserts n rows with the statements of qs (insertSQL),
+// rowsPerInsert at a time, in order; values appends the values of row i.
+// On error it returns the first row of the failed statement.
+func insertRows(w *writeTx, qs []string, n int, values func(args []any, i int) []any) (int, error) {
+	var args []any
+	for first := 0; first < n; first += rowsPerInsert {
+		end := min(n, first+rowsPerInsert)
+		args = args[:0]
+		for i := first; i < end; i++ {
+			args = values(args, i)
+		}
+		if _, err := w.exec(qs[end-first-1], args...); err != nil {
+			return first, err
+		}
+	}
+	return 0, nil
+}
+
+// eventRow is an event's stored text: its time and its data as JSON.
+type eventRow struct{ ts, data string }
+
+// eventRows encodes the stored text of evs, in order.
+func eventRows(evs []engine.Event) ([]eventRow, error) {
+	if len(evs) == 0 {
+		return nil, nil
+	}
+	rows := make([]eventRow, len(evs))
+	for i, e := range evs {
+		data, err := json.Marshal(e.Data)
+		if err != nil {
+			return nil, fmt.Errorf("encode event %d (%s): %w", e.Seq, e.Kind, err)
+		}
+		rows[i] = eventRow{ts: formatTime(e.TS), data: string(data)}
+	}
+	return rows, nil
+}
 
 // insertEvents stores events as numbered by the caller; a seq that exists
 // fails the transaction.
 func insertEvents(w *writeTx, tableID string, evs []engine.Event) error {
-	for _, e := range evs {
-		data, err := json.Marshal(e.Data)
-		if err != nil {
-			return fmt.Errorf("encode event %d (%s): %w", e.Seq, e.Kind, err)
-		}
-		if _, err := w.exec(qInsertEvent, tableID, e.Seq, formatTime(e.TS), e.Kind, e.Turn, string(data)); err != nil {
-			return fmt.Errorf("insert event %d: %w", e.Seq, err)
-		}
+	rows, err := eventRows(evs)
+	if err != nil {
+		return err
+	}
+	return insertEventRows(w, tableID, evs, rows)
+}
+
+// insertEventRows stores evs, whose stored text is rows (eventRows).
+func insertEventRows(w *writeTx, tableID string, evs []engine.Event, rows []eventRow) error {
+	first, err := insertRows(w, qInsertEvents, len(evs), func(args []any, i int) []any {
+		e := &evs[i]
+		return append(args, tableID, e.Seq, rows[i].ts, e.Kind, e.Turn, rows[i].data)
+	})
+	if err != nil {
+		return fmt.Errorf("insert events from %d: %w", evs[first].Seq, err)
 	}
 	return nil
 }
@@ -43,10 +105,12 @@ func validMessages(msgs []store.AgentMessage) error {
 
 // insertMessages stores msgs, whose bodies Commit checked.
 func insertMessages(w *writeTx, tableID string, msgs []store.AgentMessage, now string) error {
-	for _, m := range msgs {
-		if _, err := w.exec(qInsertMessage, tableID, m.Agent, m.Turn, string(m.Body), now); err != nil {
-			return fmt.Errorf("insert %s message: %w", m.Agent, err)
-		}
+	first, err := insertRows(w, qInsertMessages, len(msgs), func(args []any, i int) []any {
+		m := &msgs[i]
+		return append(args, tableID, m.Agent, m.Turn, string(m.Body), now)
+	})
+	if err != nil {
+		return fmt.Errorf("insert %s messages: %w", msgs[first].Agent, err)
 	}
 	return nil
 }

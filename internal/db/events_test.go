@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,5 +137,41 @@ func TestHistoryNeverStartsMidTurn(t *testing.T) {
 				t.Errorf("History(%s, %d) = messages %v, want %v", c.agent, c.n, idx, c.want)
 			}
 		})
+	}
+}
+
+// TestEventNotJSON: an event whose data has no JSON fails its commit when
+// it is queued (Enqueue encodes the data on the caller's goroutine, and
+// never calls done then); nothing of the commit is written. The writer
+// encodes a commit that did not come through Enqueue itself.
+func TestEventNotJSON(t *testing.T) {
+	d := MustOpenDB(t)
+	ctx := context.Background()
+	mustCreateTable(t, d, "t1", newState(t, ""))
+	bad := store.Commit{TableID: "t1", Events: []engine.Event{
+		{Seq: 1, TS: t0, Kind: "narration", Data: map[string]any{"text": "fine"}},
+		{Seq: 2, TS: t0, Kind: "dice", Data: map[string]any{"total": func() {}}},
+	}}
+	err := d.Enqueue(ctx, bad, func(error) { t.Error("done called for a commit not queued") })
+	if err == nil || !strings.Contains(err.Error(), "encode event 2 (dice)") {
+		t.Fatalf("Enqueue: err = %v, want an encoding error of event 2", err)
+	}
+	if err := d.Commit(ctx, bad); err == nil {
+		t.Fatal("Commit of an event without JSON succeeded")
+	}
+	batch, results := requests(bad, store.Commit{TableID: "t1", Events: []engine.Event{{Seq: 3, TS: t0, Kind: "chat", Data: map[string]any{"text": "hi"}}}})
+	d.committer.apply(batch)
+	if err := <-results[0]; err == nil || !strings.Contains(err.Error(), "encode event 2") {
+		t.Errorf("writer: err = %v, want an encoding error of event 2", err)
+	}
+	if err := <-results[1]; err != nil {
+		t.Errorf("the commit queued with it: %v", err)
+	}
+	evs, err := d.Events(ctx, "t1", 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].Seq != 3 {
+		t.Errorf("events %+v, want only seq 3", evs)
 	}
 }

@@ -133,3 +133,84 @@ func queryPlan(tb testing.TB, db *sql.DB, q string, args ...any) string {
 	}
 	return b.String()
 }
+
+// TestActiveIndexHoldsTurns takes a file with active and archived history
+// back to migration 9 and up again: migration 0010's index of the active
+// histories holds each message's turn, so an archive counts its messages
+// from the index alone; down, the index of 0008 is back; either way the
+// history reads and an archive give what they gave.
+func TestActiveIndexHoldsTurns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tavern.db")
+	ctx := context.Background()
+	d := MustOpenDBAt(t, path)
+	mustCreateTable(t, d, "t1", newState(t, ""))
+	for n := 1; n <= 6; n++ {
+		c := turnCommit("t1", engine.AgentNarrative, n, 10)
+		if n == 5 {
+			c.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 2, Title: "The mill", Summary: "Snikket."}
+		}
+		if err := d.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	indexSQL := func(db *sql.DB) string {
+		t.Helper()
+		var s string
+		if err := db.QueryRow("SELECT sql FROM sqlite_master WHERE name = 'agent_messages_active'").Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	const withTurn = "(table_id, agent, id, turn, memory_id) WHERE memory_id IS NULL"
+	if s := indexSQL(d.reader); !strings.Contains(s, withTurn) {
+		t.Fatalf("index after the migrations: %s", s)
+	}
+	if plan := queryPlan(t, d.reader, qArchiveRange, "t1", engine.AgentNarrative, 4); !strings.Contains(plan, "COVERING INDEX agent_messages_active") {
+		t.Errorf("the archive's range does not read the index alone:\n%s", plan)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	raw, err := sql.Open("sqlite", path+"?"+writerParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 9); err != nil {
+		t.Fatal(err)
+	}
+	if s := indexSQL(raw); !strings.Contains(s, "(table_id, agent, id) WHERE memory_id IS NULL") {
+		t.Errorf("index at migration 9: %s", s)
+	}
+	var active int
+	if err := raw.QueryRow(`SELECT count(*) FROM agent_messages INDEXED BY agent_messages_active
+		WHERE table_id = 't1' AND agent = ? AND memory_id IS NULL`, engine.AgentNarrative).Scan(&active); err != nil || active != 8 {
+		t.Errorf("active messages through the index at migration 9: %d (%v), want 8", active, err)
+	}
+	raw.Close()
+
+	d = MustOpenDBAt(t, path)
+	if s := indexSQL(d.reader); !strings.Contains(s, withTurn) {
+		t.Errorf("index after the upgrade: %s", s)
+	}
+	c := turnCommit("t1", engine.AgentNarrative, 7, 10)
+	c.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 3, LastTurn: 4, Title: "The bridge", Summary: "A troll."}
+	if err := d.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Archive.Messages != 4 || c.Archive.FirstTurn != 3 {
+		t.Errorf("archive after the upgrade: %+v, want 4 messages from turn 3", *c.Archive)
+	}
+	active2, err := d.ActiveHistory(ctx, "t1", engine.AgentNarrative, 0)
+	if err != nil || len(active2) != 6 || active2[0].Turn != 5 {
+		t.Errorf("active history: %v (%v), want turns 5-7", active2, err)
+	}
+	all, err := d.AllHistory(ctx, "t1", engine.AgentNarrative)
+	if err != nil || len(all) != 14 {
+		t.Errorf("whole history: %d messages (%v), want 14", len(all), err)
+	}
+}

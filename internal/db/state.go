@@ -36,6 +36,11 @@ ON CONFLICT (table_id) DO UPDATE SET game = excluded.game, rng = excluded.rng, w
 // a row st no longer has. The game state row is always written. It returns
 // ENOTFOUND if the table does not exist.
 func writeState(w *writeTx, id string, st, prev *engine.State, now string) error {
+	return writeEncodedState(w, id, st, prev, gameRowOf(st), now)
+}
+
+// writeEncodedState is writeState with st's game row already encoded.
+func writeEncodedState(w *writeTx, id string, st, prev *engine.State, game gameRow, now string) error {
 	if prev == nil || prev.Config != st.Config {
 		if err := writeConfig(w, id, st.Config); err != nil {
 			return err
@@ -48,7 +53,7 @@ func writeState(w *writeTx, id string, st, prev *engine.State, now string) error
 			return err
 		}
 	}
-	return writeGame(w, id, st, now)
+	return writeGame(w, id, st, game, now)
 }
 
 // writeRows upserts the rows of cur that differ from prev (all of them
@@ -118,8 +123,14 @@ func writeConfig(w *writeTx, id string, c engine.Config) error {
 	return nil
 }
 
-func writeGame(w *writeTx, id string, st *engine.State, now string) error {
-	if _, err := w.exec(qUpsertGameState, id, plainJSON(st.Game), plainJSON(st.RNG), st.World.Start, now); err != nil {
+// gameRow is the text of a state's game_state row: its game and RNG as
+// JSON.
+type gameRow struct{ game, rng string }
+
+func gameRowOf(st *engine.State) gameRow { return gameRow{plainJSON(st.Game), plainJSON(st.RNG)} }
+
+func writeGame(w *writeTx, id string, st *engine.State, game gameRow, now string) error {
+	if _, err := w.exec(qUpsertGameState, id, game.game, game.rng, st.World.Start, now); err != nil {
 		return fmt.Errorf("write game state: %w", err)
 	}
 	return nil

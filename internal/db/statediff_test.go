@@ -65,7 +65,7 @@ func mapsKeys[V any](m map[string]V) []string {
 }
 
 // TestCommitsThenReload commits a seeded sequence of turns, each changing
-// a few rows, the caller reusing and mutating one State between commits;
+// a few rows of a clone of the state before (Commit's contract);
 // commits that fail after writing the state rows, which must leave
 // nothing written and not count as written; and reopens of the file.
 // After every step a reload equals the state in memory.
@@ -79,6 +79,7 @@ func TestCommitsThenReload(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	durable := st.Clone()
 	for step := 1; step <= 60; step++ {
+		st = st.Clone()
 		mutate(r, st, step)
 		c := store.Commit{TableID: "t1", State: st}
 		switch {
@@ -112,7 +113,7 @@ func TestCommitsThenReload(t *testing.T) {
 	assertSameState(t, mustLoad(t, d, "t2").State, newState(t, ""))
 }
 
-// TestForget changes a row behind the store's back: a commit of the same
+// TestForget changes a row behind the store's back: a commit of an equal
 // state skips the row (the store believes it holds the state) until the
 // table is forgotten; then the commit rewrites it.
 func TestForget(t *testing.T) {
@@ -129,7 +130,7 @@ func TestForget(t *testing.T) {
 	hp := func() int {
 		return count(t, d.reader, "SELECT hp FROM characters WHERE table_id = 't1' AND id = 'c1'")
 	}
-	if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st}); err != nil {
+	if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st.Clone()}); err != nil {
 		t.Fatal(err)
 	}
 	if hp() != 99 {
@@ -168,4 +169,32 @@ func TestFirstCommitAfterCreateDiffs(t *testing.T) {
 	if hp, want := got.Character("c2").HP, st.Character("c2").HP; hp != want {
 		t.Errorf("c2 hp = %d, want %d: the change after the create was not written", hp, want)
 	}
+}
+
+// TestStateHandedOver follows Commit's contract on states: each commit's
+// state is a changed clone of the last, which the store keeps rather than
+// copies and never changes; the same state handed again, changed in place,
+// is written whole.
+func TestStateHandedOver(t *testing.T) {
+	d := MustOpenDB(t)
+	ctx := context.Background()
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	commit := func(st *engine.State) {
+		t.Helper()
+		before := st.Clone()
+		if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st}); err != nil {
+			t.Fatal(err)
+		}
+		assertSameState(t, st, before) // the store does not change it
+		assertSameState(t, mustLoad(t, d, "t1").State, st)
+	}
+	commit(st)
+	next := st.Clone()
+	next.Party[1].HP = 1
+	next.World.NPCs["snikket"].Statuses = nil
+	commit(next)
+	next.Party[2].Gold = 77 // against the contract, but handed again: written whole
+	next.World.Items["lantern-1"].Buffs = nil
+	commit(next)
 }

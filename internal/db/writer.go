@@ -24,7 +24,9 @@ var errClosed = errors.New("db: closed")
 
 // commitReq is one queued Commit; the writer calls done with its result.
 type commitReq struct {
-	c    store.Commit
+	c store.Commit
+	// rows is the text of c's rows, encoded by Enqueue (nil: not yet).
+	rows *encodedRows
 	at   time.Time // stamps the rows
 	done func(error)
 	// skipped: not applied, for its chain is broken (chainBroken).
@@ -66,8 +68,8 @@ type committer struct {
 	queue  chan *commitReq
 	wg     sync.WaitGroup
 
-	// written holds, per table, a copy of the state whose rows the store
-	// wrote last, so that the next commit writes only the rows that
+	// written holds, per table, the state whose rows the store wrote last
+	// (the caller's own, which it no longer changes: Commit), so that the next commit writes only the rows that
 	// changed. It is updated only when a transaction commits, and starts
 	// empty: after a restart (or a crash) the first commit of each table
 	// writes every row, so no row the store has not written is ever
@@ -137,14 +139,19 @@ func (d *DB) groupCommit(ctx context.Context, c store.Commit) error {
 // every commit behind c. ctx bounds the wait for a place in the queue; if
 // c cannot be queued (ctx ends first, or the store is closed) Enqueue
 // returns the error and never calls done. The commits of one caller are
-// applied in the order it queued them.
+// applied in the order it queued them. c.State is the store's once
+// queued, as with Commit.
 func (d *DB) Enqueue(ctx context.Context, c store.Commit, done func(error)) error {
-	// Checked here, on the caller's goroutine: the writer's time is the
-	// one every commit shares.
+	// Checked and encoded here, on the caller's goroutine: the writer's
+	// time is the one every commit shares.
 	if err := validMessages(c.Messages); err != nil {
 		return commitError(c, err)
 	}
-	r := &commitReq{c: c, at: d.now(), done: done, queued: time.Now()}
+	rows, err := encodeRows(c)
+	if err != nil {
+		return commitError(c, err)
+	}
+	r := &commitReq{c: c, rows: rows, at: d.now(), done: done, queued: time.Now()}
 	m := d.committer
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -418,17 +425,18 @@ func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
 			defer m.writtenMu.Unlock()
 			return m.written[id]
 		}
-		w.recordWritten = func(id string, st *engine.State) { staged[id] = st.Clone() }
+		// Not a copy: the caller never changes a state it queued (Commit).
+		w.recordWritten = func(id string, st *engine.State) { staged[id] = st }
 		for _, r := range batch {
 			if r.skipped = m.chainBroken(r.c); r.skipped {
 				continue
 			}
-			if err := applyCommit(w, r.c, r.at); err != nil {
+			if err := applyCommit(w, r.c, r.rows, r.at); err != nil {
 				return err
 			}
 		}
 		for _, c := range lives {
-			if err := applyCommit(w, c, now); err != nil {
+			if err := applyCommit(w, c, nil, now); err != nil {
 				return err
 			}
 		}
@@ -459,11 +467,10 @@ func (m *committer) wrote(tableID string, st *engine.State) {
 	m.writtenMu.Unlock()
 }
 
-// Forget drops the copy of table tableID's state the store keeps to write
-// only changed rows (a few tens of KiB per table): the table's next commit
-// with a state writes every row. Call it when a table is unloaded, or
-// after its rows were changed other than by Commit. Safe for concurrent
-// use.
+// Forget drops table tableID's state the store keeps to write only
+// changed rows: the table's next commit with a state writes every row.
+// Call it when a table is unloaded, or after its rows were changed other
+// than by Commit. Safe for concurrent use.
 func (d *DB) Forget(tableID string) {
 	m := d.committer
 	m.writtenMu.Lock()

@@ -41,7 +41,10 @@ type AgentMessage struct {
 type Commit struct {
 	TableID string
 	// State, when not nil, replaces the table's stored state: world rows,
-	// characters, game state and RNG.
+	// characters, game state and RNG. Once the commit is queued, State is
+	// the store's: the caller must never change it, nor anything it points
+	// to, again (the store keeps it to write only what the next state
+	// changes), and builds the next state on a Clone.
 	State      *engine.State
 	Events     []engine.Event
 	Messages   []AgentMessage
