@@ -78,8 +78,10 @@ func TestWALStaysBounded(t *testing.T) {
 		t.Fatalf("%d events, want %d", written, turns*4)
 	}
 	// A turn writes about 11 pages (3,300 in all): without the writer's
-	// RESTART the WAL holds most of them; with it, under 300.
-	if bound := 4 * limits.maxPages * walFrameBytes; walSize(t, path) > bound {
+	// RESTART the WAL holds most of them; with it, a few hundred (more
+	// on a loaded machine, where the reader holds each snapshot longer:
+	// 4 × maxPages failed 1 run in 20 there, on a WAL of 4.2 ×).
+	if bound := 6 * limits.maxPages * walFrameBytes; walSize(t, path) > bound {
 		t.Errorf("WAL is %d bytes after %d turns, want at most %d", walSize(t, path), turns, bound)
 	}
 }
