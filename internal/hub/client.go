@@ -22,11 +22,16 @@ const (
 	Subprotocol = "tavern.v1"
 	readLimit   = 16 << 10
 	// outQueue is how many frames may wait for a socket's writer besides
-	// those it is writing: small (24 KiB per socket at 1,024 was most of
-	// the live heap), a client that falls this far behind is closed with
-	// 1008 "too slow". The join's welcome, replay and snapshot go to the
-	// backlog instead, never dropped.
-	outQueue = 64
+	// those it is writing; a client that falls this far behind is closed
+	// with 1008 "too slow". The queue is a pooled list, held only while
+	// frames wait, so its bound costs an idle socket nothing (a fixed
+	// 1,024-slot queue was most of the live heap). It must hold a healthy
+	// client's bursts: a table publishes the events of all its commits
+	// that landed at once (up to ~40 frames seen at 100 saturated
+	// tables), and at 64 two such bursts while the socket's writer waited
+	// for a CPU closed clients that were reading. The join's welcome,
+	// replay and snapshot go to the backlog instead, never dropped.
+	outQueue = 256
 	// A batched message (?batch=1) holds at most batchFrames frames and
 	// stops growing past batchBytes.
 	batchFrames  = 64
