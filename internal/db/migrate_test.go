@@ -42,17 +42,7 @@ func TestUpgradeToWriteIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	raw, err := sql.Open("sqlite", path+"?"+writerParams)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.DownTo(ctx, 7); err != nil { // before 0008 and 0009
-		t.Fatal(err)
-	}
+	raw := migrateDownTo(t, path, 7) // before 0008 and 0009
 	if n := count(t, raw, "SELECT count(*) FROM sqlite_master WHERE name IN ('agent_messages_history', 'events_kind')"); n != 2 {
 		t.Fatalf("at migration 7: %d of the old indexes, want 2", n)
 	}
@@ -172,17 +162,7 @@ func TestActiveIndexHoldsTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	raw, err := sql.Open("sqlite", path+"?"+writerParams)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS, goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.DownTo(ctx, 9); err != nil {
-		t.Fatal(err)
-	}
+	raw := migrateDownTo(t, path, 9)
 	if s := indexSQL(raw); !strings.Contains(s, "(table_id, agent, id) WHERE memory_id IS NULL") {
 		t.Errorf("index at migration 9: %s", s)
 	}
@@ -213,4 +193,22 @@ func TestActiveIndexHoldsTurns(t *testing.T) {
 	if err != nil || len(all) != 14 {
 		t.Errorf("whole history: %d messages (%v), want 14", len(all), err)
 	}
+}
+
+// migrateDownTo opens the closed database at path apart from a DB and
+// migrates it down to version; the caller closes it.
+func migrateDownTo(t *testing.T, path string, version int64) *sql.DB {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path+"?"+writerParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
