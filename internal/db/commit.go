@@ -68,7 +68,7 @@ type encodedRows struct {
 
 // encodeRows encodes the rows of c (encodedRows).
 func encodeRows(c store.Commit) (*encodedRows, error) {
-	events, err := eventRows(c.Events)
+	events, err := eventRows(c.Events, c.EventData)
 	if err != nil {
 		return nil, err
 	}

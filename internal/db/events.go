@@ -55,16 +55,25 @@ func insertRows(w *writeTx, qs []string, n int, values func(args []any, i int) [
 // eventRow is an event's stored text: its time and its data as JSON.
 type eventRow struct{ ts, data string }
 
-// eventRows encodes the stored text of evs, in order.
-func eventRows(evs []engine.Event) ([]eventRow, error) {
+// eventRows encodes the stored text of evs, in order; encoded, if not
+// nil, holds the JSON of each one's data (store.Commit.EventData).
+func eventRows(evs []engine.Event, encoded []json.RawMessage) ([]eventRow, error) {
 	if len(evs) == 0 {
 		return nil, nil
 	}
+	if encoded != nil && len(encoded) != len(evs) {
+		return nil, fmt.Errorf("%d events but the data of %d", len(evs), len(encoded))
+	}
 	rows := make([]eventRow, len(evs))
 	for i, e := range evs {
-		data, err := json.Marshal(e.Data)
-		if err != nil {
-			return nil, fmt.Errorf("encode event %d (%s): %w", e.Seq, e.Kind, err)
+		var data []byte
+		if encoded != nil {
+			data = encoded[i]
+		} else {
+			var err error
+			if data, err = json.Marshal(e.Data); err != nil {
+				return nil, fmt.Errorf("encode event %d (%s): %w", e.Seq, e.Kind, err)
+			}
 		}
 		rows[i] = eventRow{ts: formatTime(e.TS), data: string(data)}
 	}
@@ -74,7 +83,7 @@ func eventRows(evs []engine.Event) ([]eventRow, error) {
 // insertEvents stores events as numbered by the caller; a seq that exists
 // fails the transaction.
 func insertEvents(w *writeTx, tableID string, evs []engine.Event) error {
-	rows, err := eventRows(evs)
+	rows, err := eventRows(evs, nil)
 	if err != nil {
 		return err
 	}

@@ -175,3 +175,28 @@ func TestEventNotJSON(t *testing.T) {
 		t.Errorf("events %+v, want only seq 3", evs)
 	}
 }
+
+// TestEventDataHandedIn: a commit that carries its events' data as JSON
+// (store.Commit.EventData, as the hub does) stores those bytes; one whose
+// data does not match its events is refused whole.
+func TestEventDataHandedIn(t *testing.T) {
+	d := MustOpenDB(t)
+	ctx := context.Background()
+	mustCreateTable(t, d, "t1", fightingState(t))
+	evs := []engine.Event{{Seq: 1, TS: t0, Kind: "chat", Data: map[string]any{"text": "ignored"}}}
+	c := store.Commit{TableID: "t1", Events: evs, EventData: []json.RawMessage{json.RawMessage(`{"text":"as handed"}`)}}
+	if err := d.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Events(ctx, "t1", 0, 10)
+	if err != nil || len(got) != 1 || got[0].Data["text"] != "as handed" {
+		t.Fatalf("events %v (%v), want the data handed in", got, err)
+	}
+	c.Events = []engine.Event{{Seq: 2, TS: t0, Kind: "chat"}, {Seq: 3, TS: t0, Kind: "chat"}}
+	if err := d.Commit(ctx, c); err == nil {
+		t.Error("a commit with the data of 1 event for 2 was stored")
+	}
+	if got, _ := d.Events(ctx, "t1", 1, 10); len(got) != 0 {
+		t.Errorf("%d events stored from the refused commit", len(got))
+	}
+}

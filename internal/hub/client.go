@@ -231,11 +231,55 @@ func mustFrame(v any) []byte {
 	return b
 }
 
-func eventFrame(e engine.Event) []byte {
-	return mustFrame(struct {
-		Type string `json:"type"`
-		engine.Event
-	}{"event", e})
+// eventFrame is PROTOCOL.md's event frame of e.
+func eventFrame(e engine.Event) []byte { return eventFrameOf(e, mustFrame(e.Data)) }
+
+// eventFrameOf is the event frame of e, whose data is already JSON (the
+// table encodes it once, for the store's row and the frame): the bytes
+// json.Marshal gives for struct{Type string; engine.Event}, without
+// encoding the data again.
+func eventFrameOf(e engine.Event, data json.RawMessage) []byte {
+	b := make([]byte, 0, len(data)+len(e.Kind)+len(e.Turn)+96)
+	b = append(b, `{"type":"event","seq":`...)
+	b = strconv.AppendInt(b, e.Seq, 10)
+	b = append(b, `,"ts":"`...)
+	b = append(e.TS.AppendFormat(b, time.RFC3339Nano), `","kind":`...)
+	b = appendJSONString(b, e.Kind)
+	if e.Turn != "" {
+		b = append(b, `,"turn":`...)
+		b = appendJSONString(b, e.Turn)
+	}
+	b = append(b, `,"data":`...)
+	b = append(b, data...)
+	return append(b, '}')
+}
+
+// appendJSONString appends s as encoding/json writes it: as is between
+// quotes when it needs no escape (kinds and turn ids), else through
+// json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return append(b, mustFrame(s)...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
+}
+
+// eventData encodes the data of each of evs, in order.
+func eventData(evs []engine.Event) ([]json.RawMessage, error) {
+	if len(evs) == 0 {
+		return nil, nil
+	}
+	out := make([]json.RawMessage, len(evs))
+	for i, e := range evs {
+		data, err := json.Marshal(e.Data)
+		if err != nil {
+			return nil, fmt.Errorf("encode event %s: %w", e.Kind, err)
+		}
+		out[i] = data
+	}
+	return out, nil
 }
 
 func snapshotFrame(s Snapshot) []byte {

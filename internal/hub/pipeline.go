@@ -54,8 +54,15 @@ func (t *table) queue(ctx context.Context, c store.Commit, turn string, then fun
 	c.Chain = t.chain
 	t.touch()
 	t.number(c.Events, turn)
+	// Encoded once, for the store's rows and the frames (publish).
+	data, err := eventData(c.Events)
+	if err != nil {
+		t.unnumber(c.Events)
+		return nil, err
+	}
+	c.EventData = data
 	pc := &inflight{c: c, st: t.st, res: make(chan error, 1), then: then}
-	err := t.h.cfg.Store.Enqueue(ctx, c, func(err error) {
+	err = t.h.cfg.Store.Enqueue(ctx, c, func(err error) {
 		pc.res <- err
 		select {
 		case t.answered <- struct{}{}:
@@ -105,7 +112,7 @@ func (t *table) settle() {
 			t.commitFailed(pc)
 			return
 		}
-		t.publish(pc.c.Events)
+		t.publish(pc.c.Events, pc.c.EventData)
 		t.shown = pc.st
 		if pc.then != nil {
 			pc.then(nil)

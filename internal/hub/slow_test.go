@@ -83,7 +83,7 @@ func TestSlowClientGets1008(t *testing.T) {
 		}
 		tb.post(func() {
 			for range 10 {
-				tb.publish([]engine.Event{engine.SystemEvent("test", big)})
+				tb.publishNow(t, []engine.Event{engine.SystemEvent("test", big)})
 			}
 		})
 	}

@@ -379,13 +379,14 @@ func (t *table) unnumber(evs []engine.Event) { t.numbered -= int64(len(evs)) }
 // publish sends committed events to every client and subscriber, and a
 // state frame to the clients that asked for one when an event changed
 // more than the log (every kind but chat).
-func (t *table) publish(evs []engine.Event) {
+// data is the JSON of each event's data (eventData).
+func (t *table) publish(evs []engine.Event, data []json.RawMessage) {
 	changed := false
-	for _, e := range evs {
+	for i, e := range evs {
 		changed = changed || e.Kind != engine.EventChat
 		t.recent = append(t.recent, e)
 		t.seq = e.Seq
-		frame := eventFrame(e)
+		frame := eventFrameOf(e, data[i])
 		for c := range t.clients {
 			c.send(frame)
 		}

@@ -8,6 +8,7 @@ import (
 	"tavern/adventures"
 	"tavern/internal/agent"
 	"tavern/internal/db"
+	"tavern/internal/engine"
 	"tavern/internal/offline"
 )
 
@@ -37,4 +38,15 @@ func testHub(tb testing.TB, tune func(*Config)) (*Hub, *db.DB) {
 	}
 	tb.Cleanup(func() { h.Close() })
 	return h, st
+}
+
+// publishNow publishes evs (numbered by the caller) as a settled commit
+// would. On the table goroutine.
+func (t *table) publishNow(tb testing.TB, evs []engine.Event) {
+	data, err := eventData(evs)
+	if err != nil {
+		tb.Error(err)
+		return
+	}
+	t.publish(evs, data)
 }

@@ -88,7 +88,7 @@ func TestWireFramesAndPong(t *testing.T) {
 	sizes := []int{10, 8 << 10, 70 << 10}
 	tb.post(func() {
 		for _, n := range sizes {
-			tb.publish([]engine.Event{engine.SystemEvent("test", strings.Repeat("x", n))})
+			tb.publishNow(t, []engine.Event{engine.SystemEvent("test", strings.Repeat("x", n))})
 		}
 	})
 	for i, n := range sizes {
@@ -181,4 +181,25 @@ func readServerFrame(r *bufio.Reader) ([]byte, error) {
 	p := make([]byte, n)
 	_, err := io.ReadFull(r, p)
 	return p, err
+}
+
+// TestEventFrameOf: a frame built around data already encoded is the one
+// encoding/json makes of the whole event, whatever the kind, turn, time
+// and data hold.
+func TestEventFrameOf(t *testing.T) {
+	ts := time.Date(2026, 11, 23, 8, 30, 1, 0, time.UTC)
+	for _, e := range []engine.Event{
+		{Seq: 1, TS: ts, Kind: "narration", Turn: "t3", Data: map[string]any{"text": "Rain <falls> & \"drips\"", "n": 2.5}},
+		{Seq: 1 << 40, TS: ts.Add(123456789), Kind: "chat", Data: map[string]any{}},
+		{Seq: 7, TS: ts.Add(time.Millisecond), Kind: "odd\"kind<>", Turn: "t\u2028é\\", Data: map[string]any{"nested": map[string]any{"a": []any{1.0, "b", nil}}}},
+		{Seq: 8, TS: time.Date(2026, 1, 2, 3, 4, 5, 6, time.FixedZone("x", 3600)), Kind: "dice", Data: nil},
+	} {
+		want := mustFrame(struct {
+			Type string `json:"type"`
+			engine.Event
+		}{"event", e})
+		if got := eventFrame(e); string(got) != string(want) {
+			t.Errorf("event frame\n got %s\nwant %s", got, want)
+		}
+	}
 }

@@ -45,8 +45,12 @@ type Commit struct {
 	// the store's: the caller must never change it, nor anything it points
 	// to, again (the store keeps it to write only what the next state
 	// changes), and builds the next state on a Clone.
-	State      *engine.State
-	Events     []engine.Event
+	State  *engine.State
+	Events []engine.Event
+	// EventData, when not nil, holds the JSON of each event's Data, in
+	// order (the hub has it already: its frames carry the same bytes);
+	// nil: the store encodes the data itself.
+	EventData  []json.RawMessage
 	Messages   []AgentMessage
 	AddSeat    *engine.Seat
 	RemoveSeat string
