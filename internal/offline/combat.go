@@ -6,7 +6,6 @@ package offline
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -57,8 +56,8 @@ func (t *offlineTurn) combat() agent.ToolCall {
 }
 
 var (
-	reUse  = regexp.MustCompile(`\b(drink|drinks|quaff|potion|bandage|use|uses)\b`)
-	reHeal = regexp.MustCompile(`\b(heal|heals|pray|prays|tend|tends|mend)\b`)
+	useWords  = wordList{"drink", "drinks", "quaff", "potion", "bandage", "use", "uses"}
+	healWords = wordList{"heal", "heals", "pray", "prays", "tend", "tends", "mend"}
 )
 
 func (t *offlineTurn) me() *agent.PartyMember {
@@ -78,13 +77,13 @@ func (t *offlineTurn) pcAction() agent.ToolCall {
 	text := strings.ToLower(t.Words)
 	words := tokens(text)
 	switch {
-	case reFlee.MatchString(text):
+	case fleeWords.in(text):
 		return call("attempt_flee", map[string]any{})
-	case reDefend.MatchString(text):
+	case defendWords.in(text):
 		return call("defend", map[string]any{})
-	case reHeal.MatchString(text):
+	case healWords.in(text):
 		return t.heal(words)
-	case reUse.MatchString(text):
+	case useWords.in(text):
 		if it := t.remedyNamed(words); it != nil {
 			return call("use_item", map[string]any{"item": it.ID})
 		}

@@ -5,7 +5,6 @@ package offline
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"tavern/internal/agent"
@@ -35,16 +34,16 @@ func (t *offlineTurn) dialogue(n map[string]any) string {
 		said = append(said, g)
 	}
 	switch {
-	case reTrade.MatchString(text) && lines["trade"] != "":
+	case tradeWords.in(text) && lines["trade"] != "":
 		said = append(said, lines["trade"])
-	case reQuest.MatchString(text):
+	case questWords.in(text):
 		if r := lines["rumour"]; r != "" {
 			said = append(said, r)
 		}
 		if q := lines["quest"]; q != "" {
 			said = append(said, q)
 		}
-	case reAbout.MatchString(text):
+	case aboutWords.in(text):
 		// A topic the NPC knows nothing of: say what it can talk about,
 		// rather than the same speech again.
 		return fmt.Sprintf("%s %s: \"%s\"", name, manner, unknownTopic(lines))
@@ -149,7 +148,7 @@ func (t *offlineTurn) accept() agent.ToolCall {
 	return t.respond(fmt.Sprintf("%s clasps your hand. The quest is yours: %s.", here[quest.Giver], quest.Name), t.hints())
 }
 
-var reAbout = regexp.MustCompile(`\b(about|regarding|concerning)\b`)
+var aboutWords = wordList{"about", "regarding", "concerning"}
 
 // unknownTopic is an NPC's answer to a question it cannot answer: what it
 // can talk about instead.
