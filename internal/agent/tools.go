@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
 
@@ -198,32 +199,202 @@ func defineOutput[T any](name, desc string, required []string, props map[string]
 
 // decode parses tool arguments strictly into v and checks required fields
 // are present and non-empty. Errors are phrased for the model.
+//
+// Arguments that decode are checked for their required fields by a scan
+// of their members (see missingRequired), so that a well-formed call is
+// decoded once; anything else takes the slow path, whose errors say what
+// is wrong first.
 func decode(t *Tool, args json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
+	}
+	required, _ := t.Parameters["required"].([]string)
+	if decodeStrict(args, v) == nil {
+		if missing, ok := missingRequired(args, required); ok {
+			if len(missing) > 0 {
+				return engine.Errorf(engine.EINVALID, "%s needs %s.", t.Name, strings.Join(missing, ", "))
+			}
+			return nil
+		}
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(args, &raw); err != nil {
 		return engine.Errorf(engine.EINVALID, "Arguments of %s are not a JSON object: %v.", t.Name, err)
 	}
-	if req, ok := t.Parameters["required"].([]string); ok {
-		var missing []string
-		for _, k := range req {
-			if v, ok := raw[k]; !ok || string(v) == `""` || string(v) == "null" {
-				missing = append(missing, k)
-			}
-		}
-		if len(missing) > 0 {
-			return engine.Errorf(engine.EINVALID, "%s needs %s.", t.Name, strings.Join(missing, ", "))
+	var missing []string
+	for _, k := range required {
+		if v, ok := raw[k]; !ok || string(v) == `""` || string(v) == "null" {
+			missing = append(missing, k)
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if len(missing) > 0 {
+		return engine.Errorf(engine.EINVALID, "%s needs %s.", t.Name, strings.Join(missing, ", "))
+	}
+	if err := decodeStrict(args, v); err != nil {
 		return engine.Errorf(engine.EINVALID, "Bad arguments for %s: %v.", t.Name, err)
 	}
 	return nil
 }
+
+// errTrailing is decodeStrict's error for arguments with more after
+// their JSON value.
+var errTrailing = errors.New("data after the arguments")
+
+// decodeStrict decodes args into v, refusing unknown fields and anything
+// after the value.
+func decodeStrict(args json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if len(bytes.TrimLeft(args[dec.InputOffset():], " \t\r\n")) > 0 {
+		return errTrailing
+	}
+	return nil
+}
+
+// missingRequired returns the required members that args, valid JSON,
+// lacks or leaves empty ("" or null), as looking them up in the map of
+// its raw members would: a repeated key counts by its last value. ok is
+// false when the scan cannot tell: args is not an object or null, or a
+// key has escapes (which that map would hold unescaped).
+func missingRequired(args []byte, required []string) (missing []string, ok bool) {
+	s := jsonScan{b: args}
+	s.space()
+	if s.peek() == 'n' {
+		return required, true // null: a map with no members
+	}
+	if len(required) == 0 || len(required) > 64 || !s.eat('{') {
+		return nil, len(required) == 0
+	}
+	var filled uint64 // bit i: required[i] is present and not empty
+	for s.space(); !s.eat('}'); s.space() {
+		key, escaped := s.str()
+		s.space()
+		if escaped || !s.eat(':') {
+			return nil, false
+		}
+		s.space()
+		val := s.value()
+		if val == nil {
+			return nil, false
+		}
+		for i, k := range required {
+			if string(key) == k {
+				if string(val) == `""` || string(val) == "null" {
+					filled &^= 1 << i
+				} else {
+					filled |= 1 << i
+				}
+			}
+		}
+		s.space()
+		s.eat(',')
+	}
+	for i, k := range required {
+		if filled&(1<<i) == 0 {
+			missing = append(missing, k)
+		}
+	}
+	return missing, true
+}
+
+// jsonScan walks JSON that a decoder has already accepted, to find its
+// top-level members without decoding them.
+type jsonScan struct {
+	b []byte
+	i int
+}
+
+func (s *jsonScan) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *jsonScan) eat(c byte) bool {
+	if s.peek() == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *jsonScan) space() {
+	for isSpace(s.peek()) {
+		s.i++
+	}
+}
+
+// str reads a string and returns what is between its quotes, and whether
+// that has escapes; nil if there is no string here.
+func (s *jsonScan) str() (body []byte, escaped bool) {
+	if !s.eat('"') {
+		return nil, false
+	}
+	start := s.i
+	for ; s.i < len(s.b); s.i++ {
+		switch s.b[s.i] {
+		case '\\':
+			escaped = true
+			s.i++
+		case '"':
+			s.i++
+			return s.b[start : s.i-1], escaped
+		}
+	}
+	return nil, false
+}
+
+// value skips one value and returns its text; nil if there is none.
+func (s *jsonScan) value() []byte {
+	start := s.i
+	switch s.peek() {
+	case '"':
+		if body, _ := s.str(); body == nil {
+			return nil
+		}
+	case '{', '[':
+		if !s.nested() {
+			return nil
+		}
+	default: // a number, true, false or null
+		for c := s.peek(); c != 0 && c != ',' && c != '}' && c != ']' && !isSpace(c); c = s.peek() {
+			s.i++
+		}
+	}
+	if s.i == start {
+		return nil
+	}
+	return s.b[start:s.i]
+}
+
+// nested skips an object or an array, whatever it holds.
+func (s *jsonScan) nested() bool {
+	depth := 0
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '"':
+			if body, _ := s.str(); body == nil {
+				return false
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		s.i++
+		if depth == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func toolResult(v any) string { return mustJSON(v) }
 
