@@ -167,14 +167,20 @@ type NPCProfile struct {
 	Items       []ItemRef `json:"items"`
 }
 
+// locationOf is the party's location as the model sees it.
 func locationOf(st *engine.State) *LocationView {
+	return locationWith(st, itemRefs(&st.World, []itemOwner{{engine.OwnerLocation, st.Game.Location}})[0])
+}
+
+// locationWith is locationOf with the location's items already found.
+func locationWith(st *engine.State, items []ItemRef) *LocationView {
 	l := st.World.Locations[st.Game.Location]
 	if l == nil {
 		return nil
 	}
-	npcs, items := st.World.NPCsAt(l.ID), st.World.ItemsOwned(engine.OwnerLocation, l.ID)
+	npcs := st.World.NPCsAt(l.ID)
 	v := &LocationView{ID: l.ID, Name: l.Name, Description: l.Description,
-		Exits: make([]ExitView, 0, len(l.Exits)), NPCs: make([]NPCBrief, 0, len(npcs)), Items: make([]ItemRef, 0, len(items))}
+		Exits: make([]ExitView, 0, len(l.Exits)), NPCs: make([]NPCBrief, 0, len(npcs)), Items: items}
 	for _, e := range l.Exits {
 		dest := ""
 		if d := st.World.Locations[e.To]; d != nil {
@@ -185,23 +191,43 @@ func locationOf(st *engine.State) *LocationView {
 	for _, n := range npcs {
 		v.NPCs = append(v.NPCs, NPCBrief{ID: n.ID, Name: n.Name, Kind: n.Kind, Hostile: n.Hostile, Behavior: n.Behavior, Statuses: slices.Clone(n.Statuses)})
 	}
-	for _, it := range items {
-		v.Items = append(v.Items, ItemRef{ID: it.ID, Name: it.Name})
-	}
 	return v
 }
 
-func partyOf(st *engine.State) []PartyMember {
+// partyOf is the party's sheets; inventories holds each member's items,
+// in party order.
+func partyOf(st *engine.State, inventories [][]ItemRef) []PartyMember {
 	out := make([]PartyMember, 0, len(st.Party))
-	for _, c := range st.Party {
-		inv := st.Inventory(c.ID)
-		p := PartyMember{ID: c.ID, Name: c.Name, Class: c.Class, Seat: c.Seat, Level: c.Level, HP: c.HP, MaxHP: c.MaxHP,
+	for i, c := range st.Party {
+		out = append(out, PartyMember{ID: c.ID, Name: c.Name, Class: c.Class, Seat: c.Seat, Level: c.Level, HP: c.HP, MaxHP: c.MaxHP,
 			Gold: c.Gold, Weapon: st.Catalogue.Weapon(c.Weapon).Name, Armour: st.Catalogue.Armour(c.Armour).Name,
-			Statuses: slices.Clone(c.Statuses), Items: make([]ItemRef, 0, len(inv))}
-		for _, it := range inv {
-			p.Items = append(p.Items, ItemRef{ID: it.ID, Name: it.Name})
+			Statuses: slices.Clone(c.Statuses), Items: inventories[i]})
+	}
+	return out
+}
+
+// itemOwner is who holds items: an engine owner type and an id.
+type itemOwner struct{ kind, id string }
+
+// itemRefs returns the items of each owner, each list sorted by id as
+// World.ItemsOwned sorts it, from one pass over the world's items: a
+// turn's context lists the items of the location, of every party member
+// and of the NPC, and a pass for each was much of the cost of building
+// it. Every list is non-nil.
+func itemRefs(w *engine.World, owners []itemOwner) [][]ItemRef {
+	out := make([][]ItemRef, len(owners))
+	for i := range out {
+		out[i] = []ItemRef{}
+	}
+	for _, it := range w.Items {
+		for i, o := range owners {
+			if it.OwnerType == o.kind && it.OwnerID == o.id {
+				out[i] = append(out[i], ItemRef{ID: it.ID, Name: it.Name})
+			}
 		}
-		out = append(out, p)
+	}
+	for _, refs := range out {
+		slices.SortFunc(refs, func(a, b ItemRef) int { return strings.Compare(a.ID, b.ID) })
 	}
 	return out
 }
@@ -243,7 +269,8 @@ func combatOf(st *engine.State) *CombatView {
 	return v
 }
 
-func profileOf(st *engine.State, npcID string) *NPCProfile {
+// profileOf is the profile of the NPC npcID, who holds items.
+func profileOf(st *engine.State, npcID string, items []ItemRef) *NPCProfile {
 	n := st.World.NPCs[npcID]
 	if n == nil {
 		return nil
@@ -253,12 +280,8 @@ func profileOf(st *engine.State, npcID string) *NPCProfile {
 	if st.Config.Ruleset == engine.RulesetD20 {
 		def = ar.AC
 	}
-	p := &NPCProfile{ID: n.ID, Name: n.Name, Kind: n.Kind, HP: n.HP, MaxHP: n.MaxHP, Armour: ar.Name, Defence: def,
-		Weapon: st.Catalogue.Weapon(n.Weapon).Name, Personality: n.Personality, Tactics: n.Tactics, Secret: n.Secret, Items: []ItemRef{}}
-	for _, it := range st.World.ItemsOwned(engine.OwnerNPC, n.ID) {
-		p.Items = append(p.Items, ItemRef{ID: it.ID, Name: it.Name})
-	}
-	return p
+	return &NPCProfile{ID: n.ID, Name: n.Name, Kind: n.Kind, HP: n.HP, MaxHP: n.MaxHP, Armour: ar.Name, Defence: def,
+		Weapon: st.Catalogue.Weapon(n.Weapon).Name, Personality: n.Personality, Tactics: n.Tactics, Secret: n.Secret, Items: items}
 }
 
 // context builds the turn's context from its state. It shares nothing
@@ -266,7 +289,19 @@ func profileOf(st *engine.State, npcID string) *NPCProfile {
 // the context must stay what the turn message says).
 func (t *Turn) context() TurnContext {
 	st := t.State
-	ctx := TurnContext{Turn: t.No, Kind: t.Kind, Mode: st.Game.Mode, CombatMode: st.Config.CombatMode, Ruleset: st.Config.Ruleset, Start: st.World.Start, Location: locationOf(st), Party: partyOf(st)}
+	// The items of the location, then of each party member, then of the
+	// NPC on an NPC turn.
+	owners := make([]itemOwner, 0, len(st.Party)+2)
+	owners = append(owners, itemOwner{engine.OwnerLocation, st.Game.Location})
+	for _, c := range st.Party {
+		owners = append(owners, itemOwner{engine.OwnerCharacter, c.ID})
+	}
+	if t.Kind == TurnNPC {
+		owners = append(owners, itemOwner{engine.OwnerNPC, t.Entry.Ref})
+	}
+	items := itemRefs(&st.World, owners)
+	ctx := TurnContext{Turn: t.No, Kind: t.Kind, Mode: st.Game.Mode, CombatMode: st.Config.CombatMode, Ruleset: st.Config.Ruleset, Start: st.World.Start,
+		Location: locationWith(st, items[0]), Party: partyOf(st, items[1:1+len(st.Party)])}
 	if t.Actor != nil {
 		ctx.Actor = &ActorView{ID: t.Actor.ID, Name: t.Actor.Name, Seat: t.Actor.Seat, Class: t.Actor.Class}
 	}
@@ -275,7 +310,7 @@ func (t *Turn) context() TurnContext {
 	}
 	ctx.Combat = combatOf(st)
 	if t.Kind == TurnNPC {
-		ctx.NPC = profileOf(st, t.Entry.Ref)
+		ctx.NPC = profileOf(st, t.Entry.Ref, items[len(items)-1])
 	}
 	return ctx
 }

@@ -1,8 +1,12 @@
 package agent
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+
+	"tavern/internal/engine"
 )
 
 // A session start reads the backstory as data; without one the DM is asked
@@ -37,4 +41,42 @@ func TestStartMessageWithAndWithoutBackstory(t *testing.T) {
 			t.Errorf("backstory %q: read back %+v, %q, %v", tc.backstory, ctx, words, err)
 		}
 	}
+}
+
+// The context lists the items of the location, of each party member and
+// of the NPC whose turn it is, each sorted by id: what World.ItemsOwned
+// gives for each (the context finds them all in one pass).
+func TestContextListsEachOwnersItems(t *testing.T) {
+	st, d := fightState(t, "")
+	for i, o := range []struct{ kind, id string }{{engine.OwnerLocation, "mill"}, {engine.OwnerCharacter, "c2"},
+		{engine.OwnerNPC, "snikket"}, {engine.OwnerCharacter, "c1"}, {engine.OwnerLocation, "mill"}, {engine.OwnerNPC, "snikket"}} {
+		id := fmt.Sprintf("z-item-%d", 9-i)
+		if _, _, err := st.CreateItem(id, "rope", "Rope "+id, o.kind, o.id, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := st.StartCombat(d, []string{"snikket"}); err != nil {
+		t.Fatal(err)
+	}
+	tn := &Turn{Kind: TurnNPC, State: st, Dice: d}
+	tn.Entry, _ = st.Game.Combat.Entry("dm:snikket")
+	ctx := tn.context()
+	refs := func(kind, id string) []ItemRef {
+		out := []ItemRef{}
+		for _, it := range st.World.ItemsOwned(kind, id) {
+			out = append(out, ItemRef{ID: it.ID, Name: it.Name})
+		}
+		return out
+	}
+	check := func(who string, got, want []ItemRef) {
+		t.Helper()
+		if len(want) == 0 || !reflect.DeepEqual(got, want) {
+			t.Errorf("items of %s: %+v, want %+v", who, got, want)
+		}
+	}
+	check("the mill", ctx.Location.Items, refs(engine.OwnerLocation, "mill"))
+	for i, pc := range st.Party {
+		check(pc.ID, ctx.Party[i].Items, refs(engine.OwnerCharacter, pc.ID))
+	}
+	check("snikket", ctx.NPC.Items, refs(engine.OwnerNPC, "snikket"))
 }
