@@ -13,7 +13,7 @@ import (
 	"tavern/internal/engine"
 )
 
-func (t *offlineTurn) combat() agent.ToolCall {
+func (t *offlineTurn) combat() reply {
 	cb := t.Ctx.Combat
 	if cb == nil {
 		return call("end_combat", map[string]any{"narration": "The dust settles.", "outcome": engine.OutcomeForcedEnd})
@@ -73,7 +73,7 @@ func (t *offlineTurn) me() *agent.PartyMember {
 }
 
 // pcAction reads a player's words in a fight.
-func (t *offlineTurn) pcAction() agent.ToolCall {
+func (t *offlineTurn) pcAction() reply {
 	text := strings.ToLower(t.Words)
 	words := tokens(text)
 	switch {
@@ -104,7 +104,7 @@ func (t *offlineTurn) pcAction() agent.ToolCall {
 
 // heal heals the ally the words name (default: the healer), with a
 // cleric's prayer or plain first aid.
-func (t *offlineTurn) heal(words map[string]bool) agent.ToolCall {
+func (t *offlineTurn) heal(words map[string]bool) reply {
 	target := ""
 	best := 0
 	for _, c := range t.Ctx.Combat.Combatants {
@@ -149,7 +149,7 @@ func (t *offlineTurn) remedyNamed(words map[string]bool) *agent.ItemRef {
 
 // foeReaction makes the next foe that has not acted this beat attack the
 // weakest PC standing (narrative combat). At most three foes answer.
-func (t *offlineTurn) foeReaction() (agent.ToolCall, bool) {
+func (t *offlineTurn) foeReaction() (reply, bool) {
 	acted := map[string]bool{}
 	for _, s := range t.Steps {
 		if a, _ := s.Args["attacker"].(string); a != "" {
@@ -157,7 +157,7 @@ func (t *offlineTurn) foeReaction() (agent.ToolCall, bool) {
 		}
 	}
 	if len(acted) >= 3 {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	var party []agent.CombatantView
 	for _, c := range t.Ctx.Combat.Combatants {
@@ -166,7 +166,7 @@ func (t *offlineTurn) foeReaction() (agent.ToolCall, bool) {
 		}
 	}
 	if len(party) == 0 {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	sort.SliceStable(party, func(i, j int) bool { return party[i].HP < party[j].HP })
 	for _, c := range t.Ctx.Combat.Combatants {
@@ -174,7 +174,7 @@ func (t *offlineTurn) foeReaction() (agent.ToolCall, bool) {
 			return call("attack", map[string]any{"attacker": c.Entry, "target": party[0].Entry}), true
 		}
 	}
-	return agent.ToolCall{}, false
+	return reply{}, false
 }
 
 // downInThisTurn reports whether an earlier step of this turn felled name.

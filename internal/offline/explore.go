@@ -13,7 +13,7 @@ import (
 	"tavern/internal/engine"
 )
 
-func (t *offlineTurn) narrativeFollowUp(l step) agent.ToolCall {
+func (t *offlineTurn) narrativeFollowUp(l step) reply {
 	if l.Err {
 		msg := strings.TrimPrefix(l.Result, "Error: ")
 		return t.respond(t.pick("err", "That does not work out. ", "Not so fast. ")+msg, t.hints())
@@ -77,7 +77,7 @@ func sheet(res map[string]any) string {
 		res["name"], res["level"], res["class"], res["hp"], res["max_hp"], res["gold"], res["weapon"], res["armour"], fmtList(inv))
 }
 
-func (t *offlineTurn) respond(narration string, hints []string) agent.ToolCall {
+func (t *offlineTurn) respond(narration string, hints []string) reply {
 	if lc := t.Ctx.LastCombat; lc != nil {
 		narration = combatAftermath(lc) + " " + narration
 	}
@@ -249,7 +249,7 @@ func (t *offlineTurn) hints() []string {
 
 // explore: a place that is not on the map yet is created next to here; the
 // party goes in, finds something lurking and something lying about.
-func (t *offlineTurn) explore(what string) agent.ToolCall {
+func (t *offlineTurn) explore(what string) reply {
 	name := titleCase(strings.TrimRight(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(what, "i "), "we ")), ".!? "))
 	name = strings.TrimSuffix(strings.TrimSuffix(name, " I Discovered"), " We Found")
 	if len(name) > 40 {
@@ -288,7 +288,7 @@ func (t *offlineTurn) explore(what string) agent.ToolCall {
 
 // reactions describe how the NPCs here greet the character after a move,
 // by their relationship (seed 001 scenario 8); the cold ones turn cold.
-func (t *offlineTurn) reactions(moved step) (agent.ToolCall, bool) {
+func (t *offlineTurn) reactions(moved step) (reply, bool) {
 	npcs, ok := t.stepNamed("get_npcs_at_location")
 	if !ok {
 		return call("get_npcs_at_location", map[string]any{}), true
@@ -322,7 +322,7 @@ func (t *offlineTurn) reactions(moved step) (agent.ToolCall, bool) {
 		}
 	}
 	if len(greet) == 0 {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	var r struct {
 		Location agent.LocationView `json:"location"`

@@ -123,7 +123,7 @@ func score(words map[string]bool, names ...string) int {
 	return n
 }
 
-func (t *offlineTurn) narrative() agent.ToolCall {
+func (t *offlineTurn) narrative() reply {
 	text := strings.ToLower(t.Words)
 	if c, ok := t.worldIntent(); ok {
 		return c
@@ -146,7 +146,7 @@ func (t *offlineTurn) narrative() agent.ToolCall {
 
 // firstStep answers the plain intents (move, take, inventory, talk,
 // look) with their one tool call, or narrates that nothing comes of it.
-func (t *offlineTurn) firstStep(text string, words map[string]bool) agent.ToolCall {
+func (t *offlineTurn) firstStep(text string, words map[string]bool) reply {
 	loc := t.Ctx.Location
 	if loc == nil {
 		loc = &agent.LocationView{}
@@ -184,7 +184,7 @@ func (t *offlineTurn) firstStep(text string, words map[string]bool) agent.ToolCa
 }
 
 // worldIntent returns the next call of a world scenario, if the turn is one.
-func (t *offlineTurn) worldIntent() (agent.ToolCall, bool) {
+func (t *offlineTurn) worldIntent() (reply, bool) {
 	if t.Ctx.Kind == agent.TurnStart {
 		return t.startSession(), true
 	}
@@ -227,12 +227,12 @@ func (t *offlineTurn) worldIntent() (agent.ToolCall, bool) {
 	if !exploreWords.in(text) {
 		// The word list first: the regular expression is the slow way to
 		// learn that the words do not explore.
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	if m := reExplore.FindStringSubmatch(text); m != nil && t.matchExit(tokens(m[2])) == nil {
 		return t.explore(m[2]), true
 	}
-	return agent.ToolCall{}, false
+	return reply{}, false
 }
 
 func (t *offlineTurn) matchNPC(words map[string]bool, preferHostile bool) *agent.NPCBrief {
@@ -298,7 +298,7 @@ func (t *offlineTurn) matchItem(words map[string]bool) *agent.ItemRef {
 
 // drink: a potion or a bandage used outside a fight heals (use_item).
 // "drink"/"quaff" reach for a potion; "use X" needs X to name the remedy.
-func (t *offlineTurn) drink(text string, words map[string]bool) (agent.ToolCall, bool) {
+func (t *offlineTurn) drink(text string, words map[string]bool) (reply, bool) {
 	if used, ok := t.stepNamed("use_item"); ok {
 		if used.Err {
 			return t.respond(strings.TrimPrefix(used.Result, "Error: "), t.hints()), true
@@ -307,13 +307,13 @@ func (t *offlineTurn) drink(text string, words map[string]bool) (agent.ToolCall,
 	}
 	it := t.remedyNamed(words)
 	if it == nil || (score(words, it.Name) == 0 && !quaffWords.in(text)) {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	return call("use_item", map[string]any{"item": it.ID}), true
 }
 
 // equip: wield or wear an item the words name (equip_item).
-func (t *offlineTurn) equip(words map[string]bool) (agent.ToolCall, bool) {
+func (t *offlineTurn) equip(words map[string]bool) (reply, bool) {
 	if done, ok := t.stepNamed("equip_item"); ok {
 		if done.Err {
 			return t.respond(strings.TrimPrefix(done.Result, "Error: "), t.hints()), true
@@ -323,7 +323,7 @@ func (t *offlineTurn) equip(words map[string]bool) (agent.ToolCall, bool) {
 	}
 	me := t.me()
 	if me == nil {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	pick, best := "", 0
 	for _, it := range me.Items {
@@ -332,7 +332,7 @@ func (t *offlineTurn) equip(words map[string]bool) (agent.ToolCall, bool) {
 		}
 	}
 	if pick == "" {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	return call("equip_item", map[string]any{"item": pick}), true
 }

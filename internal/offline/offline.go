@@ -16,7 +16,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
@@ -67,20 +69,18 @@ func (Narrator) Complete(ctx context.Context, req agent.Request) (agent.Response
 	if err != nil {
 		return agent.Response{}, err
 	}
-	var call agent.ToolCall
+	var r reply
 	if req.Agent == engine.AgentCombat {
-		call = t.combat()
+		r = t.combat()
 	} else {
-		call = t.narrative()
+		r = t.narrative()
 	}
-	call.ID = fmt.Sprintf("call_%d_%d", t.Ctx.Turn, len(t.Steps)+1)
+	call := r.toolCall()
+	call.ID = "call_" + strconv.Itoa(t.Ctx.Turn) + "_" + strconv.Itoa(len(t.Steps)+1)
 	call.Type = "function"
 	if req.OnDelta != nil {
-		var a struct {
-			Narration string `json:"narration"`
-		}
-		if json.Unmarshal([]byte(call.Function.Arguments), &a) == nil && a.Narration != "" {
-			for _, chunk := range chunks(a.Narration) {
+		if narration := r.narration(); narration != "" {
+			for _, chunk := range chunks(narration) {
 				req.OnDelta(chunk)
 			}
 		}
@@ -166,12 +166,36 @@ func (t *offlineTurn) pick(salt string, options ...string) string {
 	return options[int(h.Sum32()%uint32(len(options)))]
 }
 
-func call(name string, args map[string]any) agent.ToolCall {
-	b, err := json.Marshal(args)
+// reply is the narrator's answer: the tool to call and its arguments.
+type reply struct {
+	name string
+	args map[string]any
+}
+
+func call(name string, args map[string]any) reply { return reply{name: name, args: args} }
+
+// toolCall is the reply as the model's tool call.
+func (r reply) toolCall() agent.ToolCall {
+	b, err := json.Marshal(r.args)
 	if err != nil {
 		panic(err) // args are maps of strings, numbers and lists
 	}
-	return agent.ToolCall{Function: agent.FunctionCall{Name: name, Arguments: string(b)}}
+	return agent.ToolCall{Function: agent.FunctionCall{Name: r.name, Arguments: string(b)}}
+}
+
+// narration is the reply's narration, as a reader of its tool call's
+// arguments reads it (which is what streams: invalid UTF-8 reads as
+// U+FFFD, so such a narration is read back from the JSON).
+func (r reply) narration() string {
+	s, _ := r.args["narration"].(string)
+	if utf8.ValidString(s) {
+		return s
+	}
+	var a struct {
+		Narration string `json:"narration"`
+	}
+	_ = json.Unmarshal([]byte(r.toolCall().Function.Arguments), &a)
+	return a.Narration
 }
 
 // fmtList joins items for a sentence, or says there are none.

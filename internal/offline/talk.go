@@ -75,7 +75,7 @@ func mannerOf(personality string, t *offlineTurn) string {
 
 // follow: an NPC follows the party if it likes the character enough
 // (relationship above 25).
-func (t *offlineTurn) follow(n *agent.NPCBrief) agent.ToolCall {
+func (t *offlineTurn) follow(n *agent.NPCBrief) reply {
 	rel, ok := t.stepNamed("get_relationship")
 	if !ok {
 		return call("get_relationship", map[string]any{"b": n.ID})
@@ -98,13 +98,13 @@ func (t *offlineTurn) follow(n *agent.NPCBrief) agent.ToolCall {
 
 // threaten: the NPC turns defensive, likes the party less, and resents the
 // character.
-func (t *offlineTurn) threaten(n *agent.NPCBrief) agent.ToolCall {
-	for _, c := range []agent.ToolCall{
+func (t *offlineTurn) threaten(n *agent.NPCBrief) reply {
+	for _, c := range []reply{
 		call("update_npc_behavior", map[string]any{"npc": n.ID, "behavior": "defensive"}),
 		call("update_npc_disposition", map[string]any{"npc": n.ID, "delta": -15}),
 		call("update_relationship", map[string]any{"b": n.ID, "delta": -25}),
 	} {
-		if _, done := t.stepNamed(c.Function.Name); !done {
+		if _, done := t.stepNamed(c.name); !done {
 			return c
 		}
 	}
@@ -121,7 +121,7 @@ type questView struct {
 }
 
 // accept: take on the first quest offered by an NPC here.
-func (t *offlineTurn) accept() agent.ToolCall {
+func (t *offlineTurn) accept() reply {
 	qs, ok := t.stepNamed("get_player_quests")
 	if !ok {
 		return call("get_player_quests", map[string]any{})
