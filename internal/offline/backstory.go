@@ -107,7 +107,7 @@ func (t *offlineTurn) nextHeirloom(items []heirloom) (reply, bool) {
 	templatesMade := map[string]string{}
 	for _, s := range t.Steps {
 		if s.Name == "create_item_template" && !s.Err {
-			templatesMade[s.Args["name"].(string)] = decodeStep[struct {
+			templatesMade[s.arg("name").(string)] = decodeStep[struct {
 				ID string `json:"id"`
 			}](s).ID
 		}

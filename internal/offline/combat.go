@@ -152,7 +152,7 @@ func (t *offlineTurn) remedyNamed(words map[string]bool) *agent.ItemRef {
 func (t *offlineTurn) foeReaction() (reply, bool) {
 	acted := map[string]bool{}
 	for _, s := range t.Steps {
-		if a, _ := s.Args["attacker"].(string); a != "" {
+		if a, _ := s.arg("attacker").(string); a != "" {
 			acted[a] = true
 		}
 	}

@@ -144,7 +144,7 @@ func (t *offlineTurn) looted() (map[string]bool, []string) {
 	var names []string
 	for _, s := range t.Steps {
 		if (s.Name == "pickup_item" || s.Name == "transfer_item") && !s.Err {
-			id, _ := s.Args["item"].(string)
+			id, _ := s.arg("item").(string)
 			took[id] = true
 			r := decodeStep[struct {
 				PickedUp string `json:"picked_up"`
