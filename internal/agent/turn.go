@@ -3,8 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"tavern/internal/engine"
@@ -326,21 +326,30 @@ func cloneResult(r *engine.CombatResult) *engine.CombatResult {
 // as a JSON <context> block, then the player's words delimited as data.
 func (t *Turn) userMessage(ctx *TurnContext) string {
 	st := t.State
+	// Appends, not fmt: its printer cost more than the rest of the line.
 	b := make([]byte, 0, messageSizeHint)
 	switch t.Kind {
+	case TurnPlayer, TurnNPC, TurnBookend, TurnResolution, TurnStart:
+		b = append(b, "Turn "...)
+		b = strconv.AppendInt(b, int64(t.No), 10)
+		b = append(b, ". "...)
+	}
+	switch t.Kind {
 	case TurnPlayer:
-		b = fmt.Appendf(b, "Turn %d. %s (seat %s) acts.\n", t.No, t.Actor.Name, t.Actor.Seat)
+		b = append(b, t.Actor.Name+" (seat "+t.Actor.Seat+") acts.\n"...)
 	case TurnNPC:
-		b = fmt.Appendf(b, "Turn %d. NPC turn: play %s now, by its profile and tactics.\n", t.No, t.Entry.Name)
+		b = append(b, "NPC turn: play "+t.Entry.Name+" now, by its profile and tactics.\n"...)
 	case TurnBookend:
-		b = fmt.Appendf(b, "Turn %d. Round %d begins: recap the last round and set the scene.\n", t.No, st.Game.Combat.Round)
+		b = append(b, "Round "...)
+		b = strconv.AppendInt(b, int64(st.Game.Combat.Round), 10)
+		b = append(b, " begins: recap the last round and set the scene.\n"...)
 	case TurnResolution:
-		b = fmt.Appendf(b, "Turn %d. The fight is over (%s): narrate how it ends and call end_combat.\n", t.No, st.Game.Combat.Ending)
+		b = append(b, "The fight is over ("+st.Game.Combat.Ending+"): narrate how it ends and call end_combat.\n"...)
 	case TurnStart:
 		if hasBackstory(t.Text) {
-			b = fmt.Appendf(b, "Turn %d. Session start for %s (seat %s). Read the backstory below. Create the items it names for them (create_item_for_player with fitting buffs and flaws) and the people it names (create_npc in the starting town, update_relationship), then respond with an intro that mentions them.\n", t.No, t.Actor.Name, t.Actor.Seat)
+			b = append(b, "Session start for "+t.Actor.Name+" (seat "+t.Actor.Seat+"). Read the backstory below. Create the items it names for them (create_item_for_player with fitting buffs and flaws) and the people it names (create_npc in the starting town, update_relationship), then respond with an intro that mentions them.\n"...)
 		} else {
-			b = fmt.Appendf(b, "Turn %d. Session start for %s (seat %s), who has no backstory. Respond with their arrival: who they are and their class, where they arrive and what they see there. Create no items or people for them; invent no heirlooms or relatives.\n", t.No, t.Actor.Name, t.Actor.Seat)
+			b = append(b, "Session start for "+t.Actor.Name+" (seat "+t.Actor.Seat+"), who has no backstory. Respond with their arrival: who they are and their class, where they arrive and what they see there. Create no items or people for them; invent no heirlooms or relatives.\n"...)
 		}
 	}
 	b = append(b, contextOpen...)

@@ -80,3 +80,34 @@ func TestContextListsEachOwnersItems(t *testing.T) {
 	}
 	check("snikket", ctx.NPC.Items, refs(engine.OwnerNPC, "snikket"))
 }
+
+// Each kind of turn message starts with its line, then the context.
+func TestTurnMessageHeadLines(t *testing.T) {
+	st, d := fightState(t, "")
+	if _, _, err := st.StartCombat(d, []string{"snikket"}); err != nil {
+		t.Fatal(err)
+	}
+	st.Game.Combat.Ending = engine.OutcomePlayerWin
+	aldric := st.Party[0]
+	snikket, _ := st.Game.Combat.Entry("dm:snikket")
+	round := st.Game.Combat.Round
+	for _, tc := range []struct {
+		turn Turn
+		want string
+	}{
+		{Turn{No: 7, Kind: TurnPlayer, Actor: aldric, Text: "I wait"}, "Turn 7. Aldric (seat 1) acts.\n"},
+		{Turn{No: 8, Kind: TurnNPC, Entry: snikket}, fmt.Sprintf("Turn 8. NPC turn: play %s now, by its profile and tactics.\n", snikket.Name)},
+		{Turn{No: 9, Kind: TurnBookend}, fmt.Sprintf("Turn 9. Round %d begins: recap the last round and set the scene.\n", round)},
+		{Turn{No: 10, Kind: TurnResolution}, "Turn 10. The fight is over (" + engine.OutcomePlayerWin + "): narrate how it ends and call end_combat.\n"},
+		{Turn{No: 11, Kind: TurnStart, Actor: aldric, Text: "A smith's son."}, "Turn 11. Session start for Aldric (seat 1). Read the backstory below."},
+		{Turn{No: 12, Kind: TurnStart, Actor: aldric}, "Turn 12. Session start for Aldric (seat 1), who has no backstory. Respond"},
+		{Turn{No: 13, Kind: "other"}, contextOpen},
+	} {
+		tn := tc.turn
+		tn.State, tn.Dice = st, d
+		turnCtx := tn.context()
+		if msg := tn.userMessage(&turnCtx); !strings.HasPrefix(msg, tc.want) {
+			t.Errorf("%s turn: the message starts %q, want %q", tn.Kind, msg[:min(len(msg), 120)], tc.want)
+		}
+	}
+}
