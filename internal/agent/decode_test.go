@@ -3,7 +3,9 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,10 +51,49 @@ func decodeTwice(t *Tool, args json.RawMessage, v any) error {
 	return nil
 }
 
-var decodeTools = []*Tool{
-	{Name: "none", Parameters: object(nil, nil)},
-	{Name: "target", Parameters: object([]string{"target"}, nil)},
-	{Name: "all", Parameters: object([]string{"target", "delta", "public", "hints"}, nil)},
+// decodeTools take decodeArgs, by the fast path (argNames set, as
+// defineTool sets them) or only the slow one ("slow").
+var decodeTools = func() []*Tool {
+	names, ok := flatArgNames(reflect.TypeFor[decodeArgs]())
+	if !ok || !slices.Equal(names, []string{"target", "delta", "public", "hints"}) {
+		panic(fmt.Sprintf("flatArgNames(decodeArgs) = %q, %v", names, ok))
+	}
+	return []*Tool{
+		{Name: "none", Parameters: object(nil, nil), argNames: names},
+		{Name: "target", Parameters: object([]string{"target"}, nil), argNames: names},
+		{Name: "all", Parameters: object([]string{"target", "delta", "public", "hints"}, nil), argNames: names},
+		{Name: "slow", Parameters: object([]string{"target"}, nil)},
+	}
+}()
+
+// Only structs of plain fields have their names listed for the fast path.
+func TestFlatArgNames(t *testing.T) {
+	type inner struct{ A string }
+	for _, tc := range []struct {
+		typ  reflect.Type
+		want []string
+		ok   bool
+	}{
+		{reflect.TypeFor[struct{}](), []string{}, true},
+		{reflect.TypeFor[struct {
+			A string `json:"a,omitempty"`
+			B *int
+			C []float64 `json:",string"`
+			D string    `json:"-"`
+			e string
+		}](), []string{"a", "B", "C"}, true},
+		{reflect.TypeFor[struct{ In inner }](), nil, false},
+		{reflect.TypeFor[struct{ In []inner }](), nil, false},
+		{reflect.TypeFor[struct{ inner }](), nil, false},
+		{reflect.TypeFor[struct{ M map[string]string }](), nil, false},
+		{reflect.TypeFor[struct{ V any }](), nil, false},
+		{reflect.TypeFor[map[string]string](), nil, false},
+	} {
+		got, ok := flatArgNames(tc.typ)
+		if ok != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("flatArgNames(%v) = %q, %v; want %q, %v", tc.typ, got, ok, tc.want, tc.ok)
+		}
+	}
 }
 
 var decodeInputs = []string{
@@ -64,6 +105,8 @@ var decodeInputs = []string{
 	`{"target":1}`, `{"target":"a"} `, `{"target":"a"} x`, `{"target":"a"}{}`, `{"target":"a"`, `[]`, `[1]`,
 	`"target"`, `1`, `true`, `{"target":"a",}`, "{\n\t\"target\" :\r \"a\" ,\n\"delta\" : 3 }", `{"":""}`,
 	`{"target":"a","hints":["]","}",""]}`, `{"delta":1e3}`, `{"delta":1.5}`, `{"target":"é"}`, "{\"target\":\"\xff\"}",
+	`{"TARGET":"a","delta":2}`, `{"target":"a","hints":"x"}`, `{"target":"a","delta":"2"}`, `{"delta":99999999999999999999}`,
+	`{"target":"a","target":null}`, `{"hints":["a"],"hints":null,"target":"b"}`, `{"target":"a","public":null}`,
 }
 
 func TestDecodeIsDecodeTwiceInOnePass(t *testing.T) {

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,6 +23,9 @@ type Tool struct {
 	// Output tools end the turn.
 	Output bool
 	Run    func(ctx context.Context, tc *ToolContext, args json.RawMessage) (string, error)
+	// argNames are the JSON names of the arguments' fields when decode may
+	// take its fast path for them (see flatArgNames); nil if not.
+	argNames []string
 }
 
 // Spec returns the tool's schema for the model.
@@ -173,6 +177,9 @@ func strList(desc string) map[string]any {
 // whose result, unless run returns a string, is sent as JSON.
 func defineTool[T any](name, desc string, required []string, props map[string]any, run func(tc *ToolContext, a T) (any, error)) *Tool {
 	t := &Tool{Name: name, Description: desc, Parameters: object(required, props)}
+	if names, ok := flatArgNames(reflect.TypeFor[T]()); ok {
+		t.argNames = names
+	}
 	t.Run = func(_ context.Context, tc *ToolContext, args json.RawMessage) (string, error) {
 		var a T
 		if err := decode(t, args, &a); err != nil {
@@ -200,22 +207,24 @@ func defineOutput[T any](name, desc string, required []string, props map[string]
 // decode parses tool arguments strictly into v and checks required fields
 // are present and non-empty. Errors are phrased for the model.
 //
-// Arguments that decode are checked for their required fields by a scan
-// of their members (see missingRequired), so that a well-formed call is
-// decoded once; anything else takes the slow path, whose errors say what
-// is wrong first.
+// Well-formed calls take a fast path: arguments with every key one of the
+// tool's argNames exactly decode the same without a strict decoder (there
+// is no unknown field to refuse), so json.Unmarshal decodes them and one
+// scan of their members checks the keys and the required fields. Anything
+// else takes the slow path, whose errors say what is wrong first.
 func decode(t *Tool, args json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
 	required, _ := t.Parameters["required"].([]string)
-	if decodeStrict(args, v) == nil {
-		if missing, ok := missingRequired(args, required); ok {
+	if t.argNames != nil && json.Unmarshal(args, v) == nil {
+		if missing, ok := missingRequired(args, required, t.argNames); ok {
 			if len(missing) > 0 {
 				return engine.Errorf(engine.EINVALID, "%s needs %s.", t.Name, strings.Join(missing, ", "))
 			}
 			return nil
 		}
+		reflect.ValueOf(v).Elem().SetZero() // decode afresh below
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(args, &raw); err != nil {
@@ -230,49 +239,76 @@ func decode(t *Tool, args json.RawMessage, v any) error {
 	if len(missing) > 0 {
 		return engine.Errorf(engine.EINVALID, "%s needs %s.", t.Name, strings.Join(missing, ", "))
 	}
-	if err := decodeStrict(args, v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
 		return engine.Errorf(engine.EINVALID, "Bad arguments for %s: %v.", t.Name, err)
 	}
 	return nil
 }
 
-// errTrailing is decodeStrict's error for arguments with more after
-// their JSON value.
-var errTrailing = errors.New("data after the arguments")
+// flatArgNames returns the JSON names of the fields of t, a struct of
+// plain fields (strings, numbers, flags, and lists or pointers of them):
+// for such a struct, a strict decoder refuses exactly the objects with a
+// key that is not one of those names (or one of them in other case,
+// which the fast path of decode leaves to the slow one). ok is false for
+// any other type: nested structs would need their own names checked.
+func flatArgNames(t reflect.Type) (names []string, ok bool) {
+	if t.Kind() != reflect.Struct {
+		return nil, false
+	}
+	names = []string{}
+	for f := range t.Fields() {
+		if f.Anonymous || !plainKind(f.Type) {
+			return nil, false
+		}
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, name)
+	}
+	return names, true
+}
 
-// decodeStrict decodes args into v, refusing unknown fields and anything
-// after the value.
-func decodeStrict(args json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
+func plainKind(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Pointer:
+		return plainKind(t.Elem())
+	case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return true
 	}
-	if len(bytes.TrimLeft(args[dec.InputOffset():], " \t\r\n")) > 0 {
-		return errTrailing
-	}
-	return nil
+	return false
 }
 
 // missingRequired returns the required members that args, valid JSON,
 // lacks or leaves empty ("" or null), as looking them up in the map of
 // its raw members would: a repeated key counts by its last value. ok is
-// false when the scan cannot tell: args is not an object or null, or a
-// key has escapes (which that map would hold unescaped).
-func missingRequired(args []byte, required []string) (missing []string, ok bool) {
+// false when the scan cannot tell or must refuse: args is not an object
+// or null, a key has escapes (which that map would hold unescaped), or a
+// key is not one of known.
+func missingRequired(args []byte, required, known []string) (missing []string, ok bool) {
 	s := jsonScan{b: args}
 	s.space()
 	if s.peek() == 'n' {
 		return required, true // null: a map with no members
 	}
-	if len(required) == 0 || len(required) > 64 || !s.eat('{') {
-		return nil, len(required) == 0
+	if len(required) > 64 || !s.eat('{') {
+		return nil, false
 	}
 	var filled uint64 // bit i: required[i] is present and not empty
 	for s.space(); !s.eat('}'); s.space() {
 		key, escaped := s.str()
 		s.space()
-		if escaped || !s.eat(':') {
+		if escaped || !slices.Contains(known, string(key)) || !s.eat(':') {
 			return nil, false
 		}
 		s.space()
