@@ -208,6 +208,15 @@ func appendList[T any](b []byte, list []T, appendOne func(T, []byte) []byte) []b
 // stringJSON is appendJSONString in the argument order of appendList.
 func stringJSON(s string, b []byte) []byte { return appendJSONString(b, s) }
 
+// jsonSafe marks the ASCII bytes encoding/json writes as they are (its
+// htmlSafeSet): not control bytes, quotes, backslashes or <, >, &.
+var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
+	for c := byte(0x20); c < utf8.RuneSelf; c++ {
+		safe[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return safe
+}()
+
 // appendJSONString appends s quoted as encoding/json quotes it, HTML
 // characters, U+2028, U+2029 and invalid UTF-8 included.
 func appendJSONString(b []byte, s string) []byte {
@@ -217,7 +226,7 @@ func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonSafe[c] {
 				i++
 				continue
 			}
