@@ -238,6 +238,9 @@ func combatOf(st *engine.State) *CombatView {
 		return nil
 	}
 	v := &CombatView{ID: cb.ID, Location: cb.Location, Round: cb.Round, Active: cb.Current().Entry, Ending: cb.Ending}
+	if n := len(cb.Order) - countBookends(cb.Order); n > 0 {
+		v.Combatants = make([]CombatantView, 0, n) // nil when none: null in the JSON, as before
+	}
 	for _, e := range cb.Order {
 		if e.Kind == engine.KindBookend {
 			continue
@@ -267,6 +270,17 @@ func combatOf(st *engine.State) *CombatView {
 	}
 	v.RecentLog = append([]string{}, log...)
 	return v
+}
+
+// countBookends counts the round bookends in an initiative order.
+func countBookends(order []engine.Combatant) int {
+	n := 0
+	for _, e := range order {
+		if e.Kind == engine.KindBookend {
+			n++
+		}
+	}
+	return n
 }
 
 // profileOf is the profile of the NPC npcID, who holds items.
