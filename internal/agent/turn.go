@@ -350,20 +350,20 @@ func (t *Turn) userMessage(ctx *TurnContext) string {
 	}
 	switch t.Kind {
 	case TurnPlayer:
-		b = append(b, t.Actor.Name+" (seat "+t.Actor.Seat+") acts.\n"...)
+		b = appendAll(b, t.Actor.Name, " (seat ", t.Actor.Seat, ") acts.\n")
 	case TurnNPC:
-		b = append(b, "NPC turn: play "+t.Entry.Name+" now, by its profile and tactics.\n"...)
+		b = appendAll(b, "NPC turn: play ", t.Entry.Name, " now, by its profile and tactics.\n")
 	case TurnBookend:
 		b = append(b, "Round "...)
 		b = strconv.AppendInt(b, int64(st.Game.Combat.Round), 10)
 		b = append(b, " begins: recap the last round and set the scene.\n"...)
 	case TurnResolution:
-		b = append(b, "The fight is over ("+st.Game.Combat.Ending+"): narrate how it ends and call end_combat.\n"...)
+		b = appendAll(b, "The fight is over (", st.Game.Combat.Ending, "): narrate how it ends and call end_combat.\n")
 	case TurnStart:
 		if hasBackstory(t.Text) {
-			b = append(b, "Session start for "+t.Actor.Name+" (seat "+t.Actor.Seat+"). Read the backstory below. Create the items it names for them (create_item_for_player with fitting buffs and flaws) and the people it names (create_npc in the starting town, update_relationship), then respond with an intro that mentions them.\n"...)
+			b = appendAll(b, "Session start for ", t.Actor.Name, " (seat ", t.Actor.Seat, "). Read the backstory below. Create the items it names for them (create_item_for_player with fitting buffs and flaws) and the people it names (create_npc in the starting town, update_relationship), then respond with an intro that mentions them.\n")
 		} else {
-			b = append(b, "Session start for "+t.Actor.Name+" (seat "+t.Actor.Seat+"), who has no backstory. Respond with their arrival: who they are and their class, where they arrive and what they see there. Create no items or people for them; invent no heirlooms or relatives.\n"...)
+			b = appendAll(b, "Session start for ", t.Actor.Name, " (seat ", t.Actor.Seat, "), who has no backstory. Respond with their arrival: who they are and their class, where they arrive and what they see there. Create no items or people for them; invent no heirlooms or relatives.\n")
 		}
 	}
 	b = append(b, contextOpen...)
@@ -378,6 +378,15 @@ func (t *Turn) userMessage(ctx *TurnContext) string {
 		b = appendWords(b, t.Text)
 	}
 	return string(b)
+}
+
+// appendAll appends the parts one after the other, without joining them
+// first.
+func appendAll(b []byte, parts ...string) []byte {
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
 }
 
 // messageSizeHint is room enough for most turn messages (a party of four
