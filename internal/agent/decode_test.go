@@ -77,9 +77,9 @@ func TestFlatArgNames(t *testing.T) {
 		{reflect.TypeFor[struct{}](), []string{}, true},
 		{reflect.TypeFor[struct {
 			A string `json:"a,omitempty"`
-			B *int
-			C []float64 `json:",string"`
-			D string    `json:"-"`
+			B *int   `json:",string"`
+			C []float64
+			D string `json:"-"`
 			e string
 		}](), []string{"a", "B", "C"}, true},
 		{reflect.TypeFor[struct{ In inner }](), nil, false},
