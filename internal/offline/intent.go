@@ -125,10 +125,10 @@ func score(words map[string]bool, names ...string) int {
 
 func (t *offlineTurn) narrative() reply {
 	text := strings.ToLower(t.Words)
-	if c, ok := t.worldIntent(); ok {
+	words := tokens(text)
+	if c, ok := t.worldIntent(text, words); ok {
 		return c
 	}
-	words := tokens(text)
 	if attackWords.in(text) {
 		// Scenario 1: attacking sours the relationship, then the fight.
 		if n := t.matchNPC(words, true); n != nil {
@@ -183,13 +183,12 @@ func (t *offlineTurn) firstStep(text string, words map[string]bool) reply {
 		"does so, and the day moves on around them.")+" "+t.ambient(), t.hints())
 }
 
-// worldIntent returns the next call of a world scenario, if the turn is one.
-func (t *offlineTurn) worldIntent() (reply, bool) {
+// worldIntent returns the next call of a world scenario, if the turn is
+// one; text is the player's words lower-cased, words its tokens.
+func (t *offlineTurn) worldIntent(text string, words map[string]bool) (reply, bool) {
 	if t.Ctx.Kind == agent.TurnStart {
 		return t.startSession(), true
 	}
-	text := strings.ToLower(t.Words)
-	words := tokens(text)
 	switch {
 	case lootWords.in(text):
 		return t.loot(), true
