@@ -67,6 +67,7 @@ type offlineTurn struct {
 	Words string
 	Steps []step
 	key   string
+	moved *movedLocation // see movedTo
 }
 
 // Complete implements agent.Model.
