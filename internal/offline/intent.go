@@ -7,6 +7,7 @@ package offline
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"tavern/internal/agent"
@@ -110,11 +111,20 @@ func tokens(s string) map[string]bool {
 
 func notWordByte(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }
 
-// score counts the words of the player's text found in any of names.
+// score counts the words of the player's text found in any of names:
+// each of a name's tokens (see tokens) once. It runs for every NPC, exit
+// and item the words are matched against, so it walks each name's words
+// rather than making their set.
 func score(words map[string]bool, names ...string) int {
 	n := 0
 	for _, name := range names {
-		for w := range tokens(name) {
+		var room [8]string
+		seen := room[:0]
+		for w := range strings.FieldsFuncSeq(strings.ToLower(name), notWordByte) {
+			if stopwords[w] || len(w) <= 1 || slices.Contains(seen, w) {
+				continue
+			}
+			seen = append(seen, w)
 			if words[w] {
 				n++
 			}

@@ -93,3 +93,27 @@ func FuzzWordLists(f *testing.F) {
 		}
 	})
 }
+
+// scoreBefore is score as it was, over each name's set of tokens.
+func scoreBefore(words map[string]bool, names ...string) int {
+	n := 0
+	for _, name := range names {
+		for w := range tokens(name) {
+			if words[w] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestScoreIsScoreBefore(t *testing.T) {
+	words := tokens("I attack the goblin brute, the goblin! then go to the old mill with Maren and a b c d e f g h i j")
+	for _, names := range [][]string{{}, {""}, {"Goblin Brute", "goblin", "goblin-brute"}, {"Goblin goblin GOBLIN"},
+		{"The Old Mill", "Old Mill", "old-mill"}, {"a b c d e f g h i j k l goblin goblin mill"}, {"Maren the Innkeeper", "maren"},
+		{"bb cc dd ee ff gg hh ii jj kk goblin goblin brute brute"}, {"Kelvin \u212a sign, İstanbul"}} {
+		if got, want := score(words, names...), scoreBefore(words, names...); got != want {
+			t.Errorf("score(%q) = %d, want %d", names, got, want)
+		}
+	}
+}
