@@ -215,16 +215,31 @@ type itemOwner struct{ kind, id string }
 // and of the NPC, and a pass for each was much of the cost of building
 // it. Every list is non-nil.
 func itemRefs(w *engine.World, owners []itemOwner) [][]ItemRef {
-	out := make([][]ItemRef, len(owners))
-	for i := range out {
-		out[i] = []ItemRef{}
+	type owned struct {
+		owner int
+		ref   ItemRef
 	}
+	found := make([]owned, 0, 16)
+	counts := make([]int, len(owners))
 	for _, it := range w.Items {
 		for i, o := range owners {
 			if it.OwnerType == o.kind && it.OwnerID == o.id {
-				out[i] = append(out[i], ItemRef{ID: it.ID, Name: it.Name})
+				found = append(found, owned{i, ItemRef{ID: it.ID, Name: it.Name}})
+				counts[i]++
 			}
 		}
+	}
+	// One array for all the lists, each a part of it with no room past its
+	// own items (so that appending to one cannot overwrite the next).
+	all := make([]ItemRef, len(found))
+	out := make([][]ItemRef, len(owners))
+	start := 0
+	for i, n := range counts {
+		out[i] = all[start : start : start+n]
+		start += n
+	}
+	for _, f := range found {
+		out[f.owner] = append(out[f.owner], f.ref)
 	}
 	for _, refs := range out {
 		slices.SortFunc(refs, func(a, b ItemRef) int { return strings.Compare(a.ID, b.ID) })
