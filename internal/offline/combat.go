@@ -199,7 +199,7 @@ func (t *offlineTurn) foes() []agent.CombatantView {
 			}
 		}
 	}
-	var out []agent.CombatantView
+	out := make([]agent.CombatantView, 0, len(t.Ctx.Combat.Combatants))
 	for _, c := range t.Ctx.Combat.Combatants {
 		if c.Side != mySide && c.CanAct {
 			out = append(out, c)
