@@ -335,6 +335,7 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 	}
 	var ranked []seen
 	index := map[string]int{}
+	var lower []byte // the word in hand, lower-cased; a string only once it counts
 	for l := range strings.SplitSeq(transcript, "\n") {
 		if strings.HasPrefix(l, "DM: ") {
 			s := strings.TrimPrefix(l, "DM: ")
@@ -349,13 +350,14 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 			continue
 		}
 		for w := range strings.FieldsFuncSeq(l, notKeywordRune) {
-			lw := strings.ToLower(strings.Trim(w, "-'"))
-			if utf8.RuneCountInString(lw) < 4 || memoryStopwords[lw] {
+			lower = appendLower(lower[:0], strings.Trim(w, "-'"))
+			if utf8.RuneCount(lower) < 4 || memoryStopwords[string(lower)] {
 				continue
 			}
-			i, ok := index[lw]
+			i, ok := index[string(lower)]
 			if !ok {
 				i = len(ranked)
+				lw := string(lower)
 				index[lw] = i
 				ranked = append(ranked, seen{word: lw, first: i})
 			}
@@ -381,6 +383,24 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 		words = append(words, r.word)
 	}
 	return title, summary, words
+}
+
+// appendLower appends strings.ToLower(s), without making that string
+// when s is ASCII.
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(b, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // notKeywordRune separates the words extractive counts.
