@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -120,7 +118,24 @@ func recallSessionTool(idx MemoryIndex) *Tool {
 	return recall
 }
 
-var turnHeadRE = regexp.MustCompile(`^Turn \d+\. ([^\n]*)`)
+// turnHead returns the head line of a turn's user message after its
+// "Turn N. ", as `^Turn \d+\. ([^\n]*)` would capture it (a scan: the
+// expression was a third of the cost of a transcript).
+func turnHead(content string) (string, bool) {
+	rest, ok := strings.CutPrefix(content, "Turn ")
+	digits := 0
+	for digits < len(rest) && '0' <= rest[digits] && rest[digits] <= '9' {
+		digits++
+	}
+	if !ok || digits == 0 {
+		return "", false
+	}
+	if rest, ok = strings.CutPrefix(rest[digits:], ". "); !ok {
+		return "", false
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	return line, true
+}
 
 // Transcript renders messages as short readable lines — who acted, what
 // they said, which tools ran, the narration — at most max bytes (cut at a
@@ -131,8 +146,7 @@ func Transcript(msgs []Message, max int) string {
 	for _, m := range msgs {
 		switch m.Role {
 		case "user":
-			if h := turnHeadRE.FindStringSubmatch(m.Content); h != nil {
-				line := h[1]
+			if line, ok := turnHead(m.Content); ok {
 				if w, ok := playerWords(m.Content); ok {
 					line += " \"" + strings.TrimSpace(w) + "\""
 				}
@@ -310,13 +324,19 @@ func wordSet(words string) map[string]bool {
 // title from the first action, the summary from the first sentence of
 // each narration, the keywords from the most frequent names and words.
 func extractive(transcript string, first, last int) (string, string, []string) {
-	lines := strings.Split(transcript, "\n")
 	untitled := fmt.Sprintf("Turns %d-%d", first, last)
 	title := untitled
 	var sentences []string
-	count := map[string]int{}
-	firstSeen := map[string]int{}
-	for _, l := range lines {
+	// The words counted, in the order first seen (which breaks ties), and
+	// where each is in that list.
+	type seen struct {
+		word         string
+		count, first int
+	}
+	var ranked []seen
+	index := map[string]int{}
+	var lower []byte // the word in hand, lower-cased; a string only once it counts
+	for l := range strings.SplitSeq(transcript, "\n") {
 		if strings.HasPrefix(l, "DM: ") {
 			s := strings.TrimPrefix(l, "DM: ")
 			if i := strings.IndexAny(s, ".!?"); i > 0 {
@@ -329,17 +349,21 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 		if strings.HasPrefix(l, "[") {
 			continue
 		}
-		for _, w := range strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' && r != '\'' }) {
-			lw := strings.ToLower(strings.Trim(w, "-'"))
-			if utf8.RuneCountInString(lw) < 4 || memoryStopwords[lw] {
+		for w := range strings.FieldsFuncSeq(l, notKeywordRune) {
+			lower = appendLower(lower[:0], strings.Trim(w, "-'"))
+			if utf8.RuneCount(lower) < 4 || memoryStopwords[string(lower)] {
 				continue
 			}
-			if _, ok := firstSeen[lw]; !ok {
-				firstSeen[lw] = len(firstSeen)
+			i, ok := index[string(lower)]
+			if !ok {
+				i = len(ranked)
+				lw := string(lower)
+				index[lw] = i
+				ranked = append(ranked, seen{word: lw, first: i})
 			}
-			count[lw]++
+			ranked[i].count++
 			if r, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
-				count[lw]++ // names weigh more
+				ranked[i].count++ // names weigh more
 			}
 		}
 	}
@@ -347,19 +371,12 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 	if summary == "" {
 		summary = "Nothing was narrated."
 	}
-	type seen struct {
-		word         string
-		count, first int
-	}
-	ranked := make([]seen, 0, len(count))
-	for w, n := range count {
-		ranked = append(ranked, seen{w, n, firstSeen[w]})
-	}
-	sort.Slice(ranked, func(i, j int) bool {
-		if ranked[i].count != ranked[j].count {
-			return ranked[i].count > ranked[j].count
+	// A total order (first is unique), so any sort gives the same words.
+	slices.SortFunc(ranked, func(a, b seen) int {
+		if a.count != b.count {
+			return b.count - a.count
 		}
-		return ranked[i].first < ranked[j].first
+		return a.first - b.first
 	})
 	words := make([]string, 0, min(8, len(ranked)))
 	for _, r := range ranked[:cap(words)] {
@@ -367,6 +384,27 @@ func extractive(transcript string, first, last int) (string, string, []string) {
 	}
 	return title, summary, words
 }
+
+// appendLower appends strings.ToLower(s), without making that string
+// when s is ASCII.
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(b, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// notKeywordRune separates the words extractive counts.
+func notKeywordRune(r rune) bool { return !unicode.IsLetter(r) && r != '-' && r != '\'' }
 
 // DecodeMessages turns stored history rows into messages (each with its
 // turn); rows that do not decode are skipped.

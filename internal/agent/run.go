@@ -99,9 +99,12 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	turnCtx := t.context()
+	// The turn's messages: its user message, then room for two calls and
+	// their results, which most turns make.
+	turnMsgs := make([]Message, 0, 5)
+	turnMsgs = append(turnMsgs, Message{Role: "user", Content: t.userMessage(&turnCtx), Turn: t.No})
 	p := &play{turn: t, tools: r.toolset(agentName), maxCalls: maxCalls, log: r.Log,
-		tc:   &ToolContext{Turn: t, State: t.State, Dice: t.Dice},
-		msgs: []Message{{Role: "user", Content: t.userMessage(&turnCtx), Turn: t.No}}}
+		tc: &ToolContext{Turn: t, State: t.State, Dice: t.Dice}, msgs: turnMsgs}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,6 +23,9 @@ type Tool struct {
 	// Output tools end the turn.
 	Output bool
 	Run    func(ctx context.Context, tc *ToolContext, args json.RawMessage) (string, error)
+	// argNames are the JSON names of the arguments' fields when decode may
+	// take its fast path for them (see flatArgNames); nil if not.
+	argNames []string
 }
 
 // Spec returns the tool's schema for the model.
@@ -172,6 +177,9 @@ func strList(desc string) map[string]any {
 // whose result, unless run returns a string, is sent as JSON.
 func defineTool[T any](name, desc string, required []string, props map[string]any, run func(tc *ToolContext, a T) (any, error)) *Tool {
 	t := &Tool{Name: name, Description: desc, Parameters: object(required, props)}
+	if names, ok := flatArgNames(reflect.TypeFor[T]()); ok {
+		t.argNames = names
+	}
 	t.Run = func(_ context.Context, tc *ToolContext, args json.RawMessage) (string, error) {
 		var a T
 		if err := decode(t, args, &a); err != nil {
@@ -198,24 +206,38 @@ func defineOutput[T any](name, desc string, required []string, props map[string]
 
 // decode parses tool arguments strictly into v and checks required fields
 // are present and non-empty. Errors are phrased for the model.
+//
+// Well-formed calls take a fast path: arguments with every key one of the
+// tool's argNames exactly decode the same without a strict decoder (there
+// is no unknown field to refuse), so json.Unmarshal decodes them and one
+// scan of their members checks the keys and the required fields. Anything
+// else takes the slow path, whose errors say what is wrong first.
 func decode(t *Tool, args json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
+	}
+	required, _ := t.Parameters["required"].([]string)
+	if t.argNames != nil && json.Unmarshal(args, v) == nil {
+		if missing, ok := missingRequired(args, required, t.argNames); ok {
+			if len(missing) > 0 {
+				return engine.Errorf(engine.EINVALID, "%s needs %s.", t.Name, strings.Join(missing, ", "))
+			}
+			return nil
+		}
+		reflect.ValueOf(v).Elem().SetZero() // decode afresh below
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(args, &raw); err != nil {
 		return engine.Errorf(engine.EINVALID, "Arguments of %s are not a JSON object: %v.", t.Name, err)
 	}
-	if req, ok := t.Parameters["required"].([]string); ok {
-		var missing []string
-		for _, k := range req {
-			if v, ok := raw[k]; !ok || string(v) == `""` || string(v) == "null" {
-				missing = append(missing, k)
-			}
+	var missing []string
+	for _, k := range required {
+		if v, ok := raw[k]; !ok || string(v) == `""` || string(v) == "null" {
+			missing = append(missing, k)
 		}
-		if len(missing) > 0 {
-			return engine.Errorf(engine.EINVALID, "%s needs %s.", t.Name, strings.Join(missing, ", "))
-		}
+	}
+	if len(missing) > 0 {
+		return engine.Errorf(engine.EINVALID, "%s needs %s.", t.Name, strings.Join(missing, ", "))
 	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
@@ -224,6 +246,191 @@ func decode(t *Tool, args json.RawMessage, v any) error {
 	}
 	return nil
 }
+
+// flatArgNames returns the JSON names of the fields of t, a struct of
+// plain fields (strings, numbers, flags, and lists or pointers of them):
+// for such a struct, a strict decoder refuses exactly the objects with a
+// key that is not one of those names (or one of them in other case,
+// which the fast path of decode leaves to the slow one). ok is false for
+// any other type: nested structs would need their own names checked.
+func flatArgNames(t reflect.Type) (names []string, ok bool) {
+	if t.Kind() != reflect.Struct {
+		return nil, false
+	}
+	names = []string{}
+	for f := range t.Fields() {
+		if f.Anonymous || !plainKind(f.Type) {
+			return nil, false
+		}
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, name)
+	}
+	return names, true
+}
+
+func plainKind(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Pointer:
+		return plainKind(t.Elem())
+	case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+// missingRequired returns the required members that args, valid JSON,
+// lacks or leaves empty ("" or null), as looking them up in the map of
+// its raw members would: a repeated key counts by its last value. ok is
+// false when the scan cannot tell or must refuse: args is not an object
+// or null, a key has escapes (which that map would hold unescaped), or a
+// key is not one of known.
+func missingRequired(args []byte, required, known []string) (missing []string, ok bool) {
+	s := jsonScan{b: args}
+	s.space()
+	if s.peek() == 'n' {
+		return required, true // null: a map with no members
+	}
+	if len(required) > 64 || !s.eat('{') {
+		return nil, false
+	}
+	var filled uint64 // bit i: required[i] is present and not empty
+	for s.space(); !s.eat('}'); s.space() {
+		key, escaped := s.str()
+		s.space()
+		if escaped || !slices.Contains(known, string(key)) || !s.eat(':') {
+			return nil, false
+		}
+		s.space()
+		val := s.value()
+		if val == nil {
+			return nil, false
+		}
+		for i, k := range required {
+			if string(key) == k {
+				if string(val) == `""` || string(val) == "null" {
+					filled &^= 1 << i
+				} else {
+					filled |= 1 << i
+				}
+			}
+		}
+		s.space()
+		s.eat(',')
+	}
+	for i, k := range required {
+		if filled&(1<<i) == 0 {
+			missing = append(missing, k)
+		}
+	}
+	return missing, true
+}
+
+// jsonScan walks JSON that a decoder has already accepted, to find its
+// top-level members without decoding them.
+type jsonScan struct {
+	b []byte
+	i int
+}
+
+func (s *jsonScan) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *jsonScan) eat(c byte) bool {
+	if s.peek() == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *jsonScan) space() {
+	for isSpace(s.peek()) {
+		s.i++
+	}
+}
+
+// str reads a string and returns what is between its quotes, and whether
+// that has escapes; nil if there is no string here.
+func (s *jsonScan) str() (body []byte, escaped bool) {
+	if !s.eat('"') {
+		return nil, false
+	}
+	start := s.i
+	for ; s.i < len(s.b); s.i++ {
+		switch s.b[s.i] {
+		case '\\':
+			escaped = true
+			s.i++
+		case '"':
+			s.i++
+			return s.b[start : s.i-1], escaped
+		}
+	}
+	return nil, false
+}
+
+// value skips one value and returns its text; nil if there is none.
+func (s *jsonScan) value() []byte {
+	start := s.i
+	switch s.peek() {
+	case '"':
+		if body, _ := s.str(); body == nil {
+			return nil
+		}
+	case '{', '[':
+		if !s.nested() {
+			return nil
+		}
+	default: // a number, true, false or null
+		for c := s.peek(); c != 0 && c != ',' && c != '}' && c != ']' && !isSpace(c); c = s.peek() {
+			s.i++
+		}
+	}
+	if s.i == start {
+		return nil
+	}
+	return s.b[start:s.i]
+}
+
+// nested skips an object or an array, whatever it holds.
+func (s *jsonScan) nested() bool {
+	depth := 0
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '"':
+			if body, _ := s.str(); body == nil {
+				return false
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		s.i++
+		if depth == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func toolResult(v any) string { return mustJSON(v) }
 

@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
-
-	"tavern/internal/agent"
 )
 
 var (
@@ -64,7 +62,7 @@ func titleCase(s string) string {
 // startSession brings a backstory to life: each heirloom becomes an item
 // with a buff (and a flaw if it is old or broken), each named relative an
 // NPC in the starting town who loves the character.
-func (t *offlineTurn) startSession() agent.ToolCall {
+func (t *offlineTurn) startSession() reply {
 	items, people := firstN(parseHeirlooms(t.Words), 2), firstN(parseRelatives(t.Words), 2)
 	if c, ok := t.nextHeirloom(items); ok {
 		return c
@@ -80,9 +78,9 @@ func (t *offlineTurn) startSession() agent.ToolCall {
 
 // equipHeirloom puts the first heirloom weapon made this turn in the
 // character's hand: an heirloom sword is the sword they fight with.
-func (t *offlineTurn) equipHeirloom() (agent.ToolCall, bool) {
+func (t *offlineTurn) equipHeirloom() (reply, bool) {
 	if _, done := t.stepNamed("equip_item"); done {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	for _, s := range t.Steps {
 		if s.Name != "create_item_for_player" || s.Err {
@@ -98,18 +96,18 @@ func (t *offlineTurn) equipHeirloom() (agent.ToolCall, bool) {
 			}
 		}
 	}
-	return agent.ToolCall{}, false
+	return reply{}, false
 }
 
 func firstN[T any](s []T, n int) []T { return s[:min(n, len(s))] }
 
 // nextHeirloom returns the call that makes the next heirloom not made
 // yet: its template first when the catalogue has none for its noun.
-func (t *offlineTurn) nextHeirloom(items []heirloom) (agent.ToolCall, bool) {
+func (t *offlineTurn) nextHeirloom(items []heirloom) (reply, bool) {
 	templatesMade := map[string]string{}
 	for _, s := range t.Steps {
 		if s.Name == "create_item_template" && !s.Err {
-			templatesMade[s.Args["name"].(string)] = decodeStep[struct {
+			templatesMade[s.arg("name").(string)] = decodeStep[struct {
 				ID string `json:"id"`
 			}](s).ID
 		}
@@ -132,7 +130,7 @@ func (t *offlineTurn) nextHeirloom(items []heirloom) (agent.ToolCall, bool) {
 		}
 		return call("create_item_for_player", heirloomArgs(h, tpl)), true
 	}
-	return agent.ToolCall{}, false
+	return reply{}, false
 }
 
 // heirloomArgs makes an heirloom of template tpl: a buff (and the memory
@@ -152,7 +150,7 @@ func heirloomArgs(h heirloom, tpl string) map[string]any {
 
 // nextRelative returns the call that brings the next named person to
 // life: created in the starting town, then fond of the character.
-func (t *offlineTurn) nextRelative(people []relative) (agent.ToolCall, bool) {
+func (t *offlineTurn) nextRelative(people []relative) (reply, bool) {
 	for _, p := range people {
 		created, ok := t.stepWith("create_npc", "name", p.name)
 		if !ok {
@@ -169,7 +167,7 @@ func (t *offlineTurn) nextRelative(people []relative) (agent.ToolCall, bool) {
 			return call("update_relationship", map[string]any{"b": id, "delta": 30}), true
 		}
 	}
-	return agent.ToolCall{}, false
+	return reply{}, false
 }
 
 // sessionIntro narrates the arrival: who the character is, where they

@@ -6,7 +6,6 @@ package offline
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -14,7 +13,7 @@ import (
 	"tavern/internal/engine"
 )
 
-func (t *offlineTurn) combat() agent.ToolCall {
+func (t *offlineTurn) combat() reply {
 	cb := t.Ctx.Combat
 	if cb == nil {
 		return call("end_combat", map[string]any{"narration": "The dust settles.", "outcome": engine.OutcomeForcedEnd})
@@ -57,8 +56,8 @@ func (t *offlineTurn) combat() agent.ToolCall {
 }
 
 var (
-	reUse  = regexp.MustCompile(`\b(drink|drinks|quaff|potion|bandage|use|uses)\b`)
-	reHeal = regexp.MustCompile(`\b(heal|heals|pray|prays|tend|tends|mend)\b`)
+	useWords  = wordList{"drink", "drinks", "quaff", "potion", "bandage", "use", "uses"}
+	healWords = wordList{"heal", "heals", "pray", "prays", "tend", "tends", "mend"}
 )
 
 func (t *offlineTurn) me() *agent.PartyMember {
@@ -74,17 +73,17 @@ func (t *offlineTurn) me() *agent.PartyMember {
 }
 
 // pcAction reads a player's words in a fight.
-func (t *offlineTurn) pcAction() agent.ToolCall {
+func (t *offlineTurn) pcAction() reply {
 	text := strings.ToLower(t.Words)
 	words := tokens(text)
 	switch {
-	case reFlee.MatchString(text):
+	case fleeWords.in(text):
 		return call("attempt_flee", map[string]any{})
-	case reDefend.MatchString(text):
+	case defendWords.in(text):
 		return call("defend", map[string]any{})
-	case reHeal.MatchString(text):
+	case healWords.in(text):
 		return t.heal(words)
-	case reUse.MatchString(text):
+	case useWords.in(text):
 		if it := t.remedyNamed(words); it != nil {
 			return call("use_item", map[string]any{"item": it.ID})
 		}
@@ -105,7 +104,7 @@ func (t *offlineTurn) pcAction() agent.ToolCall {
 
 // heal heals the ally the words name (default: the healer), with a
 // cleric's prayer or plain first aid.
-func (t *offlineTurn) heal(words map[string]bool) agent.ToolCall {
+func (t *offlineTurn) heal(words map[string]bool) reply {
 	target := ""
 	best := 0
 	for _, c := range t.Ctx.Combat.Combatants {
@@ -150,15 +149,15 @@ func (t *offlineTurn) remedyNamed(words map[string]bool) *agent.ItemRef {
 
 // foeReaction makes the next foe that has not acted this beat attack the
 // weakest PC standing (narrative combat). At most three foes answer.
-func (t *offlineTurn) foeReaction() (agent.ToolCall, bool) {
+func (t *offlineTurn) foeReaction() (reply, bool) {
 	acted := map[string]bool{}
 	for _, s := range t.Steps {
-		if a, _ := s.Args["attacker"].(string); a != "" {
+		if a, _ := s.arg("attacker").(string); a != "" {
 			acted[a] = true
 		}
 	}
 	if len(acted) >= 3 {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	var party []agent.CombatantView
 	for _, c := range t.Ctx.Combat.Combatants {
@@ -167,7 +166,7 @@ func (t *offlineTurn) foeReaction() (agent.ToolCall, bool) {
 		}
 	}
 	if len(party) == 0 {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	sort.SliceStable(party, func(i, j int) bool { return party[i].HP < party[j].HP })
 	for _, c := range t.Ctx.Combat.Combatants {
@@ -175,7 +174,7 @@ func (t *offlineTurn) foeReaction() (agent.ToolCall, bool) {
 			return call("attack", map[string]any{"attacker": c.Entry, "target": party[0].Entry}), true
 		}
 	}
-	return agent.ToolCall{}, false
+	return reply{}, false
 }
 
 // downInThisTurn reports whether an earlier step of this turn felled name.
@@ -200,7 +199,7 @@ func (t *offlineTurn) foes() []agent.CombatantView {
 			}
 		}
 	}
-	var out []agent.CombatantView
+	out := make([]agent.CombatantView, 0, len(t.Ctx.Combat.Combatants))
 	for _, c := range t.Ctx.Combat.Combatants {
 		if c.Side != mySide && c.CanAct {
 			out = append(out, c)

@@ -13,7 +13,7 @@ import (
 	"tavern/internal/engine"
 )
 
-func (t *offlineTurn) narrativeFollowUp(l step) agent.ToolCall {
+func (t *offlineTurn) narrativeFollowUp(l step) reply {
 	if l.Err {
 		msg := strings.TrimPrefix(l.Result, "Error: ")
 		return t.respond(t.pick("err", "That does not work out. ", "Not so fast. ")+msg, t.hints())
@@ -48,19 +48,40 @@ func (t *offlineTurn) narrativeFollowUp(l step) agent.ToolCall {
 // arrival narrates the party reaching the place move_party's result
 // names, and what waits there.
 func (t *offlineTurn) arrival(moved step) string {
-	var r struct {
-		Location agent.LocationView `json:"location"`
+	loc, _ := t.movedTo(moved)
+	if loc == nil {
+		loc = &agent.LocationView{}
 	}
-	_ = json.Unmarshal([]byte(moved.Result), &r)
-	t.Ctx.Location = &r.Location
+	t.Ctx.Location = loc
 	s := t.pick("arrive", "You make your way to ", "The party sets off and soon reaches ", "A short walk brings you to ") +
-		r.Location.Name + ". " + r.Location.Description
+		loc.Name + ". " + loc.Description
 	if hostile := t.hostiles(); len(hostile) > 0 {
 		s += " " + t.pick("danger", "Shapes stir ahead: ", "You are not alone: ", "Eyes glint in the gloom: ") + strings.Join(hostile, ", ") + "."
 	} else if p := t.peopleSentence(); p != "" {
 		s += " " + p
 	}
 	return s
+}
+
+// movedTo returns the location a move_party result describes (nil if it
+// names none; filled as far as it decodes) and the decoding's error. The
+// arrival and the hints both read it: it is decoded once per call.
+func (t *offlineTurn) movedTo(moved step) (*agent.LocationView, error) {
+	if t.moved == nil || t.moved.result != moved.Result {
+		var r struct {
+			Location *agent.LocationView `json:"location"`
+		}
+		err := json.Unmarshal([]byte(moved.Result), &r)
+		t.moved = &movedLocation{result: moved.Result, loc: r.Location, err: err}
+	}
+	return t.moved.loc, t.moved.err
+}
+
+// movedLocation is a move_party result decoded (see movedTo).
+type movedLocation struct {
+	result string
+	loc    *agent.LocationView
+	err    error
 }
 
 // sheet reads get_player_info's result out: the character in one line.
@@ -77,7 +98,7 @@ func sheet(res map[string]any) string {
 		res["name"], res["level"], res["class"], res["hp"], res["max_hp"], res["gold"], res["weapon"], res["armour"], fmtList(inv))
 }
 
-func (t *offlineTurn) respond(narration string, hints []string) agent.ToolCall {
+func (t *offlineTurn) respond(narration string, hints []string) reply {
 	if lc := t.Ctx.LastCombat; lc != nil {
 		narration = combatAftermath(lc) + " " + narration
 	}
@@ -203,11 +224,8 @@ func (t *offlineTurn) hints() []string {
 	var h []string
 	l := t.Ctx.Location
 	if moved, ok := t.stepNamed("move_party"); ok && !moved.Err {
-		var r struct {
-			Location *agent.LocationView `json:"location"`
-		}
-		if json.Unmarshal([]byte(moved.Result), &r) == nil && r.Location != nil && r.Location.ID != "" {
-			l = r.Location
+		if loc, err := t.movedTo(moved); err == nil && loc != nil && loc.ID != "" {
+			l = loc
 		}
 	}
 	if l == nil {
@@ -249,7 +267,7 @@ func (t *offlineTurn) hints() []string {
 
 // explore: a place that is not on the map yet is created next to here; the
 // party goes in, finds something lurking and something lying about.
-func (t *offlineTurn) explore(what string) agent.ToolCall {
+func (t *offlineTurn) explore(what string) reply {
 	name := titleCase(strings.TrimRight(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(what, "i "), "we ")), ".!? "))
 	name = strings.TrimSuffix(strings.TrimSuffix(name, " I Discovered"), " We Found")
 	if len(name) > 40 {
@@ -288,7 +306,7 @@ func (t *offlineTurn) explore(what string) agent.ToolCall {
 
 // reactions describe how the NPCs here greet the character after a move,
 // by their relationship (seed 001 scenario 8); the cold ones turn cold.
-func (t *offlineTurn) reactions(moved step) (agent.ToolCall, bool) {
+func (t *offlineTurn) reactions(moved step) (reply, bool) {
 	npcs, ok := t.stepNamed("get_npcs_at_location")
 	if !ok {
 		return call("get_npcs_at_location", map[string]any{}), true
@@ -322,7 +340,7 @@ func (t *offlineTurn) reactions(moved step) (agent.ToolCall, bool) {
 		}
 	}
 	if len(greet) == 0 {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	var r struct {
 		Location agent.LocationView `json:"location"`

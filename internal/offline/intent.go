@@ -7,6 +7,7 @@ package offline
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"tavern/internal/agent"
@@ -14,30 +15,81 @@ import (
 )
 
 var (
-	reAttack = regexp.MustCompile(`\b(attack|attacks|fight|kill|strike|hit|charge|ambush|stab|slash|shoot|punch|swing|smite|cut|draw my|draw our)\b`)
-	reFlee   = regexp.MustCompile(`\b(flee|run away|escape|retreat|withdraw)\b`)
-	reDefend = regexp.MustCompile(`\b(defend|block|parry|guard|shield|brace|dodge)\b`)
-	reMove   = regexp.MustCompile(`\b(go|goes|walk|head|enter|travel|leave|return|follow|climb|cross|move|visit|proceed|back to)\b`)
-	reTake   = regexp.MustCompile(`\b(take|pick up|picks up|grab|pocket|collect|loot)\b`)
-	reTalk   = regexp.MustCompile(`\b(talk|speak|ask|greet|chat|say|tell|hail|question|bargain|haggle|buy)\b`)
-	reLook   = regexp.MustCompile(`\b(look|search|examine|inspect|explore|observe|where|survey|around)\b`)
-	reInv    = regexp.MustCompile(`\b(inventory|my gear|my items|my pack|backpack|check myself|my wounds|status)\b`)
-	reQuest  = regexp.MustCompile(`\b(quest|job|work|help|lantern|goblin|goblins|task|reward|trouble|rumou?r|news)\b`)
-	reTrade  = regexp.MustCompile(`\b(buy|sell|trade|wares|price|potion|shop)\b`)
+	attackWords = wordList{"attack", "attacks", "fight", "kill", "strike", "hit", "charge", "ambush", "stab", "slash", "shoot", "punch", "swing", "smite", "cut", "draw my", "draw our"}
+	fleeWords   = wordList{"flee", "run away", "escape", "retreat", "withdraw"}
+	defendWords = wordList{"defend", "block", "parry", "guard", "shield", "brace", "dodge"}
+	moveWords   = wordList{"go", "goes", "walk", "head", "enter", "travel", "leave", "return", "follow", "climb", "cross", "move", "visit", "proceed", "back to"}
+	takeWords   = wordList{"take", "pick up", "picks up", "grab", "pocket", "collect", "loot"}
+	talkWords   = wordList{"talk", "speak", "ask", "greet", "chat", "say", "tell", "hail", "question", "bargain", "haggle", "buy"}
+	lookWords   = wordList{"look", "search", "examine", "inspect", "explore", "observe", "where", "survey", "around"}
+	invWords    = wordList{"inventory", "my gear", "my items", "my pack", "backpack", "check myself", "my wounds", "status"}
+	questWords  = wordList{"quest", "job", "work", "help", "lantern", "goblin", "goblins", "task", "reward", "trouble", "rumor", "rumour", "news"}
+	tradeWords  = wordList{"buy", "sell", "trade", "wares", "price", "potion", "shop"}
 )
 
 var (
-	reFollow   = regexp.MustCompile(`\b(follow|come with|join (us|me)|accompany|travel with)\b`)
-	reBuy      = regexp.MustCompile(`\b(buy|purchase)\b`)
-	reGive     = regexp.MustCompile(`\b(give|deliver|hand|return|bring)\b`)
-	reAccept   = regexp.MustCompile(`\b(accept|we'll do it|i'll do it|take (the|your) (job|quest|task))\b`)
-	reExplore  = regexp.MustCompile(`\b(explore|discover|venture into|delve into)\s+(?:the\s+|a\s+|an\s+)?(.+)$`)
-	reThreaten = regexp.MustCompile(`\b(threaten|threatens|intimidate|menace|bully)\b`)
-	reEquip    = regexp.MustCompile(`\b(equip|wield|wear|don|draw)\b`)
-	reQuaff    = regexp.MustCompile(`\b(drink|drinks|quaff|sip)\b`)
-	reDrink    = regexp.MustCompile(`\b(drink|drinks|quaff|sip|use|apply|bandage)\b`)
-	reLoot     = regexp.MustCompile(`\b(loot|search (the |their |his |her )?(body|bodies|corpse|corpses|remains|dead|fallen))\b`)
+	followWords   = wordList{"follow", "come with", "join us", "join me", "accompany", "travel with"}
+	buyWords      = wordList{"buy", "purchase"}
+	giveWords     = wordList{"give", "deliver", "hand", "return", "bring"}
+	acceptWords   = append(wordList{"accept", "we'll do it", "i'll do it"}, joinEach([]string{"take the ", "take your "}, "job", "quest", "task")...)
+	exploreWords  = wordList{"explore", "discover", "venture into", "delve into"}
+	reExplore     = regexp.MustCompile(`\b(explore|discover|venture into|delve into)\s+(?:the\s+|a\s+|an\s+)?(.+)$`)
+	threatenWords = wordList{"threaten", "threatens", "intimidate", "menace", "bully"}
+	equipWords    = wordList{"equip", "wield", "wear", "don", "draw"}
+	quaffWords    = wordList{"drink", "drinks", "quaff", "sip"}
+	drinkWords    = wordList{"drink", "drinks", "quaff", "sip", "use", "apply", "bandage"}
+	lootWords     = append(wordList{"loot"}, joinEach(joinEach([]string{"search "}, "", "the ", "their ", "his ", "her "),
+		"body", "bodies", "corpse", "corpses", "remains", "dead", "fallen")...)
 )
+
+// wordList is a list of words and phrases to find in a player's words, as
+// whole words: in is what the regular expression `\b(w1|w2|…)\b` matched
+// (the one it replaces; TestWordListsMatchTheirRegexps), without its
+// backtracking, which cost more than the rest of the narrator's reading
+// of a turn. Every entry starts and ends with a letter.
+type wordList []string
+
+// in reports whether text has one of the list's entries as whole words.
+func (l wordList) in(text string) bool {
+	for _, w := range l {
+		if hasWord(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWord reports whether w occurs in text between word boundaries (\b:
+// the byte before and after is not an ASCII letter, digit or underscore).
+func hasWord(text, w string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], w)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(w)
+		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		from = start + 1
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || ('0' <= b && b <= '9') || ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z')
+}
+
+// joinEach returns each prefix followed by each word, for lists whose
+// phrases vary in two places.
+func joinEach(prefixes []string, words ...string) wordList {
+	var out wordList
+	for _, p := range prefixes {
+		for _, w := range words {
+			out = append(out, p+w)
+		}
+	}
+	return out
+}
 
 var stopwords = map[string]bool{"the": true, "and": true, "to": true, "a": true, "an": true, "of": true, "at": true,
 	"with": true, "my": true, "his": true, "her": true, "into": true, "in": true, "on": true, "i": true, "we": true,
@@ -59,11 +111,20 @@ func tokens(s string) map[string]bool {
 
 func notWordByte(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }
 
-// score counts the words of the player's text found in any of names.
+// score counts the words of the player's text found in any of names:
+// each of a name's tokens (see tokens) once. It runs for every NPC, exit
+// and item the words are matched against, so it walks each name's words
+// rather than making their set.
 func score(words map[string]bool, names ...string) int {
 	n := 0
 	for _, name := range names {
-		for w := range tokens(name) {
+		var room [8]string
+		seen := room[:0]
+		for w := range strings.FieldsFuncSeq(strings.ToLower(name), notWordByte) {
+			if stopwords[w] || len(w) <= 1 || slices.Contains(seen, w) {
+				continue
+			}
+			seen = append(seen, w)
 			if words[w] {
 				n++
 			}
@@ -72,13 +133,13 @@ func score(words map[string]bool, names ...string) int {
 	return n
 }
 
-func (t *offlineTurn) narrative() agent.ToolCall {
+func (t *offlineTurn) narrative() reply {
 	text := strings.ToLower(t.Words)
-	if c, ok := t.worldIntent(); ok {
+	words := tokens(text)
+	if c, ok := t.worldIntent(text, words); ok {
 		return c
 	}
-	words := tokens(text)
-	if reAttack.MatchString(text) {
+	if attackWords.in(text) {
 		// Scenario 1: attacking sours the relationship, then the fight.
 		if n := t.matchNPC(words, true); n != nil {
 			if _, ok := t.stepNamed("update_relationship"); !ok {
@@ -95,32 +156,32 @@ func (t *offlineTurn) narrative() agent.ToolCall {
 
 // firstStep answers the plain intents (move, take, inventory, talk,
 // look) with their one tool call, or narrates that nothing comes of it.
-func (t *offlineTurn) firstStep(text string, words map[string]bool) agent.ToolCall {
+func (t *offlineTurn) firstStep(text string, words map[string]bool) reply {
 	loc := t.Ctx.Location
 	if loc == nil {
 		loc = &agent.LocationView{}
 	}
 	switch {
-	case reAttack.MatchString(text):
+	case attackWords.in(text):
 		return t.respond(t.pick("nofoe", "There is nobody here to fight. ", "Your hand drops to your weapon, but no foe is in sight. ")+t.ambient(), t.hints())
-	case reMove.MatchString(text):
+	case moveWords.in(text):
 		if e := t.matchExit(words); e != nil {
 			return call("move_party", map[string]any{"to": e.To})
 		}
 		return t.respond(fmt.Sprintf("You look for that way but cannot find it. From %s you can take: %s.", loc.Name, t.exitList()), t.hints())
-	case reTake.MatchString(text):
+	case takeWords.in(text):
 		if it := t.matchItem(words); it != nil {
 			return call("pickup_item", map[string]any{"item": it.ID})
 		}
 		return t.respond("There is nothing like that lying here. "+t.itemsSentence(), t.hints())
-	case reInv.MatchString(text):
+	case invWords.in(text):
 		return call("get_player_info", map[string]any{})
-	case reTalk.MatchString(text) || strings.Contains(t.Words, `"`):
+	case talkWords.in(text) || strings.Contains(t.Words, `"`):
 		if n := t.matchNPC(words, false); n != nil {
 			return call("get_npc_info", map[string]any{"npc": n.ID})
 		}
 		return t.respond("Your words fall into silence: nobody here answers. "+t.peopleSentence(), t.hints())
-	case reLook.MatchString(text):
+	case lookWords.in(text):
 		return call("look", map[string]any{})
 	}
 	if n := t.matchNPC(words, false); n != nil && score(words, n.Name) > 0 {
@@ -132,25 +193,24 @@ func (t *offlineTurn) firstStep(text string, words map[string]bool) agent.ToolCa
 		"does so, and the day moves on around them.")+" "+t.ambient(), t.hints())
 }
 
-// worldIntent returns the next call of a world scenario, if the turn is one.
-func (t *offlineTurn) worldIntent() (agent.ToolCall, bool) {
+// worldIntent returns the next call of a world scenario, if the turn is
+// one; text is the player's words lower-cased, words its tokens.
+func (t *offlineTurn) worldIntent(text string, words map[string]bool) (reply, bool) {
 	if t.Ctx.Kind == agent.TurnStart {
 		return t.startSession(), true
 	}
-	text := strings.ToLower(t.Words)
-	words := tokens(text)
 	switch {
-	case reLoot.MatchString(text):
+	case lootWords.in(text):
 		return t.loot(), true
-	case reThreaten.MatchString(text):
+	case threatenWords.in(text):
 		if n := t.matchNPC(words, false); n != nil {
 			return t.threaten(n), true
 		}
-	case reFollow.MatchString(text):
+	case followWords.in(text):
 		if n := t.matchNPC(words, false); n != nil {
 			return t.follow(n), true
 		}
-	case reBuy.MatchString(text):
+	case buyWords.in(text):
 		if n := t.matchNPC(words, false); n != nil {
 			return t.buy(n, words), true
 		}
@@ -158,25 +218,30 @@ func (t *offlineTurn) worldIntent() (agent.ToolCall, bool) {
 			return t.buy(n, words), true
 		}
 		return t.respond("Nobody here is selling anything; look for a merchant's stall or cart. "+t.peopleSentence(), t.hints()), true
-	case reGive.MatchString(text):
+	case giveWords.in(text):
 		if n := t.matchNPC(words, false); n != nil {
 			return t.give(n, words), true
 		}
-	case reAccept.MatchString(text):
+	case acceptWords.in(text):
 		return t.accept(), true
-	case reDrink.MatchString(text):
+	case drinkWords.in(text):
 		if c, ok := t.drink(text, words); ok {
 			return c, true
 		}
-	case reEquip.MatchString(text):
+	case equipWords.in(text):
 		if c, ok := t.equip(words); ok {
 			return c, true
 		}
 	}
+	if !exploreWords.in(text) {
+		// The word list first: the regular expression is the slow way to
+		// learn that the words do not explore.
+		return reply{}, false
+	}
 	if m := reExplore.FindStringSubmatch(text); m != nil && t.matchExit(tokens(m[2])) == nil {
 		return t.explore(m[2]), true
 	}
-	return agent.ToolCall{}, false
+	return reply{}, false
 }
 
 func (t *offlineTurn) matchNPC(words map[string]bool, preferHostile bool) *agent.NPCBrief {
@@ -242,7 +307,7 @@ func (t *offlineTurn) matchItem(words map[string]bool) *agent.ItemRef {
 
 // drink: a potion or a bandage used outside a fight heals (use_item).
 // "drink"/"quaff" reach for a potion; "use X" needs X to name the remedy.
-func (t *offlineTurn) drink(text string, words map[string]bool) (agent.ToolCall, bool) {
+func (t *offlineTurn) drink(text string, words map[string]bool) (reply, bool) {
 	if used, ok := t.stepNamed("use_item"); ok {
 		if used.Err {
 			return t.respond(strings.TrimPrefix(used.Result, "Error: "), t.hints()), true
@@ -250,14 +315,14 @@ func (t *offlineTurn) drink(text string, words map[string]bool) (agent.ToolCall,
 		return t.respond(t.remedy(used), t.hints()), true
 	}
 	it := t.remedyNamed(words)
-	if it == nil || (score(words, it.Name) == 0 && !reQuaff.MatchString(text)) {
-		return agent.ToolCall{}, false
+	if it == nil || (score(words, it.Name) == 0 && !quaffWords.in(text)) {
+		return reply{}, false
 	}
 	return call("use_item", map[string]any{"item": it.ID}), true
 }
 
 // equip: wield or wear an item the words name (equip_item).
-func (t *offlineTurn) equip(words map[string]bool) (agent.ToolCall, bool) {
+func (t *offlineTurn) equip(words map[string]bool) (reply, bool) {
 	if done, ok := t.stepNamed("equip_item"); ok {
 		if done.Err {
 			return t.respond(strings.TrimPrefix(done.Result, "Error: "), t.hints()), true
@@ -267,7 +332,7 @@ func (t *offlineTurn) equip(words map[string]bool) (agent.ToolCall, bool) {
 	}
 	me := t.me()
 	if me == nil {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	pick, best := "", 0
 	for _, it := range me.Items {
@@ -276,7 +341,7 @@ func (t *offlineTurn) equip(words map[string]bool) (agent.ToolCall, bool) {
 		}
 	}
 	if pick == "" {
-		return agent.ToolCall{}, false
+		return reply{}, false
 	}
 	return call("equip_item", map[string]any{"item": pick}), true
 }

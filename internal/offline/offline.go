@@ -15,8 +15,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"tavern/internal/agent"
 	"tavern/internal/engine"
@@ -45,9 +46,19 @@ func (Narrator) CanSummarize() bool { return false }
 // step is one tool call of the current turn and its result.
 type step struct {
 	Name   string
-	Args   map[string]any
+	args   string // the call's JSON arguments: see arg
 	Result string
 	Err    bool
+}
+
+// arg returns the argument key of the step's call (nil if it has none).
+// It decodes the arguments when asked: few plans read those of earlier
+// calls, and decoding them all on every call was a tenth of the
+// narrator's work.
+func (s step) arg(key string) any {
+	var args map[string]any
+	_ = json.Unmarshal([]byte(s.args), &args)
+	return args[key]
 }
 
 // offlineTurn is what the narrator knows of the turn.
@@ -56,6 +67,7 @@ type offlineTurn struct {
 	Words string
 	Steps []step
 	key   string
+	moved *movedLocation // see movedTo
 }
 
 // Complete implements agent.Model.
@@ -67,20 +79,18 @@ func (Narrator) Complete(ctx context.Context, req agent.Request) (agent.Response
 	if err != nil {
 		return agent.Response{}, err
 	}
-	var call agent.ToolCall
+	var r reply
 	if req.Agent == engine.AgentCombat {
-		call = t.combat()
+		r = t.combat()
 	} else {
-		call = t.narrative()
+		r = t.narrative()
 	}
-	call.ID = fmt.Sprintf("call_%d_%d", t.Ctx.Turn, len(t.Steps)+1)
+	call := r.toolCall()
+	call.ID = "call_" + strconv.Itoa(t.Ctx.Turn) + "_" + strconv.Itoa(len(t.Steps)+1)
 	call.Type = "function"
 	if req.OnDelta != nil {
-		var a struct {
-			Narration string `json:"narration"`
-		}
-		if json.Unmarshal([]byte(call.Function.Arguments), &a) == nil && a.Narration != "" {
-			for _, chunk := range chunks(a.Narration) {
+		if narration := r.narration(); narration != "" {
+			for _, chunk := range chunks(narration) {
 				req.OnDelta(chunk)
 			}
 		}
@@ -95,14 +105,21 @@ func (Narrator) Complete(ctx context.Context, req agent.Request) (agent.Response
 	}, nil
 }
 
-// chunks splits narration into word groups, the way a model streams.
+// chunks splits narration into word groups, the way a model streams: four
+// words a chunk, each with the spaces after it (a narration ending in a
+// space ends with an empty chunk), cut from s without copying.
 func chunks(s string) []string {
-	words := strings.SplitAfter(s, " ")
-	var out []string
-	for i := 0; i < len(words); i += 4 {
-		out = append(out, strings.Join(words[i:min(i+4, len(words))], ""))
+	out := make([]string, 0, strings.Count(s, " ")/4+1)
+	start, spaces := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' {
+			if spaces++; spaces%4 == 0 {
+				out = append(out, s[start:i+1])
+				start = i + 1
+			}
+		}
 	}
-	return out
+	return append(out, s[start:])
 }
 
 // parseTurn reads the turn from the request: the last turn message and
@@ -131,25 +148,30 @@ func parseTurn(req agent.Request) (*offlineTurn, error) {
 			return nil, fmt.Errorf("offline narrator: %w", err)
 		}
 	}
-	results := map[string]agent.Message{}
-	for _, m := range msgs[u+1:] {
-		if m.Role == "tool" {
-			results[m.ToolCallID] = m
-		}
-	}
-	for _, m := range msgs[u+1:] {
+	turn := msgs[u+1:]
+	for _, m := range turn {
 		for _, c := range m.ToolCalls {
-			s := step{Name: c.Function.Name}
-			_ = json.Unmarshal([]byte(c.Function.Arguments), &s.Args)
-			if r, ok := results[c.ID]; ok {
-				s.Result = r.Content
-				s.Err = strings.HasPrefix(r.Content, "Error:") || strings.HasPrefix(r.Content, "Unknown tool")
+			s := step{Name: c.Function.Name, args: c.Function.Arguments}
+			if r, ok := resultOf(turn, c.ID); ok {
+				s.Result = r
+				s.Err = strings.HasPrefix(r, "Error:") || strings.HasPrefix(r, "Unknown tool")
 			}
 			t.Steps = append(t.Steps, s)
 		}
 	}
-	t.key = fmt.Sprintf("%d|%s|%s", t.Ctx.Turn, t.Ctx.Kind, t.Words)
+	t.key = strconv.Itoa(t.Ctx.Turn) + "|" + t.Ctx.Kind + "|" + t.Words
 	return t, nil
+}
+
+// resultOf returns the result of the call id: the last tool message
+// answering it.
+func resultOf(msgs []agent.Message, id string) (string, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Role == "tool" && m.ToolCallID == id {
+			return m.Content, true
+		}
+	}
+	return "", false
 }
 
 func (t *offlineTurn) last() *step {
@@ -161,17 +183,39 @@ func (t *offlineTurn) last() *step {
 
 // pick chooses one of options by a hash of the turn and a salt.
 func (t *offlineTurn) pick(salt string, options ...string) string {
-	h := fnv.New32a()
-	h.Write([]byte(t.key + "|" + salt))
-	return options[int(h.Sum32()%uint32(len(options)))]
+	return options[int(fnvHash(t.key, "|", salt)%uint32(len(options)))]
 }
 
-func call(name string, args map[string]any) agent.ToolCall {
-	b, err := json.Marshal(args)
+// reply is the narrator's answer: the tool to call and its arguments.
+type reply struct {
+	name string
+	args map[string]any
+}
+
+func call(name string, args map[string]any) reply { return reply{name: name, args: args} }
+
+// toolCall is the reply as the model's tool call.
+func (r reply) toolCall() agent.ToolCall {
+	b, err := json.Marshal(r.args)
 	if err != nil {
 		panic(err) // args are maps of strings, numbers and lists
 	}
-	return agent.ToolCall{Function: agent.FunctionCall{Name: name, Arguments: string(b)}}
+	return agent.ToolCall{Function: agent.FunctionCall{Name: r.name, Arguments: string(b)}}
+}
+
+// narration is the reply's narration, as a reader of its tool call's
+// arguments reads it (which is what streams: invalid UTF-8 reads as
+// U+FFFD, so such a narration is read back from the JSON).
+func (r reply) narration() string {
+	s, _ := r.args["narration"].(string)
+	if utf8.ValidString(s) {
+		return s
+	}
+	var a struct {
+		Narration string `json:"narration"`
+	}
+	_ = json.Unmarshal([]byte(r.toolCall().Function.Arguments), &a)
+	return a.Narration
 }
 
 // fmtList joins items for a sentence, or says there are none.
@@ -195,7 +239,7 @@ func (t *offlineTurn) stepNamed(name string) (step, bool) {
 // stepWith returns the step calling name whose argument key is value.
 func (t *offlineTurn) stepWith(name, key, value string) (step, bool) {
 	for _, s := range t.Steps {
-		if s.Name == name && s.Args[key] == value {
+		if s.Name == name && s.arg(key) == value {
 			return s, true
 		}
 	}
@@ -217,8 +261,17 @@ func decodeStep[T any](s step) T {
 	return v
 }
 
-func fnvHash(s string) uint32 {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return h.Sum32()
+// fnvHash is the 32-bit FNV-1a hash (hash/fnv's New32a) of the parts
+// written one after the other, without joining them or allocating a
+// hash.Hash.
+func fnvHash(parts ...string) uint32 {
+	const offset, prime = 2166136261, 16777619
+	h := uint32(offset)
+	for _, p := range parts {
+		for i := 0; i < len(p); i++ {
+			h ^= uint32(p[i])
+			h *= prime
+		}
+	}
+	return h
 }

@@ -13,7 +13,7 @@ import (
 // npcAction decides an NPC's move from its profile (seed 000's rules:
 // flee when badly hurt and cowardly, or when alone and told to; focus the
 // weakest if its tactics say so; otherwise attack).
-func (t *offlineTurn) npcAction() agent.ToolCall {
+func (t *offlineTurn) npcAction() reply {
 	p := t.Ctx.NPC
 	if p == nil {
 		return call("continue_combat", map[string]any{"narration": "The creature hesitates."})

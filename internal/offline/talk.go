@@ -5,7 +5,6 @@ package offline
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"tavern/internal/agent"
@@ -35,16 +34,16 @@ func (t *offlineTurn) dialogue(n map[string]any) string {
 		said = append(said, g)
 	}
 	switch {
-	case reTrade.MatchString(text) && lines["trade"] != "":
+	case tradeWords.in(text) && lines["trade"] != "":
 		said = append(said, lines["trade"])
-	case reQuest.MatchString(text):
+	case questWords.in(text):
 		if r := lines["rumour"]; r != "" {
 			said = append(said, r)
 		}
 		if q := lines["quest"]; q != "" {
 			said = append(said, q)
 		}
-	case reAbout.MatchString(text):
+	case aboutWords.in(text):
 		// A topic the NPC knows nothing of: say what it can talk about,
 		// rather than the same speech again.
 		return fmt.Sprintf("%s %s: \"%s\"", name, manner, unknownTopic(lines))
@@ -76,7 +75,7 @@ func mannerOf(personality string, t *offlineTurn) string {
 
 // follow: an NPC follows the party if it likes the character enough
 // (relationship above 25).
-func (t *offlineTurn) follow(n *agent.NPCBrief) agent.ToolCall {
+func (t *offlineTurn) follow(n *agent.NPCBrief) reply {
 	rel, ok := t.stepNamed("get_relationship")
 	if !ok {
 		return call("get_relationship", map[string]any{"b": n.ID})
@@ -99,13 +98,13 @@ func (t *offlineTurn) follow(n *agent.NPCBrief) agent.ToolCall {
 
 // threaten: the NPC turns defensive, likes the party less, and resents the
 // character.
-func (t *offlineTurn) threaten(n *agent.NPCBrief) agent.ToolCall {
-	for _, c := range []agent.ToolCall{
+func (t *offlineTurn) threaten(n *agent.NPCBrief) reply {
+	for _, c := range []reply{
 		call("update_npc_behavior", map[string]any{"npc": n.ID, "behavior": "defensive"}),
 		call("update_npc_disposition", map[string]any{"npc": n.ID, "delta": -15}),
 		call("update_relationship", map[string]any{"b": n.ID, "delta": -25}),
 	} {
-		if _, done := t.stepNamed(c.Function.Name); !done {
+		if _, done := t.stepNamed(c.name); !done {
 			return c
 		}
 	}
@@ -122,7 +121,7 @@ type questView struct {
 }
 
 // accept: take on the first quest offered by an NPC here.
-func (t *offlineTurn) accept() agent.ToolCall {
+func (t *offlineTurn) accept() reply {
 	qs, ok := t.stepNamed("get_player_quests")
 	if !ok {
 		return call("get_player_quests", map[string]any{})
@@ -149,7 +148,7 @@ func (t *offlineTurn) accept() agent.ToolCall {
 	return t.respond(fmt.Sprintf("%s clasps your hand. The quest is yours: %s.", here[quest.Giver], quest.Name), t.hints())
 }
 
-var reAbout = regexp.MustCompile(`\b(about|regarding|concerning)\b`)
+var aboutWords = wordList{"about", "regarding", "concerning"}
 
 // unknownTopic is an NPC's answer to a question it cannot answer: what it
 // can talk about instead.

@@ -13,7 +13,7 @@ import (
 
 // buy: find the item the words name (or the first thing for sale) in the
 // NPC's stock and buy it; a good customer is liked better.
-func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) agent.ToolCall {
+func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) reply {
 	inv, ok := t.stepNamed("get_npc_inventory")
 	if !ok {
 		return call("get_npc_inventory", map[string]any{"npc": n.ID})
@@ -56,7 +56,7 @@ func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) agent.ToolCa
 
 // give: hand an item the words name to an NPC; if it completes that NPC's
 // quest, complete it (the engine checks and pays) and the NPC is grateful.
-func (t *offlineTurn) give(n *agent.NPCBrief, words map[string]bool) agent.ToolCall {
+func (t *offlineTurn) give(n *agent.NPCBrief, words map[string]bool) reply {
 	me := t.me()
 	if me == nil {
 		return t.respond("Nobody acts.", nil)
@@ -83,7 +83,7 @@ func (t *offlineTurn) give(n *agent.NPCBrief, words map[string]bool) agent.ToolC
 // delivered follows a gift: if it is what one of the NPC's open quests
 // requires, the quest is completed (the engine checks and pays) and the
 // NPC is grateful.
-func (t *offlineTurn) delivered(n *agent.NPCBrief, given string) agent.ToolCall {
+func (t *offlineTurn) delivered(n *agent.NPCBrief, given string) reply {
 	qs, ok := t.stepNamed("get_player_quests")
 	if !ok {
 		return call("get_player_quests", map[string]any{})
@@ -118,7 +118,7 @@ func (t *offlineTurn) delivered(n *agent.NPCBrief, given string) agent.ToolCall 
 
 // loot: pick up what lies here (the fallen drop their belongings) and take
 // what dead NPCs still carry; a little XP for the search.
-func (t *offlineTurn) loot() agent.ToolCall {
+func (t *offlineTurn) loot() reply {
 	items, ok := t.stepNamed("get_items_at_location")
 	if !ok {
 		return call("get_items_at_location", map[string]any{})
@@ -144,7 +144,7 @@ func (t *offlineTurn) looted() (map[string]bool, []string) {
 	var names []string
 	for _, s := range t.Steps {
 		if (s.Name == "pickup_item" || s.Name == "transfer_item") && !s.Err {
-			id, _ := s.Args["item"].(string)
+			id, _ := s.arg("item").(string)
 			took[id] = true
 			r := decodeStep[struct {
 				PickedUp string `json:"picked_up"`
@@ -159,7 +159,7 @@ func (t *offlineTurn) looted() (map[string]bool, []string) {
 // nextLoot returns the call that takes the next thing not taken yet:
 // what lies here (get_items_at_location's result), then what each dead
 // NPC here carries.
-func (t *offlineTurn) nextLoot(items step, took map[string]bool) (agent.ToolCall, bool) {
+func (t *offlineTurn) nextLoot(items step, took map[string]bool) (reply, bool) {
 	for _, it := range decodeStep[[]struct {
 		InstanceID string `json:"instance_id"`
 		Template   string `json:"template"`
@@ -183,7 +183,7 @@ func (t *offlineTurn) nextLoot(items step, took map[string]bool) (agent.ToolCall
 			}
 		}
 	}
-	return agent.ToolCall{}, false
+	return reply{}, false
 }
 
 // deadHere lists the dead NPCs at the party's location.

@@ -1,0 +1,54 @@
+package offline
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// What streams of a reply is its narration as a reader of its tool call
+// reads it back.
+func TestReplyNarrationIsWhatItsCallSays(t *testing.T) {
+	for _, r := range []reply{
+		call("look", map[string]any{}),
+		call("respond", map[string]any{"narration": "", "hints": []string{"go"}}),
+		call("respond", map[string]any{"narration": `The goblin says "<no> & no" \ twice.` + "\n"}),
+		call("continue_combat", map[string]any{"narration": "bad \xff\xfe utf-8 \xe2\x82 and \u2028"}),
+	} {
+		var a struct {
+			Narration string `json:"narration"`
+		}
+		if err := json.Unmarshal([]byte(r.toolCall().Function.Arguments), &a); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.narration(); got != a.Narration {
+			t.Errorf("%s: narration %q, its call says %q", r.name, got, a.Narration)
+		}
+	}
+}
+
+// chunksBefore is chunks as it was, joining the pieces of a split.
+func chunksBefore(s string) []string {
+	words := strings.SplitAfter(s, " ")
+	var out []string
+	for i := 0; i < len(words); i += 4 {
+		out = append(out, strings.Join(words[i:min(i+4, len(words))], ""))
+	}
+	return out
+}
+
+func TestChunksAndHashAreWhatTheyReplaced(t *testing.T) {
+	for _, s := range []string{"", " ", "one", "one two three four", "one two three four ", "a b c d e f g h i",
+		"  double  spaces  and a trailing one ", "The goblin lunges; Aldric parries and strikes back, once, twice."} {
+		if got, want := chunks(s), chunksBefore(s); !slices.Equal(got, want) {
+			t.Errorf("chunks(%q) = %q, want %q", s, got, want)
+		}
+		h := fnv.New32a()
+		h.Write([]byte(s + "|salt"))
+		if got, want := fnvHash(s, "|", "salt"), h.Sum32(); got != want {
+			t.Errorf("fnvHash(%q) = %d, want %d (hash/fnv's)", s, got, want)
+		}
+	}
+}
