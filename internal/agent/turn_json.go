@@ -2,7 +2,8 @@ package agent
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"tavern/internal/jsonstr"
 )
 
 // The turn message's <context> block, written by hand: every turn writes
@@ -23,7 +24,7 @@ func (c *TurnContext) appendJSON(b []byte) []byte {
 	b = appendField(b, "start_location", c.Start)
 	if a := c.Actor; a != nil {
 		b = append(b, `,"actor":{"id":`...)
-		b = appendJSONString(b, a.ID)
+		b = jsonstr.Append(b, a.ID)
 		b = appendField(b, "name", a.Name)
 		b = appendField(b, "seat", a.Seat)
 		b = appendField(b, "class", a.Class)
@@ -54,7 +55,7 @@ func (c *TurnContext) appendJSON(b []byte) []byte {
 
 func (l *LocationView) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, l.ID)
+	b = jsonstr.Append(b, l.ID)
 	b = appendField(b, "name", l.Name)
 	b = appendField(b, "description", l.Description)
 	b = append(b, `,"exits":`...)
@@ -68,7 +69,7 @@ func (l *LocationView) appendJSON(b []byte) []byte {
 
 func (e ExitView) appendJSON(b []byte) []byte {
 	b = append(b, `{"to":`...)
-	b = appendJSONString(b, e.To)
+	b = jsonstr.Append(b, e.To)
 	b = appendField(b, "name", e.Name)
 	b = appendField(b, "destination", e.Dest)
 	return append(b, '}')
@@ -76,7 +77,7 @@ func (e ExitView) appendJSON(b []byte) []byte {
 
 func (n NPCBrief) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, n.ID)
+	b = jsonstr.Append(b, n.ID)
 	b = appendField(b, "name", n.Name)
 	b = appendField(b, "kind", n.Kind)
 	b = append(b, `,"hostile":`...)
@@ -88,14 +89,14 @@ func (n NPCBrief) appendJSON(b []byte) []byte {
 
 func (it ItemRef) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, it.ID)
+	b = jsonstr.Append(b, it.ID)
 	b = appendField(b, "name", it.Name)
 	return append(b, '}')
 }
 
 func (p PartyMember) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, p.ID)
+	b = jsonstr.Append(b, p.ID)
 	b = appendField(b, "name", p.Name)
 	b = appendField(b, "class", p.Class)
 	b = appendField(b, "seat", p.Seat)
@@ -113,7 +114,7 @@ func (p PartyMember) appendJSON(b []byte) []byte {
 
 func (v *CombatView) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, v.ID)
+	b = jsonstr.Append(b, v.ID)
 	b = appendField(b, "location", v.Location)
 	b = appendInt(b, "round", v.Round)
 	b = appendField(b, "active", v.Active)
@@ -129,7 +130,7 @@ func (v *CombatView) appendJSON(b []byte) []byte {
 
 func (c CombatantView) appendJSON(b []byte) []byte {
 	b = append(b, `{"entry":`...)
-	b = appendJSONString(b, c.Entry)
+	b = jsonstr.Append(b, c.Entry)
 	b = appendField(b, "name", c.Name)
 	b = appendField(b, "kind", c.Kind)
 	b = appendField(b, "side", c.Side)
@@ -148,7 +149,7 @@ func (c CombatantView) appendJSON(b []byte) []byte {
 
 func (p *NPCProfile) appendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, p.ID)
+	b = jsonstr.Append(b, p.ID)
 	b = appendField(b, "name", p.Name)
 	b = appendField(b, "kind", p.Kind)
 	b = appendInt(b, "hp", p.HP)
@@ -171,7 +172,7 @@ func appendField(b []byte, name, s string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, '"', ':')
-	return appendJSONString(b, s)
+	return jsonstr.Append(b, s)
 }
 
 func appendInt(b []byte, name string, n int) []byte {
@@ -205,67 +206,5 @@ func appendList[T any](b []byte, list []T, appendOne func(T, []byte) []byte) []b
 	return append(b, ']')
 }
 
-// stringJSON is appendJSONString in the argument order of appendList.
-func stringJSON(s string, b []byte) []byte { return appendJSONString(b, s) }
-
-// jsonSafe marks the ASCII bytes encoding/json writes as they are (its
-// htmlSafeSet): not control bytes, quotes, backslashes or <, >, &.
-var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
-	for c := byte(0x20); c < utf8.RuneSelf; c++ {
-		safe[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return safe
-}()
-
-// appendJSONString appends s quoted as encoding/json quotes it, HTML
-// characters, U+2028, U+2029 and invalid UTF-8 included.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// stringJSON is jsonstr.Append in the argument order of appendList.
+func stringJSON(s string, b []byte) []byte { return jsonstr.Append(b, s) }

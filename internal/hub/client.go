@@ -15,6 +15,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"tavern/internal/engine"
+	"tavern/internal/jsonstr"
 )
 
 const (
@@ -244,26 +245,14 @@ func eventFrameOf(e engine.Event, data json.RawMessage) []byte {
 	b = strconv.AppendInt(b, e.Seq, 10)
 	b = append(b, `,"ts":"`...)
 	b = append(e.TS.AppendFormat(b, time.RFC3339Nano), `","kind":`...)
-	b = appendJSONString(b, e.Kind)
+	b = jsonstr.Append(b, e.Kind)
 	if e.Turn != "" {
 		b = append(b, `,"turn":`...)
-		b = appendJSONString(b, e.Turn)
+		b = jsonstr.Append(b, e.Turn)
 	}
 	b = append(b, `,"data":`...)
 	b = append(b, data...)
 	return append(b, '}')
-}
-
-// appendJSONString appends s as encoding/json writes it: as is between
-// quotes when it needs no escape (kinds and turn ids), else through
-// json.Marshal.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return append(b, mustFrame(s)...)
-		}
-	}
-	return append(append(append(b, '"'), s...), '"')
 }
 
 // eventData encodes the data of each of evs, in order.
