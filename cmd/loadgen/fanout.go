@@ -50,7 +50,7 @@ func (c *fanoutConfig) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.spectators, "fanout-spectators", 16, "fanout: spectator sockets per table")
 	fs.DurationVar(&c.duration, "duration", 20*time.Second, "fanout: how long to send")
 	fs.DurationVar(&c.drain, "drain", 2*time.Second, "fanout: how long after the last send a frame still counts")
-	fs.BoolVar(&batchFrames, "batch", false, "fanout: tavern sockets ask for batched messages (?batch=1)")
+	fs.BoolVar(&batchFrames, "batch", false, "sockets ask for batched messages (?batch=1), as the table page does")
 	fs.IntVar(&c.dialers, "dialers", 32, "fanout: sockets and API calls made at once while setting up")
 	fs.BoolVar(&c.burst, "fanout-burst", false, "fanout: every table sends at the start of each second instead of spread over it")
 }

@@ -368,7 +368,8 @@ func playTable(ctx context.Context, c config, n int, st *stats) error {
 	return nil
 }
 
-// batchFrames: sockets ask for batched messages (-batch).
+// batchFrames: sockets ask for batched messages (-batch), as the table
+// page does.
 var batchFrames bool
 
 func dial(ctx context.Context, base, tableID, role, token string) (*websocket.Conn, error) {
@@ -402,7 +403,7 @@ type frame struct {
 // reader pumps a socket's frames into a channel until it closes. A
 // spectator's frames are only counted (decoded is false): the channel
 // carries none, and closes with the socket. Narration deltas are counted,
-// never sent.
+// never sent. A batched message (-batch) is split into its frames.
 func reader(ctx context.Context, c *websocket.Conn, st *stats, decoded bool) <-chan frame {
 	ch := make(chan frame, 1024)
 	go func() {
@@ -412,32 +413,57 @@ func reader(ctx context.Context, c *websocket.Conn, st *stats, decoded bool) <-c
 			if err != nil {
 				return
 			}
-			typ, known := frameType(b)
-			var f frame
-			if (decoded && typ != "narration_delta") || !known {
-				if json.Unmarshal(b, &f) != nil {
+			for _, raw := range framesOf(b) {
+				f, ok := readFrame(raw, st, decoded)
+				if !ok {
 					continue
 				}
-				typ = f.Type
-			}
-			switch typ {
-			case "event":
-				st.events.Add(1)
-			case "narration_delta":
-				st.deltas.Add(1)
-				continue
-			}
-			if !decoded {
-				continue
-			}
-			select {
-			case ch <- f:
-			case <-ctx.Done():
-				return
+				select {
+				case ch <- f:
+				case <-ctx.Done():
+					return
+				}
 			}
 		}
 	}()
 	return ch
+}
+
+// framesOf splits a message into its frames: one, or the elements of a
+// batched message (a JSON array of frames).
+func framesOf(b []byte) [][]byte {
+	if len(b) == 0 || b[0] != '[' {
+		return [][]byte{b}
+	}
+	var raws []json.RawMessage
+	if json.Unmarshal(b, &raws) != nil {
+		return nil
+	}
+	out := make([][]byte, len(raws))
+	for i, r := range raws {
+		out[i] = r
+	}
+	return out
+}
+
+// readFrame counts a frame and, for a decoding reader, returns it with ok
+// true when the player needs to see it (not a narration delta).
+func readFrame(b []byte, st *stats, decoded bool) (f frame, ok bool) {
+	typ, known := frameType(b)
+	if (decoded && typ != "narration_delta") || !known {
+		if json.Unmarshal(b, &f) != nil {
+			return f, false
+		}
+		typ = f.Type
+	}
+	switch typ {
+	case "event":
+		st.events.Add(1)
+	case "narration_delta":
+		st.deltas.Add(1)
+		return f, false
+	}
+	return f, decoded
 }
 
 // frameType reads a frame's type without decoding it, where the server

@@ -27,6 +27,33 @@ func TestSmallLoadRunsClean(t *testing.T) {
 	}
 }
 
+// Batched messages (-batch, as the table page asks) are split into their
+// frames: the bots see their acks and narrations and count every event.
+func TestBatchedLoadRunsClean(t *testing.T) {
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"-tables", "2", "-players", "2", "-spectators", "1", "-actions", "4", "-batch", "-timeout", "60s"}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "16 actions") || !strings.Contains(out.String(), "failures: 0") || strings.Contains(out.String(), "events delivered to clients: 0 ") {
+		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+func TestFramesOf(t *testing.T) {
+	one := []byte(`{"type":"ack","id":"a"}`)
+	if got := framesOf(one); len(got) != 1 || string(got[0]) != string(one) {
+		t.Errorf("framesOf(one frame) = %q", got)
+	}
+	got := framesOf([]byte(`[{"type":"event","seq":1},{"type":"ack","id":"b"}]`))
+	if len(got) != 2 || string(got[0]) != `{"type":"event","seq":1}` || string(got[1]) != `{"type":"ack","id":"b"}` {
+		t.Errorf("framesOf(batch) = %q", got)
+	}
+	if got := framesOf([]byte(`[{"type":`)); got != nil {
+		t.Errorf("framesOf(broken batch) = %q, want none", got)
+	}
+}
+
 // With a think time the players pause between actions, reading their
 // sockets meanwhile: the run takes at least the pauses and stays clean.
 func TestThinkTimePacesThePlayers(t *testing.T) {
