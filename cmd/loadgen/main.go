@@ -589,6 +589,9 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 		if err := send(id, text); err != nil {
 			return err
 		}
+		// This act uses our turn: the next is ours only once a turn event
+		// says so (it may come before or after the narration).
+		myTurn = false
 		var ackAt time.Duration
 		actionID := ""
 		resolved := false
