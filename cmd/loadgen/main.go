@@ -447,9 +447,15 @@ func framesOf(b []byte) [][]byte {
 }
 
 // readFrame counts a frame and, for a decoding reader, returns it with ok
-// true when the player needs to see it (not a narration delta).
+// true when the player needs to see it: not a narration delta, nor an
+// event of a kind the bots do not follow (see eventKind).
 func readFrame(b []byte, st *stats, decoded bool) (f frame, ok bool) {
 	typ, known := frameType(b)
+	if typ == "event" && decoded {
+		if kind, found := eventKind(b); found && !followed[kind] {
+			decoded = false
+		}
+	}
 	if (decoded && typ != "narration_delta") || !known {
 		if json.Unmarshal(b, &f) != nil {
 			return f, false
@@ -464,6 +470,28 @@ func readFrame(b []byte, st *stats, decoded bool) (f frame, ok bool) {
 		return f, false
 	}
 	return f, decoded
+}
+
+// followed are the event kinds a player bot reads (playSeat, track); the
+// rest (dice, damage, world…) it only counts, undecoded: the bots share
+// the machine they measure.
+var followed = map[string]bool{"action": true, "narration": true, "combat_started": true, "combat_ended": true, "turn": true}
+
+// eventKind reads an event frame's kind without decoding it, where the
+// server writes it: after seq and ts ({"type":"event","seq":…,"ts":"…","kind":"…").
+func eventKind(b []byte) (kind string, found bool) {
+	const key = `,"kind":"`
+	head := b[:min(len(b), 128)]
+	i := bytes.Index(head, []byte(key))
+	if i < 0 {
+		return "", false
+	}
+	rest := head[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return "", false
+	}
+	return string(rest[:j]), true
 }
 
 // frameType reads a frame's type without decoding it, where the server

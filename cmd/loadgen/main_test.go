@@ -40,6 +40,18 @@ func TestBatchedLoadRunsClean(t *testing.T) {
 	}
 }
 
+func TestEventKind(t *testing.T) {
+	for b, want := range map[string]string{
+		`{"type":"event","seq":3,"ts":"2026-11-23T09:00:00.123456789Z","kind":"dice","turn":"t2","data":{"kind":"x"}}`: "dice",
+		`{"type":"event","seq":4,"ts":"2026-11-23T09:00:00Z","kind":"turn","data":{}}`:                                 "turn",
+		`{"type":"ack","id":"a","status":"queued"}`:                                                                    "",
+	} {
+		if got, found := eventKind([]byte(b)); got != want || found != (want != "") {
+			t.Errorf("eventKind(%s) = %q, %v; want %q", b, got, found, want)
+		}
+	}
+}
+
 func TestFramesOf(t *testing.T) {
 	one := []byte(`{"type":"ack","id":"a"}`)
 	if got := framesOf(one); len(got) != 1 || string(got[0]) != string(one) {
