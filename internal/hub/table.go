@@ -940,11 +940,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		for _, f := range t.sinceJob {
 			f(st)
 		}
-		msgs := make([]store.AgentMessage, 0, len(res.Messages))
-		for _, m := range res.Messages {
-			body, _ := json.Marshal(m)
-			msgs = append(msgs, store.AgentMessage{Agent: res.Agent, Turn: j.turnNo, Body: body})
-		}
+		msgs := agentMessages(res.Agent, j.turnNo, res.Messages)
 		t.stampDeadlines(res.Events)
 		if j.action != nil {
 			// Additive: which action this turn's narration resolves, so a
@@ -994,6 +990,28 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 	}
 	t.updateSummary()
 	t.maybeStart()
+}
+
+// agentMessages are a turn's messages as the store keeps them, their
+// bodies encoded into one buffer.
+func agentMessages(agentName string, turnNo int, msgs []agent.Message) []store.AgentMessage {
+	out := make([]store.AgentMessage, len(msgs))
+	ends := make([]int, len(msgs))
+	size := 0
+	for i := range msgs {
+		size += len(msgs[i].Content) + 128 // the escapes and the other fields, roughly
+	}
+	buf := make([]byte, 0, size)
+	for i := range msgs {
+		buf = msgs[i].AppendJSON(buf)
+		ends[i] = len(buf)
+	}
+	start := 0
+	for i := range msgs {
+		out[i] = store.AgentMessage{Agent: agentName, Turn: turnNo, Body: buf[start:ends[i]:ends[i]]}
+		start = ends[i]
+	}
+	return out
 }
 
 // failed handles a turn that could not finish: nothing of it was committed.
