@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -993,26 +994,30 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 }
 
 // agentMessages are a turn's messages as the store keeps them, their
-// bodies encoded into one buffer.
+// bodies encoded in a scratch buffer, then copied into one array of
+// their exact size.
 func agentMessages(agentName string, turnNo int, msgs []agent.Message) []store.AgentMessage {
-	out := make([]store.AgentMessage, len(msgs))
+	scratch := messageScratch.Get().(*[]byte)
+	defer messageScratch.Put(scratch)
+	buf := (*scratch)[:0]
 	ends := make([]int, len(msgs))
-	size := 0
-	for i := range msgs {
-		size += len(msgs[i].Content) + 128 // the escapes and the other fields, roughly
-	}
-	buf := make([]byte, 0, size)
 	for i := range msgs {
 		buf = msgs[i].AppendJSON(buf)
 		ends[i] = len(buf)
 	}
+	*scratch = buf
+	bodies := slices.Clone(buf)
+	out := make([]store.AgentMessage, len(msgs))
 	start := 0
-	for i := range msgs {
-		out[i] = store.AgentMessage{Agent: agentName, Turn: turnNo, Body: buf[start:ends[i]:ends[i]]}
-		start = ends[i]
+	for i, end := range ends {
+		out[i] = store.AgentMessage{Agent: agentName, Turn: turnNo, Body: bodies[start:end:end]}
+		start = end
 	}
 	return out
 }
+
+// messageScratch holds the buffers agentMessages encodes in.
+var messageScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // failed handles a turn that could not finish: nothing of it was committed.
 // A player's action is retried with backoff, then waits for its player
