@@ -138,14 +138,24 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 		c.Error = err.Error()
 		c.ErrorKind = ErrorKind(err)
 	}
-	// The turn's context may be the one that just expired; the row is
-	// still worth writing.
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if lerr := l.Log.LogCall(lctx, c); lerr != nil && l.Logger != nil {
+	if lerr := l.logCall(ctx, c); lerr != nil && l.Logger != nil {
 		l.Logger.Warn("log model call", "err", lerr)
 	}
 	return resp, err
+}
+
+// logCall writes c to the log. A CallWriter only queues it and never
+// waits, so it gets c without a timer of its own (issue 12: every model
+// call made one). Any other log gets a context of its own, since the
+// turn's may be the one that just expired and the row is still worth
+// writing.
+func (l *Logged) logCall(ctx context.Context, c store.LLMCall) error {
+	if w, ok := l.Log.(*CallWriter); ok {
+		return w.LogCall(ctx, c)
+	}
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	return l.Log.LogCall(lctx, c)
 }
 
 type turnKey struct{}

@@ -245,3 +245,32 @@ func TestCallWriterQueues(t *testing.T) {
 		t.Errorf("handed %d, observed %d, dropped %d (in failed batches %d)", calls, observed, dropped, failed)
 	}
 }
+
+// answerModel answers every call at once with a tool call.
+type answerModel struct{}
+
+func (answerModel) Name() string { return "gpt-4o-mini" }
+func (answerModel) Complete(context.Context, Request) (Response, error) {
+	return Response{Message: Message{Role: "assistant"}, Usage: Usage{PromptTokens: 900, CompletionTokens: 40}}, nil
+}
+
+// discardLog stores nothing.
+type discardLog struct{}
+
+func (discardLog) LogCall(context.Context, store.LLMCall) error    { return nil }
+func (discardLog) LogCalls(context.Context, []store.LLMCall) error { return nil }
+
+// BenchmarkLogged is the call record's cost on the turn job: a model call
+// through Logged into the CallWriter the server uses.
+func BenchmarkLogged(b *testing.B) {
+	w := NewCallWriter(CallWriterConfig{Store: discardLog{}, Queue: 1 << 16})
+	defer w.Close()
+	l := &Logged{Model: answerModel{}, Log: w, Prices: DefaultPrices}
+	ctx := WithTurn(WithTable(context.Background(), "tbl"), "t7")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := l.Complete(ctx, Request{Agent: "narrative"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

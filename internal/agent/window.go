@@ -143,7 +143,7 @@ func StripContext(content string) string {
 // the state blocks of past turns removed. window is not modified.
 func (c WindowConfig) Context(memories []store.Memory, window []Message, log *slog.Logger) []Message {
 	c = c.WithDefaults()
-	var out []Message
+	out := make([]Message, 0, len(window)+1) // the window and the memories
 	if len(memories) > c.Summaries {
 		memories = memories[len(memories)-c.Summaries:]
 	}

@@ -1,6 +1,10 @@
 package hub
 
-import "sync"
+import (
+	"sync"
+
+	"tavern/internal/jsonstr"
+)
 
 // deltaStream carries one turn's narration deltas to the table's clients.
 // The model's stream appends text; one post to the table goroutine at a
@@ -49,7 +53,20 @@ func (d *deltaStream) flush() {
 	if text == "" {
 		return
 	}
-	d.fanout(mustFrame(map[string]any{"type": "narration_delta", "turn": d.turnID, "text": text}))
+	d.fanout(narrationDeltaFrame(d.turnID, text))
+}
+
+// narrationDeltaFrame is PROTOCOL.md's narration_delta frame, written by
+// hand in the bytes json.Marshal gives for the map of its fields (keys
+// sorted): one per turn at every table, and a map for each was the most
+// of its cost.
+func narrationDeltaFrame(turnID, text string) []byte {
+	b := make([]byte, 0, len(text)+len(turnID)+48)
+	b = append(b, `{"text":`...)
+	b = jsonstr.Append(b, text)
+	b = append(b, `,"turn":`...)
+	b = jsonstr.Append(b, turnID)
+	return append(b, `,"type":"narration_delta"}`...)
 }
 
 // newDeltaStream is the delta stream of turn turnID at t.

@@ -84,3 +84,12 @@ func TestDeltaStreamKeepsTextWhenTheInboxIsFull(t *testing.T) {
 		t.Fatalf("frames %q, want the kept text with the next", got)
 	}
 }
+
+func TestNarrationDeltaFrameIsMarshal(t *testing.T) {
+	for _, text := range []string{"", "The door creaks open.", `He says "<no> & no" \ twice.` + "\n\t", "bad \xff utf-8 and \u2028"} {
+		want := mustFrame(map[string]any{"type": "narration_delta", "turn": "t7", "text": text})
+		if got := narrationDeltaFrame("t7", text); string(got) != string(want) {
+			t.Errorf("narrationDeltaFrame = %s, want %s", got, want)
+		}
+	}
+}

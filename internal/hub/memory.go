@@ -97,7 +97,10 @@ func (t *table) archiveAfter(ctx context.Context, agentName string, turnNo int, 
 	a, err := t.loadHistory(ctx, agentName)
 	var active []agent.Message
 	if err == nil {
-		active = a.active[:len(a.active):len(a.active)] // appending copies
+		// A copy with room for the turn's messages: the cache's own
+		// slice is shared with the turns that read it.
+		active = make([]agent.Message, len(a.active), len(a.active)+len(msgs))
+		copy(active, a.active)
 	}
 	c.mu.Unlock()
 	if err != nil {

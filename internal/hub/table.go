@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -940,11 +941,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		for _, f := range t.sinceJob {
 			f(st)
 		}
-		msgs := make([]store.AgentMessage, 0, len(res.Messages))
-		for _, m := range res.Messages {
-			body, _ := json.Marshal(m)
-			msgs = append(msgs, store.AgentMessage{Agent: res.Agent, Turn: j.turnNo, Body: body})
-		}
+		msgs := agentMessages(res.Agent, j.turnNo, res.Messages)
 		t.stampDeadlines(res.Events)
 		if j.action != nil {
 			// Additive: which action this turn's narration resolves, so a
@@ -995,6 +992,32 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 	t.updateSummary()
 	t.maybeStart()
 }
+
+// agentMessages are a turn's messages as the store keeps them, their
+// bodies encoded in a scratch buffer, then copied into one array of
+// their exact size.
+func agentMessages(agentName string, turnNo int, msgs []agent.Message) []store.AgentMessage {
+	scratch := messageScratch.Get().(*[]byte)
+	defer messageScratch.Put(scratch)
+	buf := (*scratch)[:0]
+	ends := make([]int, len(msgs))
+	for i := range msgs {
+		buf = msgs[i].AppendJSON(buf)
+		ends[i] = len(buf)
+	}
+	*scratch = buf
+	bodies := slices.Clone(buf)
+	out := make([]store.AgentMessage, len(msgs))
+	start := 0
+	for i, end := range ends {
+		out[i] = store.AgentMessage{Agent: agentName, Turn: turnNo, Body: bodies[start:end:end]}
+		start = end
+	}
+	return out
+}
+
+// messageScratch holds the buffers agentMessages encodes in.
+var messageScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // failed handles a turn that could not finish: nothing of it was committed.
 // A player's action is retried with backoff, then waits for its player

@@ -148,11 +148,21 @@ func (t *table) stampDeadlines(evs []engine.Event) {
 		if e.Kind != engine.EventTurn {
 			continue
 		}
-		// Decode, not a type assertion on Data["entry"]: an event that went
-		// through JSON holds a map there, and would silently get no deadline.
-		var td engine.TurnData
-		if err := e.Decode(&td); err == nil && td.Resolution == "" && td.Entry.Kind == engine.KindPC {
+		if startsPCTurn(e) {
 			e.Data["deadline"] = deadline
 		}
 	}
+}
+
+// startsPCTurn tells whether a turn event hands the turn to a PC (not a
+// forced resolution). The engine's events hold the entry as a value, read
+// as it is; an event that went through JSON holds a map there, decoded, so
+// that it does not silently get no deadline.
+func startsPCTurn(e engine.Event) bool {
+	if entry, ok := e.Data["entry"].(engine.InitiativeEntry); ok {
+		resolution, _ := e.Data["resolution"].(string)
+		return resolution == "" && entry.Kind == engine.KindPC
+	}
+	var td engine.TurnData
+	return e.Decode(&td) == nil && td.Resolution == "" && td.Entry.Kind == engine.KindPC
 }

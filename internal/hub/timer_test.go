@@ -37,7 +37,9 @@ func TestStampDeadlines(t *testing.T) {
 	}{
 		{"PC turn, built", pc, want},
 		{"PC turn, through JSON", roundTrip(pc), want},
+		{"NPC turn, built", npc, nil},
 		{"NPC turn, through JSON", roundTrip(npc), nil},
+		{"resolution turn, built", resolution, nil},
 		{"resolution turn, through JSON", roundTrip(resolution), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

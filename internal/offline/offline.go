@@ -89,10 +89,11 @@ func (Narrator) Complete(ctx context.Context, req agent.Request) (agent.Response
 	call.ID = "call_" + strconv.Itoa(t.Ctx.Turn) + "_" + strconv.Itoa(len(t.Steps)+1)
 	call.Type = "function"
 	if req.OnDelta != nil {
+		// The narration is whole already: one delta, not the pieces a
+		// model's stream would bring, each a frame to every socket of
+		// the table when the table fans out faster than they come.
 		if narration := r.narration(); narration != "" {
-			for _, chunk := range chunks(narration) {
-				req.OnDelta(chunk)
-			}
+			req.OnDelta(narration)
 		}
 	}
 	prompt := len(req.System)
@@ -103,23 +104,6 @@ func (Narrator) Complete(ctx context.Context, req agent.Request) (agent.Response
 		Message: agent.Message{Role: "assistant", ToolCalls: []agent.ToolCall{call}},
 		Usage:   agent.Usage{PromptTokens: prompt / 4, CompletionTokens: len(call.Function.Arguments) / 4},
 	}, nil
-}
-
-// chunks splits narration into word groups, the way a model streams: four
-// words a chunk, each with the spaces after it (a narration ending in a
-// space ends with an empty chunk), cut from s without copying.
-func chunks(s string) []string {
-	out := make([]string, 0, strings.Count(s, " ")/4+1)
-	start, spaces := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' {
-			if spaces++; spaces%4 == 0 {
-				out = append(out, s[start:i+1])
-				start = i + 1
-			}
-		}
-	}
-	return append(out, s[start:])
 }
 
 // parseTurn reads the turn from the request: the last turn message and
