@@ -360,3 +360,110 @@ func TestObserveWrites(t *testing.T) {
 		t.Errorf("Queued = %d with nothing queued", d.Queued())
 	}
 }
+
+// TestSplitLightPairsAcks: an ack whose turn is in the batch leaves the
+// light commits and goes first among the heavy ones, with its turn and
+// every later commit of its table; an ack whose turn is not queued, and a
+// table whose earlier turn waits, keep their places.
+func TestSplitLightPairsAcks(t *testing.T) {
+	say := func(table string, n int64) store.Commit {
+		return store.Commit{TableID: table, Events: []engine.Event{{Seq: n, TS: t0, Kind: engine.EventChat}}}
+	}
+	turn := func(table string, resolve ...string) store.Commit {
+		return store.Commit{TableID: table, State: &engine.State{}, Resolve: resolve}
+	}
+	batch, _ := requests(
+		say("t1", 1),       // 0: light, before its table's ack
+		ack("t1", 2, "k2"), // 1: paired with 5
+		say("t2", 1),       // 2: light
+		ack("t3", 1, "k1"), // 3: its turn is not queued: light
+		turn("t4"),         // 4: heavy
+		turn("t1", "a2"),   // 5: paired
+		say("t1", 9),       // 6: behind its table's turn: paired
+		ack("t4", 2, "k2"), // 7: behind t4's turn: heavy
+		turn("t4", "a2"),   // 8: heavy
+		ack("t5", 1, "k1"), // 9: its turn waits in an earlier chunk
+	)
+	light, paired, heavy := splitLight(batch, map[string]bool{"t5": true})
+	index := func(rs []*commitReq) []int {
+		var out []int
+		for _, r := range rs {
+			out = append(out, slices.Index(batch, r))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		got, want []int
+	}{{"light", index(light), []int{0, 2, 3}}, {"paired", index(paired), []int{1, 5, 6}}, {"heavy", index(heavy), []int{4, 7, 8, 9}}} {
+		if !slices.Equal(tc.got, tc.want) {
+			t.Errorf("%s: commits %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// TestAckWithItsTurn: an ack and the turn that resolves (or abandons) its
+// action, in one transaction, store the action closed as the turn would
+// have left it, once, and the action is answerable by its client id; if
+// the turn fails, the ack is stored alone, open.
+func TestAckWithItsTurn(t *testing.T) {
+	d := MustOpenDB(t)
+	ctx := context.Background()
+	st := fightingState(t)
+	for _, id := range []string{"t1", "t2", "t3"} {
+		mustCreateTable(t, d, id, st)
+	}
+	turn := func(table string, seq int64) store.Commit {
+		return store.Commit{TableID: table, State: st.Clone(),
+			Events: []engine.Event{{Seq: seq, TS: t0, Kind: engine.EventNarration, Data: map[string]any{}}}}
+	}
+	resolved, abandoned, failed := turn("t1", 2), turn("t2", 2), turn("t3", 1) // seq 1 is the ack's: it fails
+	resolved.Resolve, abandoned.Abandon, failed.Resolve = []string{"a1"}, []string{"a1"}, []string{"a1"}
+	later := t0.Add(time.Minute)
+	var txs atomic.Int64
+	d.ObserveWrites(WriteObserver{Transaction: func(_ time.Duration, commits int) { txs.Add(1) }})
+	for _, batch := range [][]store.Commit{
+		{ack("t1", 1, "k1"), ack("t2", 1, "k1"), resolved, abandoned},
+		{ack("t3", 1, "k1"), failed}, // the transaction fails: each is retried alone
+	} {
+		reqs, results := requests(batch...)
+		for _, r := range reqs[len(reqs)/2:] {
+			r.at = later
+		}
+		txs.Store(0)
+		d.committer.apply(reqs)
+		for i := range batch {
+			if err := <-results[i]; (err == nil) != (batch[i].TableID != "t3" || i == 0) {
+				t.Errorf("%s, commit %d: %v", batch[i].TableID, i, err)
+			}
+		}
+		if batch[0].TableID == "t1" && txs.Load() != 1 {
+			t.Errorf("the acks and their turns took %d transactions, want 1", txs.Load())
+		}
+	}
+	for _, tc := range []struct {
+		table, status, state string
+		resolvedAt           any
+	}{
+		{"t1", "resolved", store.ActionResolved, formatTime(later)},
+		{"t2", "resolved", store.ActionAbandoned, formatTime(later)},
+		{"t3", "pending", store.ActionPending, nil},
+	} {
+		var status, state string
+		var at any
+		if err := d.reader.QueryRow("SELECT status, state, resolved_at FROM pending_actions WHERE table_id = ? AND id = 'a1'", tc.table).
+			Scan(&status, &state, &at); err != nil {
+			t.Fatalf("%s: %v", tc.table, err)
+		}
+		if status != tc.status || state != tc.state || at != tc.resolvedAt {
+			t.Errorf("%s: status %s, state %s, resolved at %v; want %s, %s, %v", tc.table, status, state, at, tc.status, tc.state, tc.resolvedAt)
+		}
+		a, ok, err := d.ActionByClientID(ctx, tc.table, "p1", "k1")
+		if err != nil || !ok || a.ActionID != "a1" || a.State != tc.state {
+			t.Errorf("%s: by client id %+v, %v, %v", tc.table, a, ok, err)
+		}
+		if td := mustLoad(t, d, tc.table); len(td.Pending) != map[bool]int{true: 1}[tc.status == "pending"] {
+			t.Errorf("%s: %d open actions after load", tc.table, len(td.Pending))
+		}
+	}
+}
