@@ -288,7 +288,7 @@ func chunkLen(heavy []*commitReq) int {
 // chunk (splitLight): a saturated server queues most acks so.
 func (m *committer) apply(batch []*commitReq) {
 	lives := m.takeLives()
-	light, paired, heavy := splitLight(batch, nil, triedActions(lives))
+	light, paired, heavy := splitLight(batch, nil)
 	heavy = append(paired, heavy...)
 	if len(light) > 0 || len(heavy) == 0 {
 		m.applyGroup(light, lives)
@@ -306,7 +306,7 @@ func (m *committer) apply(batch []*commitReq) {
 		// (QueueActionState's promise).
 		lives = m.takeLives()
 		var later []*commitReq
-		light, paired, later = splitLight(m.queued(maxBatch-len(heavy)), tablesOf(heavy), triedActions(lives))
+		light, paired, later = splitLight(m.queued(maxBatch-len(heavy)), tablesOf(heavy))
 		m.applyGroup(light, lives)
 		lives = nil
 		heavy = slices.Concat(paired, heavy, later)
@@ -354,9 +354,8 @@ func tablesOf(batch []*commitReq) map[string]bool {
 // so they can go first. Written in one transaction, the ack and its turn
 // dirty the table's pages (its events, its actions) once instead of twice;
 // the ack's caller waits for that transaction, whose turn is played
-// already. The acks of tried (triedActions) stay light: their action
-// states, which go with the light commits, must find them.
-func splitLight(batch []*commitReq, heavyTables map[string]bool, tried map[actionKey]bool) (light, paired, heavy []*commitReq) {
+// already.
+func splitLight(batch []*commitReq, heavyTables map[string]bool) (light, paired, heavy []*commitReq) {
 	closing := closedActions(batch)
 	pairedTables := map[string]bool{}
 	for _, r := range batch {
@@ -370,7 +369,7 @@ func splitLight(batch []*commitReq, heavyTables map[string]bool, tried map[actio
 				heavyTables = map[string]bool{}
 			}
 			heavyTables[c.TableID] = true
-		case pairable(c, closing, tried):
+		case c.AddPending != nil && closing[actionKey{c.TableID, c.AddPending.ID}]:
 			paired = append(paired, r)
 			pairedTables[c.TableID] = true
 		default:
@@ -378,35 +377,6 @@ func splitLight(batch []*commitReq, heavyTables map[string]bool, tried map[actio
 		}
 	}
 	return light, paired, heavy
-}
-
-// pairable reports whether c adds an action that closing closes, and
-// that is not tried.
-func pairable(c store.Commit, closing, tried map[actionKey]bool) bool {
-	if c.AddPending == nil {
-		return false
-	}
-	k := actionKey{c.TableID, c.AddPending.ID}
-	return closing[k] && !tried[k]
-}
-
-// triedActions returns the actions whose states in lives record failed
-// attempts or an error: what an action inserted closed (closedInTx) would
-// not have.
-func triedActions(lives []store.Commit) map[actionKey]bool {
-	var out map[actionKey]bool
-	for _, c := range lives {
-		for _, a := range c.Lives {
-			if a.Attempts == 0 && a.Error == "" {
-				continue
-			}
-			if out == nil {
-				out = map[actionKey]bool{}
-			}
-			out[actionKey{c.TableID, a.ActionID}] = true
-		}
-	}
-	return out
 }
 
 // isLight reports whether c writes a few rows: no state, history, archive
