@@ -14,10 +14,6 @@ const (
 	qDeleteSeat    = "DELETE FROM seats WHERE table_id = ? AND seat = ?"
 	qInsertPending = `INSERT INTO pending_actions (table_id, id, player_id, character_id, seat, client_id, text, status, created_at, kind)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	// qInsertClosedPending inserts an action its transaction also closes
-	// (closedInTx), as qResolvePending or qAbandonPending would leave it.
-	qInsertClosedPending = `INSERT INTO pending_actions (table_id, id, player_id, character_id, seat, client_id, text, status, created_at, kind, state, resolved_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, 'resolved', ?, ?, ?, ?)`
 	qResolvePending = "UPDATE pending_actions SET status = 'resolved', state = 'resolved', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
 	qAbandonPending = "UPDATE pending_actions SET status = 'resolved', state = 'abandoned', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
 	// qSetActionState leaves closed actions alone: a late state write
@@ -95,8 +91,17 @@ func applyCommit(w *writeTx, c store.Commit, rows *encodedRows, at time.Time) er
 	}
 	now := formatTime(at)
 	if p := c.AddPending; p != nil {
-		if err := insertPending(w, c.TableID, p); err != nil {
-			return err
+		status := p.Status
+		if status == "" {
+			status = engine.ActionPending
+		}
+		_, err := w.exec(qInsertPending, c.TableID, p.ID, p.PlayerID, p.CharacterID, p.Seat, p.ClientID,
+			p.Text, status, formatTime(p.CreatedAt), p.Kind)
+		if isUnique(err) {
+			return engine.Errorf(engine.ECONFLICT, "action %s (client id %s) was already received", p.ID, p.ClientID)
+		}
+		if err != nil {
+			return fmt.Errorf("insert pending action %s: %w", p.ID, err)
 		}
 	}
 	if c.State != nil {
@@ -135,17 +140,11 @@ func applyCommit(w *writeTx, c store.Commit, rows *encodedRows, at time.Time) er
 		}
 	}
 	for _, id := range c.Resolve {
-		if w.closedHere(c.TableID, id) {
-			continue
-		}
 		if _, err := w.exec(qResolvePending, now, c.TableID, id); err != nil {
 			return fmt.Errorf("resolve action %s: %w", id, err)
 		}
 	}
 	for _, id := range c.Abandon {
-		if w.closedHere(c.TableID, id) {
-			continue
-		}
 		if _, err := w.exec(qAbandonPending, now, c.TableID, id); err != nil {
 			return fmt.Errorf("abandon action %s: %w", id, err)
 		}
@@ -161,38 +160,6 @@ func applyCommit(w *writeTx, c store.Commit, rows *encodedRows, at time.Time) er
 		}
 	}
 	return insertCalls(w, c.Calls)
-}
-
-// insertPending inserts the pending action p of table tableID; closed
-// already if its transaction closes it too (writeTx.closes).
-func insertPending(w *writeTx, tableID string, p *engine.PendingAction) error {
-	var err error
-	if cl, ok := w.closes[actionKey{tableID, p.ID}]; ok {
-		_, err = w.exec(qInsertClosedPending, tableID, p.ID, p.PlayerID, p.CharacterID, p.Seat, p.ClientID,
-			p.Text, formatTime(p.CreatedAt), p.Kind, cl.state, cl.at)
-	} else {
-		status := p.Status
-		if status == "" {
-			status = engine.ActionPending
-		}
-		_, err = w.exec(qInsertPending, tableID, p.ID, p.PlayerID, p.CharacterID, p.Seat, p.ClientID,
-			p.Text, status, formatTime(p.CreatedAt), p.Kind)
-	}
-	if isUnique(err) {
-		return engine.Errorf(engine.ECONFLICT, "action %s (client id %s) was already received", p.ID, p.ClientID)
-	}
-	if err != nil {
-		return fmt.Errorf("insert pending action %s: %w", p.ID, err)
-	}
-	return nil
-}
-
-// closedHere reports whether the transaction inserted action id of table
-// tableID closed (writeTx.closes): the commit closing it has nothing left
-// to write.
-func (w *writeTx) closedHere(tableID, id string) bool {
-	_, ok := w.closes[actionKey{tableID, id}]
-	return ok
 }
 
 func setActionState(w *writeTx, tableID string, a store.ActionLife) error {

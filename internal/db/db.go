@@ -243,9 +243,6 @@ type writeTx struct {
 	// state written.
 	lookupWritten func(tableID string) *engine.State
 	recordWritten func(tableID string, st *engine.State)
-	// closes are the actions the transaction both adds and closes
-	// (closedInTx): inserted closed, then left alone.
-	closes map[actionKey]closing
 	// bound are the statements of stmts bound to tx so far: binding one
 	// (Tx.StmtContext) allocates, and a batch runs the same few
 	// statements many times.
@@ -318,7 +315,7 @@ var writeQueries = slices.Concat(qInsertEvents, qInsertMessages, qInsertCalls, [
 	qUpsertRelationship, qDeleteRelationships,
 	qUpsertGameState,
 	qInsertSeat, qDeleteSeat,
-	qInsertPending, qInsertClosedPending, qResolvePending, qAbandonPending,
+	qInsertPending, qResolvePending, qAbandonPending,
 	qArchiveRange, qInsertMemory, qArchiveMessages, qIndexMemory,
 	qSetActionState,
 	qSetTablePaused, qCloseTable,

@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -284,12 +283,9 @@ func chunkLen(heavy []*commitReq) int {
 // (chunkRows to a transaction), and the light commits that arrive
 // meanwhile go before each next chunk. An ack then waits for a few rows
 // and at most one chunk of turns, not behind every turn queued with it.
-// An ack whose turn is in the batch too goes with that turn, in the first
-// chunk (splitLight): a saturated server queues most acks so.
 func (m *committer) apply(batch []*commitReq) {
 	lives := m.takeLives()
-	light, paired, heavy := splitLight(batch, nil)
-	heavy = append(paired, heavy...)
+	light, heavy := splitLight(batch, nil)
 	if len(light) > 0 || len(heavy) == 0 {
 		m.applyGroup(light, lives)
 		lives = nil
@@ -306,10 +302,10 @@ func (m *committer) apply(batch []*commitReq) {
 		// (QueueActionState's promise).
 		lives = m.takeLives()
 		var later []*commitReq
-		light, paired, later = splitLight(m.queued(maxBatch-len(heavy)), tablesOf(heavy))
+		light, later = splitLight(m.queued(maxBatch-len(heavy)), tablesOf(heavy))
 		m.applyGroup(light, lives)
 		lives = nil
-		heavy = slices.Concat(paired, heavy, later)
+		heavy = append(heavy, later...)
 	}
 }
 
@@ -340,68 +336,26 @@ func tablesOf(batch []*commitReq) map[string]bool {
 	return out
 }
 
-// splitLight divides batch into the commits that write a few rows (light)
-// and the ones that write a turn (heavy), each in its queued order. A
-// table may have several commits queued (the hub queues the next before
-// the last is durable), and they must land in order: once a table has a
-// heavy commit in the batch, or one still waiting (heavyTables), its later
-// ones go with the heavy group too.
-//
-// An ack (a light commit adding a pending action) whose action a heavy
-// commit of the batch resolves or abandons goes with it instead, and so
-// do the table's commits between and after them: paired holds those
-// tables' commits, which no heavy commit waiting before them holds back,
-// so they can go first. Written in one transaction, the ack and its turn
-// dirty the table's pages (its events, its actions) once instead of twice;
-// the ack's caller waits for that transaction, whose turn is played
-// already.
-func splitLight(batch []*commitReq, heavyTables map[string]bool) (light, paired, heavy []*commitReq) {
-	closing := closedActions(batch)
-	pairedTables := map[string]bool{}
+// splitLight divides batch into the commits that write a few rows and the
+// ones that write a turn, each in its queued order. A table may have
+// several commits queued (the hub queues the next before the last is
+// durable), and they must land in order: once a table has a heavy commit
+// in the batch, or one still waiting (heavyTables), its later ones go with
+// the heavy group too.
+func splitLight(batch []*commitReq, heavyTables map[string]bool) (light, heavy []*commitReq) {
 	for _, r := range batch {
 		c := r.c
-		switch {
-		case pairedTables[c.TableID]:
-			paired = append(paired, r)
-		case heavyTables[c.TableID] || !isLight(c):
-			heavy = append(heavy, r)
-			if heavyTables == nil {
-				heavyTables = map[string]bool{}
-			}
-			heavyTables[c.TableID] = true
-		case c.AddPending != nil && closing[actionKey{c.TableID, c.AddPending.ID}]:
-			paired = append(paired, r)
-			pairedTables[c.TableID] = true
-		default:
+		if c.State == nil && len(c.Messages) == 0 && c.Archive == nil && len(c.Calls) == 0 && !heavyTables[c.TableID] {
 			light = append(light, r)
-		}
-	}
-	return light, paired, heavy
-}
-
-// isLight reports whether c writes a few rows: no state, history, archive
-// or model calls.
-func isLight(c store.Commit) bool {
-	return c.State == nil && len(c.Messages) == 0 && c.Archive == nil && len(c.Calls) == 0
-}
-
-// closedActions returns the actions the heavy commits of batch resolve or
-// abandon.
-func closedActions(batch []*commitReq) map[actionKey]bool {
-	var out map[actionKey]bool
-	for _, r := range batch {
-		c := r.c
-		if isLight(c) || len(c.Resolve)+len(c.Abandon) == 0 {
 			continue
 		}
-		if out == nil {
-			out = map[actionKey]bool{}
+		heavy = append(heavy, r)
+		if heavyTables == nil {
+			heavyTables = map[string]bool{}
 		}
-		for _, id := range slices.Concat(c.Resolve, c.Abandon) {
-			out[actionKey{c.TableID, id}] = true
-		}
+		heavyTables[c.TableID] = true
 	}
-	return out
+	return light, heavy
 }
 
 // applyGroup commits batch and lives in one transaction; if that fails, it
@@ -474,11 +428,7 @@ func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
 		// Not a copy: the caller never changes a state it queued (Commit).
 		w.recordWritten = func(id string, st *engine.State) { staged[id] = st }
 		for _, r := range batch {
-			r.skipped = m.chainBroken(r.c)
-		}
-		w.closes = closedInTx(batch)
-		for _, r := range batch {
-			if r.skipped {
+			if r.skipped = m.chainBroken(r.c); r.skipped {
 				continue
 			}
 			if err := applyCommit(w, r.c, r.rows, r.at); err != nil {
@@ -526,46 +476,4 @@ func (d *DB) Forget(tableID string) {
 	m.writtenMu.Lock()
 	delete(m.written, tableID)
 	m.writtenMu.Unlock()
-}
-
-// closing is how a transaction closes an action it also adds: the state
-// it leaves it in (store.ActionResolved or ActionAbandoned) and when.
-type closing struct{ state, at string }
-
-// closedInTx returns the actions that a commit of batch adds and a later
-// one resolves or abandons (the first that does), skipped commits left
-// out: an ack and its turn in one transaction (splitLight pairs them).
-// The ack then inserts its action closed, and the turn leaves it alone:
-// the action's entry in the index of open actions is never written.
-func closedInTx(batch []*commitReq) map[actionKey]closing {
-	var added map[actionKey]bool
-	var closes map[actionKey]closing
-	for _, r := range batch {
-		c := r.c
-		if r.skipped {
-			continue
-		}
-		if p := c.AddPending; p != nil && (p.Status == "" || p.Status == engine.ActionPending) {
-			if added == nil {
-				added = map[actionKey]bool{}
-			}
-			added[actionKey{c.TableID, p.ID}] = true
-		}
-		for _, cl := range []struct {
-			ids   []string
-			state string
-		}{{c.Resolve, store.ActionResolved}, {c.Abandon, store.ActionAbandoned}} {
-			for _, id := range cl.ids {
-				k := actionKey{c.TableID, id}
-				if _, done := closes[k]; done || !added[k] {
-					continue
-				}
-				if closes == nil {
-					closes = map[actionKey]closing{}
-				}
-				closes[k] = closing{state: cl.state, at: formatTime(r.at)}
-			}
-		}
-	}
-	return closes
 }
