@@ -212,3 +212,59 @@ func migrateDownTo(t *testing.T, path string, version int64) *sql.DB {
 	}
 	return raw
 }
+
+// TestUnreadIndexesDropped takes a file with model calls and NPCs back to
+// migration 10 and up again: migration 0011 drops the two indexes no
+// query read (down brings them back), and the call log's reads and a
+// table's load give what they gave.
+func TestUnreadIndexesDropped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tavern.db")
+	ctx := context.Background()
+	d := MustOpenDBAt(t, path)
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	mustCreateTable(t, d, "t2", fightingState(t))
+	for i := range 6 {
+		c := benchCall(i)
+		c.TableID = []string{"t1", "t2"}[i%2]
+		c.Started = t0.Add(time.Duration(i) * time.Minute)
+		if err := d.LogCall(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const dropped = "SELECT count(*) FROM sqlite_master WHERE name IN ('llm_calls_table', 'npcs_location')"
+	if n := count(t, d.reader, dropped); n != 0 {
+		t.Fatalf("after the migrations: %d of the dropped indexes", n)
+	}
+	check := func(when string) {
+		t.Helper()
+		calls, err := d.Calls(ctx, "t1", 2)
+		if err != nil || len(calls) != 2 || calls[0].TableID != "t1" || calls[0].PromptTokens != 904 || calls[1].PromptTokens != 902 {
+			t.Errorf("%s: the last 2 calls of t1: %+v (%v)", when, calls, err)
+		}
+		since, err := d.CallsSince(ctx, t0.Add(time.Minute), "t2", 0)
+		if err != nil || len(since) != 3 || since[0].PromptTokens != 901 {
+			t.Errorf("%s: calls of t2 since a minute in: %+v (%v)", when, since, err)
+		}
+		td, err := d.LoadTable(ctx, "t1")
+		if err != nil || len(td.State.World.NPCs) != len(st.World.NPCs) {
+			t.Errorf("%s: t1 loads %d NPCs (%v), want %d", when, len(td.State.World.NPCs), err, len(st.World.NPCs))
+		}
+	}
+	check("at migration 11")
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	raw := migrateDownTo(t, path, 10)
+	if n := count(t, raw, dropped); n != 2 {
+		t.Errorf("at migration 10: %d of the dropped indexes, want 2", n)
+	}
+	raw.Close()
+
+	d = MustOpenDBAt(t, path)
+	if n := count(t, d.reader, dropped); n != 0 {
+		t.Errorf("after the upgrade: %d of the dropped indexes", n)
+	}
+	check("after the upgrade")
+}
