@@ -72,10 +72,11 @@ func roleLabel(r role) string {
 }
 
 // client is one websocket connection. It has one goroutine of its own,
-// the reader; a writer runs only while there is something to write or a
-// close to make (an idle socket's goroutine stack and write buffer were
-// most of its memory, issue 12). send never blocks: a client that cannot
-// keep up is closed.
+// the reader; frames are written by whoever queues them when the socket
+// takes them at once (push), and a writer runs only while some write
+// must wait or a close is to be made (an idle socket's goroutine stack
+// and write buffer were most of its memory, issue 12). send never
+// blocks: a client that cannot keep up is closed.
 type client struct {
 	conn   *websocket.Conn
 	wire   *wire
