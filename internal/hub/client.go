@@ -72,10 +72,11 @@ func roleLabel(r role) string {
 }
 
 // client is one websocket connection. It has one goroutine of its own,
-// the reader; a writer runs only while there is something to write or a
-// close to make (an idle socket's goroutine stack and write buffer were
-// most of its memory, issue 12). send never blocks: a client that cannot
-// keep up is closed.
+// the reader; frames are written by whoever queues them when the socket
+// takes them at once (push), and a writer runs only while some write
+// must wait or a close is to be made (an idle socket's goroutine stack
+// and write buffer were most of its memory, issue 12). send never
+// blocks: a client that cannot keep up is closed.
 type client struct {
 	conn   *websocket.Conn
 	wire   *wire
@@ -130,20 +131,25 @@ const (
 	waitRoom                  // wait until the writer makes room
 )
 
-// send queues frame; a client whose queue is full is closed with 1008.
-func (c *client) send(frame []byte) { c.enqueue(frame, closeSlow) }
+// send queues frame and writes it at once if it can (push); a client
+// whose queue is full is closed with 1008.
+func (c *client) send(frame []byte) { c.enqueue(frame, closeSlow, true) }
+
+// hold queues frame as send does but leaves the write to a later push, so
+// that the frames of one settle leave in one write (publish).
+func (c *client) hold(frame []byte) { c.enqueue(frame, closeSlow, false) }
 
 // sendDroppable queues frame unless the queue is full (narration deltas:
 // not numbered, not replayed, so losing one never desynchronises). A
 // joining client gets none.
-func (c *client) sendDroppable(frame []byte) { c.enqueue(frame, dropFrame) }
+func (c *client) sendDroppable(frame []byte) { c.enqueue(frame, dropFrame, true) }
 
 // reply queues a frame answering one of the client's own (pong, error),
 // from its reader: it waits for room, so a client that floods without
 // reading stops being read rather than overflowing the queue.
-func (c *client) reply(frame []byte) { c.enqueue(frame, waitRoom) }
+func (c *client) reply(frame []byte) { c.enqueue(frame, waitRoom, true) }
 
-func (c *client) enqueue(frame []byte, full overflow) {
+func (c *client) enqueue(frame []byte, full overflow, now bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.joining {
@@ -169,7 +175,46 @@ func (c *client) enqueue(frame []byte, full overflow) {
 		c.queue = frameLists.Get().(*frameList)
 	}
 	c.queue.frames = append(c.queue.frames, frame)
-	c.startWriter()
+	if now {
+		c.pushLocked()
+	}
+}
+
+// push writes the queued frames from the calling goroutine when no writer
+// runs and the connection takes them at once, else leaves them to the
+// writer, which it starts. A socket that keeps up (nearly all of them)
+// thus costs no goroutine per burst: starting one and the scheduler's
+// hand-off were a fifth of fan-out's CPU with says spread over the
+// second (issue 12). It never waits for the client.
+func (c *client) push() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pushLocked()
+}
+
+// pushLocked is push with c.mu held; it lets go of c.mu while it writes.
+func (c *client) pushLocked() {
+	if c.writing || c.queue == nil || c.closing {
+		return // the writer runs, or has nothing to write
+	}
+	list := c.queue
+	if !c.wire.canTry(list.frames) {
+		c.startWriter()
+		return
+	}
+	c.queue, c.writing = nil, true // this goroutine is the writer meanwhile
+	c.room.Broadcast()
+	c.mu.Unlock()
+	sent, err := c.tryBurst(list.frames)
+	list.recycle()
+	c.mu.Lock()
+	c.writing = false
+	switch {
+	case err != nil:
+		c.closeLocked(websocket.StatusPolicyViolation, "write failed", false)
+	case !sent || c.queue != nil || c.closing:
+		c.startWriter() // the rest of the write, what came meanwhile, the close
+	}
 }
 
 // startWriter starts the writer unless it runs. c.mu is held.
@@ -413,12 +458,13 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	}()
 }
 
-// writeLoop runs while c has frames to write: the join's backlog, then
-// the queue, each time all that is queued in one burst of the wire (one
-// write(2)). It is the only closer of the socket: asked to close, it
-// first writes the queued frames (unless the client was too slow to
-// take them), then runs the close handshake. A client that opted into
-// batches gets the frames of a burst in messages of several frames.
+// writeLoop runs while c has frames to write: what a push left unwritten,
+// the join's backlog, then the queue, each time all that is queued in one
+// burst of the wire (one write(2)). It is the only closer of the socket:
+// asked to close, it first writes the queued frames (unless the client
+// was too slow to take them), then runs the close handshake. A client
+// that opted into batches gets the frames of a burst in messages of
+// several frames.
 func (c *client) writeLoop() {
 	for {
 		c.mu.Lock()
@@ -434,7 +480,7 @@ func (c *client) writeLoop() {
 			list.recycle()
 			return
 		}
-		if frames == nil {
+		if frames == nil && !c.wire.pending() {
 			if c.closing {
 				c.mu.Unlock()
 				c.shut(0)
@@ -479,20 +525,39 @@ func (c *client) shut(dropped int) {
 	drop.Stop()
 }
 
-// burst writes frames as messages (one each, or batches), gathered by
-// the wire into one write.
+// burst writes frames as messages (one each, or batches) after whatever
+// the wire holds, gathered into one write per wireFlush bytes.
 func (c *client) burst(frames [][]byte) error {
 	for len(frames) > 0 {
-		n := 1
-		if c.batch {
-			n = batchLen(frames)
+		frames = c.gather(frames)
+		if c.wire.size() >= wireFlush {
+			if err := c.wire.flush(); err != nil {
+				return err
+			}
 		}
-		if err := c.wire.message(frames[:n]); err != nil {
-			return err
-		}
-		frames = frames[n:]
 	}
 	return c.wire.flush()
+}
+
+// tryBurst gathers frames (at most wireFlush bytes, canTry) and writes
+// them if the connection takes them without waiting; whatever it does not
+// take stays in the wire for the writer (sent false).
+func (c *client) tryBurst(frames [][]byte) (sent bool, err error) {
+	for len(frames) > 0 {
+		frames = c.gather(frames)
+	}
+	return c.wire.tryFlush()
+}
+
+// gather adds the first message of frames to the wire and returns the
+// frames after it.
+func (c *client) gather(frames [][]byte) [][]byte {
+	n := 1
+	if c.batch {
+		n = batchLen(frames)
+	}
+	c.wire.message(frames[:n])
+	return frames[n:]
 }
 
 // batchLen is how many of frames (at least one) go in one batch.

@@ -94,8 +94,15 @@ func (t *table) commit(ctx context.Context, c store.Commit, turn string) error {
 }
 
 // settle publishes the commits the store has answered, oldest first, up to
-// the first one not yet answered.
+// the first one not yet answered; their frames leave together, once all
+// are published.
 func (t *table) settle() {
+	published := false
+	defer func() {
+		if published {
+			t.pushHeld()
+		}
+	}()
 	for len(t.inflight) > 0 {
 		pc := t.inflight[0]
 		if !pc.answered {
@@ -113,6 +120,7 @@ func (t *table) settle() {
 			return
 		}
 		t.publish(pc.c.Events, pc.c.EventData)
+		published = true
 		t.shown = pc.st
 		if pc.then != nil {
 			pc.then(nil)

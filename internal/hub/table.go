@@ -377,9 +377,10 @@ func (t *table) number(evs []engine.Event, turn string) {
 
 func (t *table) unnumber(evs []engine.Event) { t.numbered -= int64(len(evs)) }
 
-// publish sends committed events to every client and subscriber, and a
-// state frame to the clients that asked for one when an event changed
-// more than the log (every kind but chat).
+// publish queues committed events to every client (held: pushHeld sends
+// them) and sends them to every subscriber, and a state frame to the
+// clients that asked for one when an event changed more than the log
+// (every kind but chat).
 // data is the JSON of each event's data (eventData).
 func (t *table) publish(evs []engine.Event, data []json.RawMessage) {
 	changed := false
@@ -389,7 +390,7 @@ func (t *table) publish(evs []engine.Event, data []json.RawMessage) {
 		t.seq = e.Seq
 		frame := eventFrameOf(e, data[i])
 		for c := range t.clients {
-			c.send(frame)
+			c.hold(frame)
 		}
 		for s := range t.subs {
 			select {
@@ -406,6 +407,14 @@ func (t *table) publish(evs []engine.Event, data []json.RawMessage) {
 	}
 	if over := len(t.recent) - recentEvents; over > 0 {
 		t.recent = append([]engine.Event(nil), t.recent[over:]...)
+	}
+}
+
+// pushHeld writes the frames publish held, each client's in one write
+// when its socket takes them at once (client.push).
+func (t *table) pushHeld() {
+	for c := range t.clients {
+		c.push()
 	}
 }
 

@@ -49,4 +49,5 @@ func (t *table) publishNow(tb testing.TB, evs []engine.Event) {
 		return
 	}
 	t.publish(evs, data)
+	t.pushHeld()
 }

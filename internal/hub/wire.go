@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -56,35 +57,58 @@ func (s *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		conn.Close()
 		return nil, nil, err
 	}
-	s.wire = &wire{conn: conn}
+	s.wire = newWire(conn)
 	return conn, bufio.NewReadWriter(r, bufio.NewWriterSize(s.wire, writeBuffer)), nil
 }
 
 // wire is the connection under the websocket library's writer. The
 // library writes its own frames through it (pong, close: whole frames,
 // each one write, since writeBuffer holds any control frame). The
-// client's writer frames its messages itself, gathered in a pooled buffer
-// and sent with one write(2) per burst: a client with several frames
-// queued gets them in one system call, a message costs no library lock
-// or context, and an idle socket holds no write buffer (issue 12). Safe
-// for concurrent use; a control frame may go out between two gathered
-// messages, never inside one (RFC 6455 §5.4).
+// client frames its messages itself, gathered in a pooled buffer and sent
+// with one write(2) per burst: a client with several frames queued gets
+// them in one system call, a message costs no library lock or context,
+// and an idle socket holds no write buffer (issue 12). A burst is first
+// tried without waiting (tryFlush), from the goroutine that queued it.
+// Safe for concurrent use; a control frame may go out between two
+// gathered messages, never inside one (RFC 6455 §5.4).
 type wire struct {
 	conn net.Conn
-	mu   sync.Mutex
-	buf  *[]byte   // the gathered messages, nil when there are none
-	err  error     // sticky: a failed write leaves the stream cut mid-frame
-	till time.Time // the connection's write deadline
+	// raw writes without waiting (tryFlush); nil where the connection
+	// has no file descriptor.
+	raw syscall.RawConn
+	mu  sync.Mutex
+	buf *[]byte // the gathered messages, nil when there are none
+	err error   // sticky: a failed write leaves the stream cut mid-frame
+	// till is the connection's write deadline, zero for none.
+	till time.Time
+	// tryFD is writeFD, made once (a method value passed on allocates);
+	// tried and wrote are its argument and result.
+	tryFD func(fd uintptr) bool
+	tried []byte
+	wrote int
+	werr  error
 }
 
 var wireBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
-// Write writes p (the library's frames) through.
+func newWire(conn net.Conn) *wire {
+	w := &wire{conn: conn}
+	if sc, ok := conn.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			w.raw = raw
+			w.tryFD = w.writeFD
+		}
+	}
+	return w
+}
+
+// Write writes p (the library's frames) through, after what is gathered:
+// a message a tryFlush left half written must end first.
 func (w *wire) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err != nil {
-		return 0, w.err
+	if err := w.flushLocked(); err != nil {
+		return 0, err
 	}
 	return len(p), w.send(p)
 }
@@ -92,7 +116,7 @@ func (w *wire) Write(p []byte) (int, error) {
 // message gathers one text message (RFC 6455 §5.2: a final frame, not
 // masked, no extension): frames[0] alone, or a JSON array of frames (a
 // batch, ?batch=1).
-func (w *wire) message(frames [][]byte) error {
+func (w *wire) message(frames [][]byte) {
 	n := len(frames[0])
 	if len(frames) > 1 {
 		n = 1 // the brackets and commas
@@ -102,9 +126,6 @@ func (w *wire) message(frames [][]byte) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err != nil {
-		return w.err
-	}
 	if w.buf == nil {
 		w.buf = wireBufs.Get().(*[]byte)
 	}
@@ -128,10 +149,37 @@ func (w *wire) message(frames [][]byte) error {
 		b = append(b, ']')
 	}
 	*w.buf = b
-	if len(b) >= wireFlush {
-		return w.flushLocked()
+}
+
+// size is how many bytes are gathered.
+func (w *wire) size() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.buf == nil {
+		return 0
 	}
-	return nil
+	return len(*w.buf)
+}
+
+// pending reports whether anything gathered waits for a flush.
+func (w *wire) pending() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf != nil
+}
+
+// canTry reports whether frames, as messages, are worth a tryFlush: the
+// connection can be written without waiting and they fit in one flush
+// (a larger burst goes to the writer, which may wait).
+func (w *wire) canTry(frames [][]byte) bool {
+	if w.raw == nil {
+		return false
+	}
+	n := 0
+	for _, f := range frames {
+		n += len(f) + 10 // a header, or a batch's comma
+	}
+	return n <= wireFlush
 }
 
 // flush sends the gathered messages.
@@ -149,12 +197,75 @@ func (w *wire) flushLocked() error {
 	if err == nil {
 		err = w.send(*w.buf)
 	}
+	w.dropBuf()
+	return err
+}
+
+// dropBuf gives the gathered buffer back to the pool.
+func (w *wire) dropBuf() {
 	if cap(*w.buf) <= wireKeep {
 		*w.buf = (*w.buf)[:0]
 		wireBufs.Put(w.buf)
 	}
 	w.buf = nil
-	return err
+}
+
+// tryFlush writes what the connection's send buffer takes of the gathered
+// messages now, without waiting, and reports whether that was all; the
+// rest stays gathered, for flush.
+func (w *wire) tryFlush() (all bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.buf == nil || w.err != nil {
+		return w.err == nil, w.err
+	}
+	b := *w.buf
+	n, err := w.writeNow(b)
+	if err != nil {
+		w.err = err
+		w.dropBuf()
+		return false, err
+	}
+	if n == len(b) {
+		w.dropBuf()
+		return true, nil
+	}
+	*w.buf = b[:copy(b, b[n:])]
+	return false, nil
+}
+
+// writeNow writes what the socket takes of p without waiting: n is 0 when
+// its send buffer is full. A write deadline that passed would fail it
+// (the deadline moves only in send), so it is cleared first.
+func (w *wire) writeNow(p []byte) (n int, err error) {
+	if !w.till.IsZero() && time.Now().After(w.till) {
+		if err := w.conn.SetWriteDeadline(time.Time{}); err != nil {
+			return 0, err
+		}
+		w.till = time.Time{}
+	}
+	w.tried, w.wrote, w.werr = p, 0, nil
+	err = w.raw.Write(w.tryFD)
+	w.tried = nil
+	if err != nil {
+		return 0, err
+	}
+	return w.wrote, w.werr
+}
+
+// writeFD is one write(2) of w.tried on fd, its result in w.wrote and
+// w.werr; a full send buffer or a signal is no error, just nothing
+// written. It never asks to wait (true: done).
+func (w *wire) writeFD(fd uintptr) bool {
+	n, err := syscall.Write(int(fd), w.tried)
+	switch {
+	case err == syscall.EAGAIN || err == syscall.EINTR:
+	case err != nil:
+		w.werr = err
+	default:
+		w.wrote = n
+	}
+	return true
 }
 
 // send writes p to the connection. A write that makes no progress for

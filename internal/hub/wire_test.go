@@ -2,9 +2,11 @@ package hub
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -159,28 +161,35 @@ func maskedText(s string) []byte {
 
 // readServerFrame reads one unmasked, final frame and returns its payload.
 func readServerFrame(r *bufio.Reader) ([]byte, error) {
+	_, p, err := readFrame(r)
+	return p, err
+}
+
+// readFrame reads one unmasked frame and returns its first byte (FIN and
+// opcode) and its payload.
+func readFrame(r *bufio.Reader) (byte, []byte, error) {
 	var h [2]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	n := uint64(h[1] & 0x7f)
 	switch n {
 	case 126:
 		var l [2]byte
 		if _, err := io.ReadFull(r, l[:]); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		n = uint64(binary.BigEndian.Uint16(l[:]))
 	case 127:
 		var l [8]byte
 		if _, err := io.ReadFull(r, l[:]); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 		n = binary.BigEndian.Uint64(l[:])
 	}
 	p := make([]byte, n)
 	_, err := io.ReadFull(r, p)
-	return p, err
+	return h[0], p, err
 }
 
 // TestEventFrameOf: a frame built around data already encoded is the one
@@ -200,6 +209,91 @@ func TestEventFrameOf(t *testing.T) {
 		}{"event", e})
 		if got := eventFrame(e); string(got) != string(want) {
 			t.Errorf("event frame\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+// tcpPair is a loopback TCP connection whose server end has a small send
+// buffer, so that a peer that does not read soon fills the buffers (the
+// peer's receive buffer starts at 128 KiB).
+func tcpPair(t *testing.T) (server, peer net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	peer, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	server, err = ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	if err := server.(*net.TCPConn).SetWriteBuffer(4 << 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := peer.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	return server, peer
+}
+
+// A control frame the library writes while a tryFlush left a message half
+// written goes out after that message, not inside it (RFC 6455 §5.4).
+func TestWireControlFrameAfterAPartialWrite(t *testing.T) {
+	server, peer := tcpPair(t)
+	w := newWire(server)
+	msg := bytes.Repeat([]byte("x"), 1<<20)
+	w.message([][]byte{msg})
+	if all, err := w.tryFlush(); all || err != nil {
+		t.Fatalf("tryFlush of 1 MiB to a peer that does not read: all %v, err %v; want part of it", all, err)
+	}
+	wrote := make(chan error, 1)
+	go func() { _, err := w.Write([]byte{0x8a, 0}); wrote <- err }() // a pong, as the library writes it
+	br := bufio.NewReader(peer)
+	for i, want := range []struct {
+		op  byte
+		len int
+	}{{0x81, len(msg)}, {0x8a, 0}} {
+		op, p, err := readFrame(br)
+		if err != nil || op != want.op || len(p) != want.len {
+			t.Fatalf("frame %d: first byte %#x, %d bytes (%v); want %#x, %d bytes", i, op, len(p), err, want.op, want.len)
+		}
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A push the socket cannot take whole (the peer is not reading) leaves
+// the rest of its write to the writer: every message still arrives whole
+// and in order.
+func TestPushLeavesTheRestToTheWriter(t *testing.T) {
+	server, peer := tcpPair(t)
+	c := newClient(nil, newWire(server), nil, roleSpectator, nil)
+	c.registered()
+	const frames, size = 200, 2 << 10
+	for i := range frames {
+		c.send(fmt.Appendf(nil, "%05d%s", i, strings.Repeat("x", size-5)))
+	}
+	c.mu.Lock()
+	handedOver := c.writing
+	c.mu.Unlock()
+	if !handedOver {
+		t.Fatal("no writer runs after 400 KiB to a peer that does not read: every push was taken whole")
+	}
+	br := bufio.NewReader(peer)
+	for i := range frames {
+		op, p, err := readFrame(br)
+		if err != nil {
+			t.Fatalf("after %d messages: %v", i, err)
+		}
+		if want := fmt.Sprintf("%05d", i); op != 0x81 || len(p) != size || string(p[:5]) != want {
+			t.Fatalf("message %d: first byte %#x, %d bytes starting %.5q; want 0x81, %d bytes starting %q", i, op, len(p), p, size, want)
 		}
 	}
 }
