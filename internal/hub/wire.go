@@ -93,7 +93,7 @@ var wireBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &
 
 func newWire(conn net.Conn) *wire {
 	w := &wire{conn: conn}
-	if sc, ok := conn.(syscall.Conn); ok {
+	if sc, ok := conn.(syscall.Conn); ok && canWriteFD {
 		if raw, err := sc.SyscallConn(); err == nil {
 			w.raw = raw
 			w.tryFD = w.writeFD
@@ -257,9 +257,9 @@ func (w *wire) writeNow(p []byte) (n int, err error) {
 // w.werr; a full send buffer or a signal is no error, just nothing
 // written. It never asks to wait (true: done).
 func (w *wire) writeFD(fd uintptr) bool {
-	n, err := syscall.Write(int(fd), w.tried)
+	n, err := writeFD(fd, w.tried)
 	switch {
-	case err == syscall.EAGAIN || err == syscall.EINTR:
+	case err == errWouldBlock || err == syscall.EINTR:
 	case err != nil:
 		w.werr = err
 	default:
