@@ -619,6 +619,7 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 		}
 		// This act uses our turn: the next is ours only once a turn event
 		// says so (it may come before or after the narration).
+		hadTurn := myTurn
 		myTurn = false
 		var ackAt time.Duration
 		actionID := ""
@@ -645,8 +646,13 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 			switch {
 			case f.ID == id && f.Type == "error":
 				// Refused (not our turn after all, or rate limited): the
-				// action was not taken; wait a moment and try again.
+				// action was not taken; wait a moment and try again. Only
+				// not_your_turn says the turn was not ours; refused
+				// otherwise, we still hold it.
 				st.refusals.Add(1)
+				if f.Code != "not_your_turn" {
+					myTurn = myTurn || hadTurn
+				}
 				time.Sleep(100 * time.Millisecond)
 				resolved = true
 				acted--
