@@ -249,3 +249,40 @@ func TestNarrativeCombatMode(t *testing.T) {
 		}
 	}
 }
+
+// TestSitterMidFightActsOnTurn: a player who sits down during a fight
+// joins its initiative, and their session start waits for the fight to
+// end; it does not take their queue slot, so on their turn they act
+// (it was refused busy until the turn lapsed).
+func TestSitterMidFightActsOnTurn(t *testing.T) {
+	e := newEnv(t, 7)
+	tid := e.table(hub.TableSpec{})
+	p1, tok1 := e.player("Ann")
+	c1 := e.sit(tid, p1, "Aldric", "warrior")
+	a := e.dial(tid, "player", tok1, -1)
+	a.act("m", "go to the old mill")
+	a.event("narration")
+	a.act("k", "attack Snikket")
+	a.event("combat_started")
+
+	p2, tok2 := e.player("Bea")
+	c2, err := e.hub.Sit(context.Background(), tid, *p2, engine.NewCharacterSpec{Name: "Brena", Class: "rogue"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := e.dial(tid, "player", tok2, -1)
+	for i := range 20 {
+		f := a.until("a PC's turn", func(f frame) bool {
+			return f.Kind == "turn" && (entryOf(f) == "pc:"+c1.Seat || entryOf(f) == "pc:"+c2.Seat)
+		})
+		if entryOf(f) == "pc:"+c1.Seat {
+			a.act(fmt.Sprintf("a%d", i), "I hit Snikket")
+			continue
+		}
+		if f := b.act("b1", "I stab Snikket"); f.Type != "ack" {
+			t.Fatalf("Brena's turn: %+v", f)
+		}
+		return
+	}
+	t.Fatal("Brena never had a turn")
+}

@@ -634,7 +634,9 @@ func (t *table) admitAct(c *client, clientID, text string) (string, *store.Commi
 	}
 	var stale *engine.PendingAction
 	for i := range t.pending {
-		if a := &t.pending[i]; a.PlayerID == c.player.ID {
+		// A session start is the DM's to play (after a fight, if one is
+		// on): it does not take the player's queue slot.
+		if a := &t.pending[i]; a.PlayerID == c.player.ID && a.Kind != engine.ActionStart {
 			if !t.gaveUp(a.ID) {
 				return refuse(protoErr(CodeBusy, "Your previous action is still waiting to be resolved."))
 			}
