@@ -260,10 +260,7 @@ func TestSitterMidFightActsOnTurn(t *testing.T) {
 	p1, tok1 := e.player("Ann")
 	c1 := e.sit(tid, p1, "Aldric", "warrior")
 	a := e.dial(tid, "player", tok1, -1)
-	a.act("m", "go to the old mill")
-	a.event("narration")
-	a.act("k", "attack Snikket")
-	a.event("combat_started")
+	a.startFight()
 
 	p2, tok2 := e.player("Bea")
 	c2, err := e.hub.Sit(context.Background(), tid, *p2, engine.NewCharacterSpec{Name: "Brena", Class: "rogue"})

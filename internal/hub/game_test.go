@@ -168,10 +168,7 @@ func TestRestartMidCombat(t *testing.T) {
 	p1, tok1 := e.player("Ann")
 	c1 := e.sit(tid, p1, "Aldric", "warrior")
 	a := e.dial(tid, "player", tok1, -1)
-	a.act("m", "go to the old mill")
-	a.event("narration")
-	a.act("k", "attack Snikket")
-	a.event("combat_started")
+	a.startFight()
 	// Wait for Aldric's first turn, and act once.
 	a.until("my turn", func(f frame) bool { return f.Kind == "turn" && entryOf(f) == "pc:"+c1.Seat })
 	a.act("hit1", "I hit Snikket")

@@ -324,6 +324,16 @@ func (c *wsClient) act(id, text string) frame {
 	}
 }
 
+// startFight walks the party to the old mill and attacks Snikket, and
+// returns once the fight has started.
+func (c *wsClient) startFight() {
+	c.t.Helper()
+	c.act("m", "go to the old mill")
+	c.event("narration")
+	c.act("k", "attack Snikket")
+	c.event("combat_started")
+}
+
 // closeStatus waits for the connection to close and returns its status.
 func (c *wsClient) closeStatus() websocket.StatusCode {
 	c.t.Helper()
