@@ -42,14 +42,16 @@ type checkpointLimits struct {
 }
 
 // defaultCheckpoints checkpoint every 4,000 pages (16 MiB of WAL, four
-// times SQLite's default) and restart the WAL past 32 MiB (8,000 pages).
+// times SQLite's default) and restart the WAL past 64 MiB (16,000 pages,
+// so that a PASSIVE checkpoint held off by a reader or two does not make
+// the writer wait for readers in a RESTART).
 // A checkpoint copies each page once however often the WAL holds it, and
 // a turn rewrites the same few pages (the tails of the event, message and
 // action tables, their indexes, the game state): at SQLite's 1,000 a
 // checkpoint copied ~5.2 pages per action of BenchmarkPlayRound, at 4,000
 // ~3.4 (pread and pwrite each), with a quarter of the fsyncs. The cost is
-// WAL a crash recovery reads back: at most 32 MiB, as before.
-var defaultCheckpoints = checkpointLimits{pages: 4000, maxPages: 8000}
+// the WAL a crash recovery reads back: usually 16 MiB, at most 128 MiB.
+var defaultCheckpoints = checkpointLimits{pages: 4000, maxPages: 16000}
 
 // checkpointer runs the WAL checkpoints of one DB on its own connection.
 type checkpointer struct {
