@@ -26,14 +26,18 @@ import (
 // stream of commits that moment may never come, and a RESTART checkpoint
 // from the checkpointer's connection would starve: it must take the write
 // lock, which the writer takes again microseconds after each commit. So
-// once the WAL holds maxPages frames, the writer itself runs a RESTART
-// checkpoint before its next transaction (restartWAL), when no PASSIVE one
-// runs (past twice maxPages, it waits for it): it copies the frames written
-// since the last checkpoint, waits at most restartWait for the readers of
-// old frames, and the transaction after it writes the WAL from its start.
-// That bounds the WAL near twice maxPages whatever the fsyncs of the
-// checkpointer take. Close runs a TRUNCATE checkpoint: the file it leaves
-// needs no WAL.
+// after each PASSIVE checkpoint, the writer itself runs a RESTART
+// checkpoint before its next transaction (restartWAL): it copies only the
+// frames written while the PASSIVE one ran, waits at most restartWait for
+// the readers of old frames, and the transaction after it writes the WAL
+// from its start. Run at any other moment, it would copy up to a whole
+// PASSIVE's worth of frames while every commit waits (30–70 ms in a play
+// run with `-think 2s`, the acks' worst tail). If it gives up (a reader
+// held on), the next PASSIVE checkpoint brings another chance; once the
+// WAL holds maxPages frames, the writer tries at every transaction when no
+// PASSIVE one runs, and past twice maxPages it waits for it. That bounds
+// the WAL near twice maxPages whatever the fsyncs of the checkpointer
+// take. Close runs a TRUNCATE checkpoint: the file it leaves needs no WAL.
 
 // checkpointLimits are the checkpointer's thresholds, in WAL pages (frames).
 type checkpointLimits struct {
@@ -64,6 +68,9 @@ type checkpointer struct {
 	// total counts the pages the writer put in the WAL since Open, for
 	// the benchmarks.
 	total atomic.Int64
+	// restartDue: a PASSIVE checkpoint finished since the writer's last
+	// RESTART, which now has little to copy.
+	restartDue atomic.Bool
 	// mu runs one checkpoint at a time: a RESTART one started while a
 	// PASSIVE one runs would give up at once (SQLITE_BUSY).
 	mu   sync.Mutex
@@ -125,6 +132,7 @@ func (c *checkpointer) passive() {
 	c.written.Store(0)
 	if _, log, err := checkpoint(context.Background(), c.db, "PASSIVE"); err == nil {
 		c.walPages.Store(log + c.written.Load())
+		c.restartDue.Store(true)
 	}
 }
 
@@ -151,14 +159,14 @@ type queryRower interface {
 // TestWALStaysBounded).
 const restartWait = 100
 
-// restartWAL runs the writer's RESTART checkpoint once the WAL holds
-// maxPages frames. While a PASSIVE checkpoint runs it tries again at the
-// next transaction (the RESTART then has little left to copy); only past
-// twice maxPages does it wait for that checkpoint. Call it on the writer
-// between transactions.
+// restartWAL runs the writer's RESTART checkpoint after a PASSIVE one
+// finished, or once the WAL holds maxPages frames. While a PASSIVE
+// checkpoint runs it tries again at the next transaction (the RESTART then
+// has little left to copy); only past twice maxPages does it wait for that
+// checkpoint. Call it on the writer between transactions.
 func (c *checkpointer) restartWAL(ctx context.Context, writer *sql.DB) {
 	switch n := c.walPages.Load(); {
-	case n < c.limits.maxPages:
+	case n < c.limits.maxPages && !c.restartDue.Load():
 		return
 	case n < 2*c.limits.maxPages:
 		if !c.mu.TryLock() {
@@ -168,9 +176,10 @@ func (c *checkpointer) restartWAL(ctx context.Context, writer *sql.DB) {
 		c.mu.Lock()
 	}
 	defer c.mu.Unlock()
+	c.restartDue.Store(false)
 	if c.restart(ctx, writer) {
 		c.walPages.Store(0)
-	} else {
+	} else if c.walPages.Load() >= c.limits.maxPages {
 		c.walPages.Store(c.limits.maxPages - c.limits.pages)
 	}
 }
