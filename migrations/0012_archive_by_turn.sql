@@ -3,7 +3,10 @@
 -- history by turn (every active message with a turn up to the memory's
 -- last_turn), so a message's memory follows from its turn: the memory of
 -- its table and agent with the smallest last_turn at or above it. The
--- active history is what lies after the agent's greatest last_turn.
+-- active history is what lies after the agent's greatest last_turn. (A
+-- message stored after an archive with a turn the archive covers would
+-- now be archived with it; the server never does this, its turns only
+-- grow.)
 -- Setting memory_id rewrote each archived row (a user message is most of
 -- a page) and both partial indexes: the archive was a sixth of the
 -- group-commit writer's time in a saturated play run.
