@@ -265,6 +265,8 @@ type playTable struct {
 	st    *engine.State
 	seq   int64
 	turns int
+	// archiving: every second turn archives the two turns before the last.
+	archiving bool
 }
 
 // BenchmarkPlayRound commits one action at each of playTables tables at
@@ -276,11 +278,19 @@ type playTable struct {
 // commit is a new clone, as the hub makes it. wal-pages/action are the
 // pages the writer put in the WAL, cpu-ns/action the CPU time of the
 // process (the benchmark's building of the commits included).
-func BenchmarkPlayRound(b *testing.B) {
+func BenchmarkPlayRound(b *testing.B) { playRound(b, false) }
+
+// BenchmarkPlayRoundArchiving is BenchmarkPlayRound with the archives of
+// a play run: every second turn of a table carries the archive of the
+// two turns before the last (twelve messages), about as often as a
+// saturated play run archives (issue 12).
+func BenchmarkPlayRoundArchiving(b *testing.B) { playRound(b, true) }
+
+func playRound(b *testing.B, archiving bool) {
 	d := MustOpenDB(b)
 	tables := make([]*playTable, playTables)
 	for i := range tables {
-		t := &playTable{id: fmt.Sprintf("t%d", i), st: fightingState(b)}
+		t := &playTable{id: fmt.Sprintf("t%d", i), st: fightingState(b), archiving: archiving}
 		mustCreateTable(b, d, t.id, t.st)
 		tables[i] = t
 	}
@@ -350,5 +360,10 @@ func (t *playTable) play() []store.Commit {
 	}
 	turn.Calls = []store.LLMCall{benchCall(n), benchCall(n + 1)}
 	turn.Calls[0].TableID, turn.Calls[1].TableID = t.id, t.id
+	if t.archiving && n >= 4 && n%2 == 0 {
+		turn.Archive = &store.Memory{Agent: engine.AgentCombat, FirstTurn: n - 3, LastTurn: n - 2,
+			Title: fmt.Sprintf("Turns %d-%d", n-3, n-2), Summary: "The party fought the goblins at the mill.",
+			Keywords: []string{"goblin", "mill"}, Source: "extractive"}
+	}
 	return []store.Commit{ack, turn}
 }

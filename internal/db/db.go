@@ -316,7 +316,7 @@ var writeQueries = slices.Concat(qInsertEvents, qInsertMessages, qInsertCalls, [
 	qUpsertGameState,
 	qInsertSeat, qDeleteSeat,
 	qInsertPending, qResolvePending, qAbandonPending,
-	qArchiveRange, qInsertMemory, qArchiveMessages, qIndexMemory,
+	qArchiveRange, qInsertMemory, qIndexMemory,
 	qSetActionState,
 	qSetTablePaused, qCloseTable,
 })

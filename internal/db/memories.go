@@ -38,10 +38,10 @@ func (d *DB) writeTxFunc(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // (limit <= 0: all), never starting in the middle of a turn. Each
 // store.AgentMessage carries its turn.
 func (d *DB) ActiveHistory(ctx context.Context, tableID, agentName string, limit int) ([]store.AgentMessage, error) {
-	q := "SELECT turn, body FROM agent_messages WHERE table_id = ? AND agent = ? AND memory_id IS NULL ORDER BY id DESC"
+	q := qActiveHistory
 	args := []any{tableID, agentName}
 	if limit > 0 {
-		q += " LIMIT ?"
+		q += " LIMIT ?3"
 		args = append(args, limit+1)
 	}
 	out, err := scanMessages(ctx, d.reader, agentName, q, args)
@@ -73,12 +73,24 @@ func (d *DB) AllHistory(ctx context.Context, tableID, agentName string) ([]store
 }
 
 // wholeHistory selects (id, turn, body) of every message of the history
-// of table ?1's agent ?2, unordered: the archived ones through their
-// memories, the active ones through the partial index (migration 0008).
-const wholeHistory = `SELECT id, turn, body FROM agent_messages
-WHERE memory_id IN (SELECT id FROM memories WHERE table_id = ?1 AND agent = ?2)
-UNION ALL
-SELECT id, turn, body FROM agent_messages WHERE table_id = ?1 AND agent = ?2 AND memory_id IS NULL`
+// of table ?1's agent ?2, unordered.
+const wholeHistory = "SELECT id, turn, body FROM agent_messages WHERE table_id = ?1 AND agent = ?2"
+
+// Archives are a prefix of a history by turn (migration 0012): a message
+// is archived if its turn is at most the last turn of a memory of its
+// table and agent, in the memory with the smallest such last turn, and
+// active otherwise. No row changes when it is archived.
+const (
+	// qActiveHistory selects the active messages of table ?1's agent ?2,
+	// newest first.
+	qActiveHistory = "SELECT turn, body FROM agent_messages WHERE table_id = ?1 AND agent = ?2 AND turn > " + lastArchivedTurn + " ORDER BY id DESC"
+	// noTurn is below every turn: the last archived turn of a history
+	// without memories.
+	noTurn = "-9223372036854775808"
+	// lastArchivedTurn is the last archived turn of table ?1's agent ?2,
+	// or noTurn (one entry of memories_last_turn).
+	lastArchivedTurn = "coalesce((SELECT max(last_turn) FROM memories WHERE table_id = ?1 AND agent = ?2), " + noTurn + ")"
+)
 
 func scanMessages(ctx context.Context, q querier, agentName, query string, args []any) ([]store.AgentMessage, error) {
 	var out []store.AgentMessage
@@ -98,10 +110,10 @@ func scanMessages(ctx context.Context, q querier, agentName, query string, args 
 // ArchiveHistory stores m as a new memory of m.TableID and moves the active
 // messages of m.Agent with turns up to m.LastTurn into it, in one
 // transaction (a group commit: see Commit and store.Commit.Archive). It
-// returns m with its ID, CreatedAt, message count and first turn as
-// stored, an engine ENOTFOUND error if the table does not exist, or an
-// engine ECONFLICT error if no active message is in that range (archived
-// concurrently).
+// returns m with its ID, CreatedAt, message count and first and last
+// turns as stored (those of the messages it holds), an engine ENOTFOUND
+// error if the table does not exist, or an engine ECONFLICT error if no
+// active message is in that range (archived concurrently).
 func (d *DB) ArchiveHistory(ctx context.Context, m store.Memory) (store.Memory, error) {
 	if err := d.Commit(ctx, store.Commit{TableID: m.TableID, Archive: &m}); err != nil {
 		return store.Memory{}, fmt.Errorf("archive %s history of table %s: %w", m.Agent, m.TableID, err)
@@ -111,20 +123,26 @@ func (d *DB) ArchiveHistory(ctx context.Context, m store.Memory) (store.Memory, 
 
 const (
 	// qArchiveRange counts the messages an archive moves, and their first
-	// turn, before the memory row is written: the memory is inserted once
-	// with its final counts, instead of being updated afterwards, which
-	// made its FTS trigger delete and re-index the memory's text.
-	qArchiveRange = `SELECT count(*), coalesce(min(turn), 0) FROM agent_messages
-WHERE table_id = ? AND agent = ? AND memory_id IS NULL AND turn <= ?`
+	// and last turns, before the memory row is written: the memory is
+	// inserted once with its final counts, instead of being updated
+	// afterwards, which made its FTS trigger delete and re-index the
+	// memory's text. Any older active message goes too (one a failed
+	// archive left behind), so the active history always starts after the
+	// archive; the memory's last turn is its last message's, so no later
+	// message is archived by it.
+	qArchiveRange = `SELECT count(*), coalesce(min(turn), 0), coalesce(max(turn), 0) FROM agent_messages
+WHERE table_id = ?1 AND agent = ?2 AND turn > ` + lastArchivedTurn + ` AND turn <= ?3`
 	qInsertMemory = `INSERT INTO memories (table_id, agent, first_turn, last_turn, messages, title, summary, keywords, source, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	// qIndexMemory indexes a new memory for search; archive runs it last in
 	// the transaction (migration 0009 says why).
 	qIndexMemory = "INSERT INTO memories_fts (rowid, title, summary, keywords) VALUES (?, ?, ?, ?)"
-	// Any older active message goes too (one a failed archive left
-	// behind), so the active history always starts after the archive.
-	qArchiveMessages = `UPDATE agent_messages SET memory_id = ?
-WHERE table_id = ? AND agent = ? AND memory_id IS NULL AND turn <= ?`
+	// qMemoryMessages selects the messages of the memory of table ?1's
+	// agent ?2 whose last turn is ?3: those after the memory before it.
+	qMemoryMessages = `SELECT turn, body FROM agent_messages
+WHERE table_id = ?1 AND agent = ?2 AND turn <= ?3
+AND turn > coalesce((SELECT max(last_turn) FROM memories WHERE table_id = ?1 AND agent = ?2 AND last_turn < ?3), ` + noTurn + `)
+ORDER BY id`
 )
 
 // archive runs the statements of a commit's Archive in w (see
@@ -137,7 +155,7 @@ func archive(w *writeTx, tableID string, m *store.Memory, at time.Time) error {
 		stored.Keywords = []string{}
 	}
 	var n int64
-	if err := w.queryRow(qArchiveRange, tableID, stored.Agent, stored.LastTurn).Scan(&n, &stored.FirstTurn); err != nil {
+	if err := w.queryRow(qArchiveRange, tableID, stored.Agent, stored.LastTurn).Scan(&n, &stored.FirstTurn, &stored.LastTurn); err != nil {
 		return fmt.Errorf("archive range: %w", err)
 	}
 	if n == 0 {
@@ -156,9 +174,6 @@ func archive(w *writeTx, tableID string, m *store.Memory, at time.Time) error {
 	}
 	if stored.ID, err = res.LastInsertId(); err != nil {
 		return err
-	}
-	if _, err := w.exec(qArchiveMessages, stored.ID, tableID, stored.Agent, stored.LastTurn); err != nil {
-		return fmt.Errorf("archive messages: %w", err)
 	}
 	w.beforeCommit(func() error {
 		if _, err := w.exec(qIndexMemory, stored.ID, stored.Title, stored.Summary, keywords); err != nil {
@@ -295,7 +310,7 @@ func (d *DB) MemorySession(ctx context.Context, tableID string, id int64) (store
 		if err != nil {
 			return err
 		}
-		return each(ctx, tx, "SELECT turn, body FROM agent_messages WHERE memory_id = ? ORDER BY id", []any{id}, func(r *sql.Rows) error {
+		return each(ctx, tx, qMemoryMessages, []any{tableID, m.Agent, m.LastTurn}, func(r *sql.Rows) error {
 			var turn int
 			var body string
 			if err := r.Scan(&turn, &body); err != nil {

@@ -94,9 +94,8 @@ func TestUpgradeToWriteIndexes(t *testing.T) {
 		args  []any
 		index string
 	}{
-		{qArchiveRange, []any{"t1", engine.AgentNarrative, 4}, "agent_messages_active"},
-		{wholeHistory, []any{"t1", engine.AgentNarrative}, "agent_messages_memory"},
-		{wholeHistory, []any{"t1", engine.AgentNarrative}, "agent_messages_active"},
+		{qArchiveRange, []any{"t1", engine.AgentNarrative, 4}, "agent_messages_turn"}, // since 0012
+		{wholeHistory, []any{"t1", engine.AgentNarrative}, "agent_messages_turn"},
 		{"SELECT " + lastTurnAt + " FROM tables t", nil, "events_narration"},
 	} {
 		if plan := queryPlan(t, d.reader, c.q, c.args...); !strings.Contains(plan, "INDEX "+c.index) {
@@ -125,10 +124,10 @@ func queryPlan(tb testing.TB, db *sql.DB, q string, args ...any) string {
 }
 
 // TestActiveIndexHoldsTurns takes a file with active and archived history
-// back to migration 9 and up again: migration 0010's index of the active
-// histories holds each message's turn, so an archive counts its messages
-// from the index alone; down, the index of 0008 is back; either way the
-// history reads and an archive give what they gave.
+// back to migration 11, then 9, and up again: migration 0010's index of
+// the active histories holds each message's turn, so an archive counted
+// its messages from the index alone; down, the index of 0008 is back;
+// either way the history reads and an archive give what they gave.
 func TestActiveIndexHoldsTurns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tavern.db")
 	ctx := context.Background()
@@ -143,6 +142,9 @@ func TestActiveIndexHoldsTurns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
 	indexSQL := func(db *sql.DB) string {
 		t.Helper()
 		var s string
@@ -151,18 +153,20 @@ func TestActiveIndexHoldsTurns(t *testing.T) {
 		}
 		return s
 	}
+
+	raw := migrateDownTo(t, path, 11) // the index of 0010, before 0012 dropped it
 	const withTurn = "(table_id, agent, id, turn, memory_id) WHERE memory_id IS NULL"
-	if s := indexSQL(d.reader); !strings.Contains(s, withTurn) {
-		t.Fatalf("index after the migrations: %s", s)
+	if s := indexSQL(raw); !strings.Contains(s, withTurn) {
+		t.Fatalf("index at migration 11: %s", s)
 	}
-	if plan := queryPlan(t, d.reader, qArchiveRange, "t1", engine.AgentNarrative, 4); !strings.Contains(plan, "COVERING INDEX agent_messages_active") {
+	// The archive's range as it was read up to migration 11.
+	const rangeAt11 = `SELECT count(*), coalesce(min(turn), 0) FROM agent_messages
+WHERE table_id = ? AND agent = ? AND memory_id IS NULL AND turn <= ?`
+	if plan := queryPlan(t, raw, rangeAt11, "t1", engine.AgentNarrative, 4); !strings.Contains(plan, "COVERING INDEX agent_messages_active") {
 		t.Errorf("the archive's range does not read the index alone:\n%s", plan)
 	}
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	raw := migrateDownTo(t, path, 9)
+	raw.Close()
+	raw = migrateDownTo(t, path, 9)
 	if s := indexSQL(raw); !strings.Contains(s, "(table_id, agent, id) WHERE memory_id IS NULL") {
 		t.Errorf("index at migration 9: %s", s)
 	}
@@ -174,9 +178,6 @@ func TestActiveIndexHoldsTurns(t *testing.T) {
 	raw.Close()
 
 	d = MustOpenDBAt(t, path)
-	if s := indexSQL(d.reader); !strings.Contains(s, withTurn) {
-		t.Errorf("index after the upgrade: %s", s)
-	}
 	c := turnCommit("t1", engine.AgentNarrative, 7, 10)
 	c.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 3, LastTurn: 4, Title: "The bridge", Summary: "A troll."}
 	if err := d.Commit(ctx, c); err != nil {
@@ -267,4 +268,140 @@ func TestUnreadIndexesDropped(t *testing.T) {
 		t.Errorf("after the upgrade: %d of the dropped indexes", n)
 	}
 	check("after the upgrade")
+}
+
+// archivedSQL is true of an agent_messages row that a memory holds (the
+// rule of migration 0012), false or NULL of an active one.
+const archivedSQL = `turn <= (SELECT max(last_turn) FROM memories m
+WHERE m.table_id = agent_messages.table_id AND m.agent = agent_messages.agent)`
+
+// TestArchiveByTurn archives two blocks of one history and one of
+// another, reads them, and takes the file back to migration 11 and up
+// again: since migration 0012 a message's memory follows from its turn,
+// the history reads find their rows through the indexes of 0012; down,
+// memory_id is set again on exactly the messages each memory holds; and
+// every read gives what it gave before.
+func TestArchiveByTurn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tavern.db")
+	ctx := context.Background()
+	d := MustOpenDBAt(t, path)
+	for _, id := range []string{"t1", "t2"} {
+		mustCreateTable(t, d, id, newState(t, ""))
+	}
+	var mems []*store.Memory
+	road := &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 100, Title: "The road"}
+	for n := 1; n <= 8; n++ {
+		c := turnCommit("t1", engine.AgentNarrative, n, 10)
+		switch n {
+		case 4:
+			c.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 2, Title: "The mill"}
+		case 7:
+			c.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 3, LastTurn: 5, Title: "The bridge"}
+		}
+		if c.Archive != nil {
+			mems = append(mems, c.Archive)
+		}
+		if err := d.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		other := turnCommit("t2", engine.AgentNarrative, n, 10)
+		if n == 3 {
+			// Past the history's end: the memory ends with its last message.
+			other.Archive = road
+			mems = append(mems, road)
+		}
+		if err := d.Commit(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := *road; got.FirstTurn != 1 || got.LastTurn != 3 || got.Messages != 6 {
+		t.Errorf("archive past the history's end: %+v, want turns 1-3, 6 messages", got)
+	}
+	if _, err := d.ArchiveHistory(ctx, store.Memory{TableID: "t1", Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 4, Title: "again"}); engine.ErrorCode(err) != engine.ECONFLICT {
+		t.Errorf("archiving archived turns again: %v, want ECONFLICT", err)
+	}
+
+	type reads struct {
+		active, all map[string][]store.AgentMessage
+		sessions    map[int64][]store.AgentMessage
+	}
+	read := func(when string) reads {
+		t.Helper()
+		r := reads{active: map[string][]store.AgentMessage{}, all: map[string][]store.AgentMessage{}, sessions: map[int64][]store.AgentMessage{}}
+		for _, id := range []string{"t1", "t2"} {
+			var err error
+			if r.active[id], err = d.ActiveHistory(ctx, id, engine.AgentNarrative, 0); err != nil {
+				t.Fatal(err)
+			}
+			if r.all[id], err = d.AllHistory(ctx, id, engine.AgentNarrative); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, m := range mems {
+			stored, msgs, err := d.MemorySession(ctx, m.TableID, m.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(msgs) != stored.Messages || msgs[0].Turn != stored.FirstTurn || msgs[len(msgs)-1].Turn != stored.LastTurn {
+				t.Errorf("%s: memory %d (turns %d-%d, %d messages) holds %v", when, m.ID, stored.FirstTurn, stored.LastTurn, stored.Messages, msgs)
+			}
+			r.sessions[m.ID] = msgs
+		}
+		return r
+	}
+	before := read("at migration 12")
+	if a := before.active["t1"]; len(a) != 6 || a[0].Turn != 6 {
+		t.Errorf("active history of t1: %v, want turns 6-8", a)
+	}
+	if a := before.active["t2"]; len(a) != 10 || a[0].Turn != 4 {
+		t.Errorf("active history of t2: %v, want turns 4-8", a)
+	}
+	if n := len(before.all["t1"]); n != 16 {
+		t.Errorf("whole history of t1: %d messages, want 16", n)
+	}
+	for _, c := range []struct {
+		q       string
+		indexes []string
+	}{
+		{qActiveHistory + " LIMIT ?3", []string{"INDEX agent_messages_turn (table_id=? AND agent=? AND turn>?)", "COVERING INDEX memories_last_turn"}},
+		{qArchiveRange, []string{"COVERING INDEX agent_messages_turn", "COVERING INDEX memories_last_turn"}},
+		{qMemoryMessages, []string{"INDEX agent_messages_turn (table_id=? AND agent=? AND turn>? AND turn<?)", "COVERING INDEX memories_last_turn"}},
+	} {
+		plan := queryPlan(t, d.reader, c.q, "t1", engine.AgentNarrative, 5)
+		for _, index := range c.indexes {
+			if !strings.Contains(plan, index) || strings.Contains(plan, "SCAN") {
+				t.Errorf("plan of %q does not use %s alone:\n%s", c.q, index, plan)
+			}
+		}
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	raw := migrateDownTo(t, path, 11)
+	held := map[int64]int{}
+	err := each(ctx, raw, "SELECT coalesce(memory_id, 0), count(*) FROM agent_messages GROUP BY 1", nil, func(r *sql.Rows) error {
+		var id int64
+		var n int
+		err := r.Scan(&id, &n)
+		held[id] = n
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mems {
+		if held[m.ID] != m.Messages {
+			t.Errorf("at migration 11: %d messages in memory %d, want %d", held[m.ID], m.ID, m.Messages)
+		}
+	}
+	if held[0] != 16 {
+		t.Errorf("at migration 11: %d active messages, want 16", held[0])
+	}
+	raw.Close()
+
+	d = MustOpenDBAt(t, path)
+	if after := read("after the upgrade"); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("reads after the upgrade:\n%v\nwant\n%v", after, before)
+	}
 }

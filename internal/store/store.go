@@ -64,8 +64,8 @@ type Commit struct {
 	// turns up to Archive.LastTurn move into it (ArchiveHistory's rules),
 	// so a turn and the archive it makes are durable together or not at
 	// all. Once the commit succeeds, *Archive holds the memory as stored
-	// (ID, CreatedAt, message count and first turn); the caller must not
-	// touch it until the commit returns.
+	// (ID, CreatedAt, message count, first and last turns); the caller
+	// must not touch it until the commit returns.
 	Archive *Memory
 	// Lives record where open pending actions are in their life; a closed
 	// or unknown action is left alone (after everything else of the
