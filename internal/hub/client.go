@@ -208,12 +208,20 @@ func (c *client) pushLocked() {
 	sent, err := c.tryBurst(list.frames)
 	list.recycle()
 	c.mu.Lock()
+	c.pushed(sent, err)
+}
+
+// pushed ends a push's write (sent: the connection took all of it; err:
+// it failed): it starts the writer for the rest of the write, the frames
+// queued meanwhile, or a close asked for meanwhile, which found the push
+// writing and left the socket to it. c.mu is held.
+func (c *client) pushed(sent bool, err error) {
 	c.writing = false
-	switch {
-	case err != nil:
+	if err != nil {
 		c.closeLocked(websocket.StatusPolicyViolation, "write failed", false)
-	case !sent || c.queue != nil || c.closing:
-		c.startWriter() // the rest of the write, what came meanwhile, the close
+	}
+	if !sent || c.queue != nil || c.closing {
+		c.startWriter()
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -295,5 +296,53 @@ func TestPushLeavesTheRestToTheWriter(t *testing.T) {
 		if want := fmt.Sprintf("%05d", i); op != 0x81 || len(p) != size || string(p[:5]) != want {
 			t.Fatalf("message %d: first byte %#x, %d bytes starting %.5q; want 0x81, %d bytes starting %q", i, op, len(p), p, size, want)
 		}
+	}
+}
+
+// TestCloseDuringAFailedPushClosesTheSocket: a client asked to close while
+// a push writes (its reader ended: the peer is gone) finds the push being
+// the writer and leaves the socket to it; if that write fails, the push
+// must still start the writer that runs the close handshake. It did not,
+// so the reader waited forever for the socket to close and the hub's
+// shutdown for the reader (seen after loadgen runs cut short).
+func TestCloseDuringAFailedPushClosesTheSocket(t *testing.T) {
+	accepted := make(chan *client, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sb := &smallBuffers{ResponseWriter: w}
+		conn, err := websocket.Accept(sb, r, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		c := newClient(conn, sb.wire, nil, roleSpectator, nil)
+		c.registered()
+		accepted <- c
+	}))
+	defer srv.Close()
+	peer, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.CloseNow()
+	go func() { // answers the close handshake
+		for {
+			if _, _, err := peer.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	c := <-accepted
+
+	c.mu.Lock()
+	c.writing = true // a push writes, c.mu let go
+	c.mu.Unlock()
+	c.close(websocket.StatusNormalClosure, "") // the reader ended meanwhile
+	c.mu.Lock()
+	c.pushed(false, errors.New("write: broken pipe"))
+	c.mu.Unlock()
+	select {
+	case <-c.closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the socket was never closed: no writer ran the close")
 	}
 }
