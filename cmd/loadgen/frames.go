@@ -252,11 +252,9 @@ func (s *scanner) next(closing byte, first bool) bool {
 
 // key reads a member's key and its colon; the value is next.
 func (s *scanner) key() []byte {
-	var k string
 	raw := s.rawString()
 	if bytes.IndexByte(raw, '\\') >= 0 {
-		s.unquote(raw, &k)
-		raw = []byte(k)
+		raw = []byte(s.unquote(raw))
 	}
 	s.skipSpace()
 	if s.i >= len(s.b) || s.b[s.i] != ':' {
@@ -278,19 +276,21 @@ func (s *scanner) str(v *string) {
 	}
 	raw := s.rawString()
 	if bytes.IndexByte(raw, '\\') >= 0 {
-		s.unquote(raw, v)
+		*v = s.unquote(raw)
 		return
 	}
 	*v = intern(raw)
 }
 
 // unquote decodes an escaped string's contents (rare in the fields read).
-func (s *scanner) unquote(raw []byte, v *string) {
+func (s *scanner) unquote(raw []byte) string {
 	quoted := make([]byte, 0, len(raw)+2)
 	quoted = append(append(append(quoted, '"'), raw...), '"')
-	if json.Unmarshal(quoted, v) != nil {
+	var v string
+	if json.Unmarshal(quoted, &v) != nil {
 		s.bad = true
 	}
+	return v
 }
 
 // rawString steps over a string and returns its contents, still escaped.
