@@ -293,3 +293,50 @@ func TestReadFrame(t *testing.T) {
 		}
 	}
 }
+
+// benchFrames are what a player's socket carries, in the server's layout.
+var benchFrames = [][]byte{
+	[]byte(`{"type":"event","seq":41,"ts":"2026-11-23T09:00:00.123456789Z","kind":"action","turn":"t12","data":{"player_id":"p-6a1f0c2e","character_id":"c-91d2","text":"I attack Snikket","action_id":"a-77e1"}}`),
+	[]byte(`{"text":" The goblin","turn":"t12","type":"narration_delta"}`),
+	[]byte(`{"type":"event","seq":42,"ts":"2026-11-23T09:00:00.2Z","kind":"dice","turn":"t12","data":{"roller":"pc:1","purpose":"attack","notation":"1d20+3","rolls":[14],"modifier":3,"total":17}}`),
+	[]byte(`{"type":"event","seq":43,"ts":"2026-11-23T09:00:00.3Z","kind":"narration","turn":"t12","data":{"agent":"combat","text":"` + strings.Repeat("Bot1 swings and the goblin reels back, snarling. ", 8) + `","action_id":"a-77e1"}}`),
+	[]byte(`{"type":"event","seq":44,"ts":"2026-11-23T09:00:00.4Z","kind":"turn","turn":"t12","data":{"round":2,"index":3,"entry":{"id":"pc:2","name":"Bot2","kind":"pc","initiative":12,"hp":11,"max_hp":12}}}`),
+	[]byte(`{"id":"load-3","status":"accepted","type":"ack"}`),
+}
+
+// BenchmarkReadFrame: a player's and a spectator's frames read as the
+// bots do, beside the encoding/json decode they made before (a frame
+// struct with raw data, then its data).
+func BenchmarkReadFrame(b *testing.B) {
+	for _, follow := range []bool{true, false} {
+		b.Run(fmt.Sprint("follow=", follow), func(b *testing.B) {
+			b.ReportAllocs()
+			st := &stats{}
+			for b.Loop() {
+				for _, f := range benchFrames {
+					readFrame(f, st, follow)
+				}
+			}
+		})
+	}
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, raw := range benchFrames {
+				var f struct {
+					Type, ID, Code, Kind string
+					Seq                  int64
+					Data                 json.RawMessage
+				}
+				var d struct {
+					PlayerID string `json:"player_id"`
+					ActionID string `json:"action_id"`
+					Entry    struct{ ID string }
+				}
+				if json.Unmarshal(raw, &f) == nil && f.Type == "event" {
+					_ = json.Unmarshal(f.Data, &d)
+				}
+			}
+		}
+	})
+}
