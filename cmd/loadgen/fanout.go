@@ -273,16 +273,11 @@ func parallel(ctx context.Context, n, k int, fn func(i int) error) error {
 }
 
 // drainSocket reads a socket until it closes, recording measured frames.
-func drainSocket(ctx context.Context, conn *websocket.Conn, rc *receipts) {
-	go func() {
-		for {
-			_, b, err := conn.Read(ctx)
-			if err != nil {
-				return
-			}
-			rc.got(b)
-		}
-	}()
+func drainSocket(conn *websocket.Conn, rc *receipts) {
+	go readMessages(conn, func(msg []byte) error {
+		rc.got(msg)
+		return nil
+	})
 }
 
 func tavernSockets(ctx context.Context, c fanoutConfig, rc *receipts) (*sockets, error) {
@@ -333,7 +328,7 @@ func tavernSockets(ctx context.Context, c fanoutConfig, rc *receipts) (*sockets,
 			return fmt.Errorf("socket %d: %w", i, err)
 		}
 		s.conns[i] = conn
-		drainSocket(ctx, conn, rc)
+		drainSocket(conn, rc)
 		if i%per == 0 {
 			s.send[i/per] = func(ctx context.Context, n int) error {
 				b, _ := json.Marshal(map[string]string{"type": "say", "id": fmt.Sprint("fo", n),
@@ -356,8 +351,9 @@ func anchorSockets(ctx context.Context, c fanoutConfig, n int, rc *receipts) (*s
 		if err != nil {
 			return fmt.Errorf("socket %d: %w", i, err)
 		}
+		closeWith(ctx, conn)
 		s.conns[i] = conn
-		drainSocket(ctx, conn, rc)
+		drainSocket(conn, rc)
 		return nil
 	})
 	s.send = []func(context.Context, int) error{func(ctx context.Context, _ int) error {

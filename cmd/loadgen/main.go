@@ -385,133 +385,74 @@ func dial(ctx context.Context, base, tableID, role, token string) (*websocket.Co
 		return nil, err
 	}
 	c.SetReadLimit(1 << 20)
+	closeWith(ctx, c)
 	return c, nil
 }
 
-type frame struct {
-	Type string          `json:"type"`
-	ID   string          `json:"id"`
-	Code string          `json:"code"`
-	Seq  int64           `json:"seq"`
-	Kind string          `json:"kind"`
-	Data json.RawMessage `json:"data"`
-	You  struct {
-		Seat string `json:"seat"`
-	} `json:"you"`
-}
-
 // reader pumps a socket's frames into a channel until it closes. A
-// spectator's frames are only counted (decoded is false): the channel
-// carries none, and closes with the socket. Narration deltas are counted,
-// never sent. A batched message (-batch) is split into its frames.
-func reader(ctx context.Context, c *websocket.Conn, st *stats, decoded bool) <-chan frame {
+// spectator's frames are only counted (follow is false): the channel
+// carries none, and closes with the socket. A player's channel carries only
+// the frames it follows (readFrame). A batched message (-batch) is split
+// into its frames.
+func reader(ctx context.Context, c *websocket.Conn, st *stats, follow bool) <-chan frame {
 	ch := make(chan frame, 1024)
 	go func() {
 		defer close(ch)
-		for {
-			_, b, err := c.Read(ctx)
-			if err != nil {
-				return
-			}
-			for _, raw := range framesOf(b) {
-				f, ok := readFrame(raw, st, decoded)
-				if !ok {
-					continue
-				}
-				select {
-				case ch <- f:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
+		var frames [][]byte
+		readMessages(c, func(msg []byte) error {
+			frames = framesOf(msg, frames)
+			return pass(ctx, frames, ch, st, follow)
+		})
 	}()
 	return ch
 }
 
-// framesOf splits a message into its frames: one, or the elements of a
-// batched message (a JSON array of frames).
-func framesOf(b []byte) [][]byte {
-	if len(b) == 0 || b[0] != '[' {
-		return [][]byte{b}
+// pass counts a message's frames and sends those a player follows.
+func pass(ctx context.Context, frames [][]byte, ch chan<- frame, st *stats, follow bool) error {
+	for _, raw := range frames {
+		if f, ok := readFrame(raw, st, follow); ok {
+			select {
+			case ch <- f:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 	}
-	var raws []json.RawMessage
-	if json.Unmarshal(b, &raws) != nil {
-		return nil
-	}
-	out := make([][]byte, len(raws))
-	for i, r := range raws {
-		out[i] = r
-	}
-	return out
+	return nil
 }
 
-// readFrame counts a frame and, for a decoding reader, returns it with ok
-// true when the player needs to see it: not a narration delta, nor an
-// event of a kind the bots do not follow (see eventKind).
-func readFrame(b []byte, st *stats, decoded bool) (f frame, ok bool) {
-	typ, known := frameType(b)
-	if typ == "event" && decoded {
-		if kind, found := eventKind(b); found && !followed[kind] {
-			decoded = false
+// readMessages calls fn with each message c receives until c closes or fn
+// fails. The message is only fn's until fn returns: messages are read into
+// pooled buffers, and without a context, which would cost the library a
+// context.AfterFunc per read; whoever dials c closes it when its context
+// ends (closeWith).
+func readMessages(c *websocket.Conn, fn func(msg []byte) error) {
+	for {
+		_, r, err := c.Reader(context.Background())
+		if err != nil {
+			return
+		}
+		msg := msgBufs.Get().(*bytes.Buffer)
+		msg.Reset()
+		if _, err = msg.ReadFrom(r); err == nil {
+			err = fn(msg.Bytes())
+		}
+		if msg.Cap() <= 64<<10 {
+			msgBufs.Put(msg)
+		}
+		if err != nil {
+			return
 		}
 	}
-	if (decoded && typ != "narration_delta") || !known {
-		if json.Unmarshal(b, &f) != nil {
-			return f, false
-		}
-		typ = f.Type
-	}
-	switch typ {
-	case "event":
-		st.events.Add(1)
-	case "narration_delta":
-		st.deltas.Add(1)
-		return f, false
-	}
-	return f, decoded
 }
 
-// followed are the event kinds a player bot reads (playSeat, track); the
-// rest (dice, damage, world…) it only counts, undecoded: the bots share
-// the machine they measure.
-var followed = map[string]bool{"action": true, "narration": true, "combat_started": true, "combat_ended": true, "turn": true}
+// msgBufs hold messages while they are read: a buffer per socket would
+// keep each socket's largest message (its snapshot) for the whole run.
+var msgBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// eventKind reads an event frame's kind without decoding it, where the
-// server writes it: after seq and ts ({"type":"event","seq":…,"ts":"…","kind":"…").
-func eventKind(b []byte) (kind string, found bool) {
-	const key = `,"kind":"`
-	head := b[:min(len(b), 128)]
-	i := bytes.Index(head, []byte(key))
-	if i < 0 {
-		return "", false
-	}
-	rest := head[i+len(key):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return "", false
-	}
-	return string(rest[:j]), true
-}
-
-// frameType reads a frame's type without decoding it, where the server
-// writes it first ({"type":"event",…}, a struct) or last (…,"type":"ack"},
-// a map's sorted keys); known is false otherwise. The bots decode tens of
-// thousands of frames a second on the machine they measure.
-func frameType(b []byte) (typ string, known bool) {
-	const key = `"type":"`
-	if rest, ok := bytes.CutPrefix(b, []byte("{"+key)); ok {
-		if i := bytes.IndexByte(rest, '"'); i >= 0 {
-			return string(rest[:i]), true
-		}
-	}
-	if i := bytes.LastIndex(b, []byte(","+key)); i >= 0 {
-		rest := b[i+len(key)+1:]
-		if j := bytes.IndexByte(rest, '"'); j >= 0 && j+2 == len(rest) && rest[j+1] == '}' {
-			return string(rest[:j]), true
-		}
-	}
-	return "", false
+// closeWith closes c when ctx ends, as a read given ctx would.
+func closeWith(ctx context.Context, c *websocket.Conn) {
+	context.AfterFunc(ctx, func() { c.CloseNow() })
 }
 
 func spectate(ctx context.Context, base, tableID string, done <-chan struct{}, st *stats) error {
@@ -636,13 +577,6 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 				return fmt.Errorf("socket closed waiting for action %q (%q, ack after %s, in combat %v)", actionID, text, ackAt, inCombat)
 			}
 			inCombat, myTurn = track(f, me, inCombat, myTurn)
-			var d struct {
-				PlayerID string `json:"player_id"`
-				ActionID string `json:"action_id"`
-			}
-			if f.Type == "event" {
-				_ = json.Unmarshal(f.Data, &d)
-			}
 			switch {
 			case f.ID == id && f.Type == "error":
 				// Refused (not our turn after all, or rate limited): the
@@ -658,9 +592,9 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 				acted--
 			case f.ID == id && f.Type == "ack":
 				ackAt = time.Since(sent)
-			case f.Type == "event" && f.Kind == "action" && d.PlayerID == playerID:
-				actionID = d.ActionID
-			case f.Type == "event" && f.Kind == "narration" && actionID != "" && d.ActionID == actionID:
+			case f.Type == "event" && f.Kind == "action" && f.PlayerID == playerID:
+				actionID = f.ActionID
+			case f.Type == "event" && f.Kind == "narration" && actionID != "" && f.ActionID == actionID:
 				st.record(sent, ackAt, time.Since(sent), acted == 0)
 				st.acts.Add(1)
 				resolved = true
@@ -711,13 +645,7 @@ func track(f frame, me string, inCombat, myTurn bool) (bool, bool) {
 	case "combat_ended":
 		return false, false
 	case "turn":
-		var d struct {
-			Entry struct {
-				ID string `json:"id"`
-			} `json:"entry"`
-		}
-		_ = json.Unmarshal(f.Data, &d)
-		return true, d.Entry.ID == me
+		return true, f.Entry == me
 	}
 	return inCombat, myTurn
 }

@@ -40,34 +40,6 @@ func TestBatchedLoadRunsClean(t *testing.T) {
 	}
 }
 
-func TestEventKind(t *testing.T) {
-	for b, want := range map[string]string{
-		`{"type":"event","seq":3,"ts":"2026-11-23T09:00:00.123456789Z","kind":"dice","turn":"t2","data":{"kind":"x"}}`: "dice",
-		`{"type":"event","seq":4,"ts":"2026-11-23T09:00:00Z","kind":"turn","data":{}}`:                                 "turn",
-		`{"type":"ack","id":"a","status":"queued"}`:                                                                    "",
-	} {
-		if got, found := eventKind([]byte(b)); got != want || found != (want != "") {
-			t.Errorf("eventKind(%s) = %q, %v; want %q", b, got, found, want)
-		}
-	}
-}
-
-func TestFramesOf(t *testing.T) {
-	one := []byte(`{"type":"ack","id":"a"}`)
-	if got := framesOf(one); len(got) != 1 || string(got[0]) != string(one) {
-		t.Errorf("framesOf(one frame) = %q", got)
-	}
-	got := framesOf([]byte(`[{"type":"event","seq":1},{"type":"ack","id":"b"}]`))
-	if len(got) != 2 || string(got[0]) != `{"type":"event","seq":1}` || string(got[1]) != `{"type":"ack","id":"b"}` {
-		t.Errorf("framesOf(batch) = %q", got)
-	}
-	if got := framesOf([]byte(`[{"type":`)); got != nil {
-		t.Errorf("framesOf(broken batch) = %q, want none", got)
-	}
-}
-
-// With a think time the players pause between actions, reading their
-// sockets meanwhile: the run takes at least the pauses and stays clean.
 func TestThinkTimePacesThePlayers(t *testing.T) {
 	var out bytes.Buffer
 	start := time.Now()
@@ -189,25 +161,5 @@ func TestMeters(t *testing.T) {
 	}
 	if newMeter(srv.URL, 0, false, "") != nil {
 		t.Error("no pid, no -metrics: no meter")
-	}
-}
-
-// TestFrameType: the type of the server's frames, read without decoding,
-// as the server writes them; anything else asks for a decode.
-func TestFrameType(t *testing.T) {
-	for _, c := range []struct {
-		frame, typ string
-		known      bool
-	}{
-		{`{"type":"event","seq":3,"kind":"chat","data":{"type":"x"}}`, "event", true},
-		{`{"text":"He says \"type\"","turn":"t2","type":"narration_delta"}`, "narration_delta", true},
-		{`{"id":"k1","status":"accepted","type":"ack"}`, "ack", true},
-		{`{"seq":4,"table":"t","type":"welcome","you":{"role":"player"}}`, "", false},
-		{`{"data":{"a":1,"type":"inner"}}`, "", false},
-	} {
-		typ, known := frameType([]byte(c.frame))
-		if typ != c.typ || known != c.known {
-			t.Errorf("frameType(%s) = %q, %v; want %q, %v", c.frame, typ, known, c.typ, c.known)
-		}
 	}
 }
