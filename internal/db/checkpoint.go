@@ -46,9 +46,8 @@ type checkpointLimits struct {
 }
 
 // defaultCheckpoints checkpoint every 4,000 pages (16 MiB of WAL, four
-// times SQLite's default) and restart the WAL past 64 MiB (16,000 pages,
-// so that a PASSIVE checkpoint held off by a reader or two does not make
-// the writer wait for readers in a RESTART).
+// times SQLite's default); the writer restarts the WAL after each, and,
+// should readers hold that off, once it holds 16,000 pages (64 MiB).
 // A checkpoint copies each page once however often the WAL holds it, and
 // a turn rewrites the same few pages (the tails of the event, message and
 // action tables, their indexes, the game state): at SQLite's 1,000 a

@@ -86,6 +86,39 @@ func TestWALStaysBounded(t *testing.T) {
 	}
 }
 
+// TestWALRestartsAfterEachCheckpoint: the writer restarts the WAL after
+// each PASSIVE checkpoint, so with no reader holding old frames the WAL
+// stays within a few checkpoints' worth of pages, although maxPages (the
+// fallback) is never reached; without the restart it would hold every
+// page the turns wrote.
+func TestWALRestartsAfterEachCheckpoint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tavern.db")
+	limits := checkpointLimits{pages: 256, maxPages: 1 << 30}
+	d, err := open(context.Background(), path, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	const turns = 600 // about 11 pages each
+	var seq int64
+	for i := 1; i <= turns; i++ {
+		if err := d.Commit(context.Background(), benchTurn(&st, i, &seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	written := d.checkpointer.total.Load()
+	if written < 20*limits.pages {
+		t.Fatalf("the turns wrote %d pages: too few to tell", written)
+	}
+	// The checkpointer runs behind the writer (its goroutine, fsyncs), so
+	// allow it several checkpoints' worth.
+	if bound := 8 * limits.pages * walFrameBytes; walSize(t, path) > bound {
+		t.Errorf("WAL is %d bytes after %d pages written, want at most %d", walSize(t, path), written, bound)
+	}
+}
+
 // TestCloseCheckpoints: Close leaves every commit in the database file and
 // the WAL empty, even while another connection keeps the file open (so
 // SQLite's own checkpoint at the last close does not run), and a reopen
