@@ -156,7 +156,7 @@ type queryRower interface {
 // checkpointLimits.pages more pages are written. A steady stream of
 // readers can starve it for the whole busy_timeout otherwise (seconds, in
 // TestWALStaysBounded).
-const restartWait = 100
+const restartWait = 20
 
 // restartWAL runs the writer's RESTART checkpoint after a PASSIVE one
 // finished, or once the WAL holds maxPages frames. While a PASSIVE
