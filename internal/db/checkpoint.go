@@ -151,9 +151,10 @@ type queryRower interface {
 }
 
 // restartWait bounds how long the writer's RESTART checkpoint waits for
-// the readers of old frames (its busy_timeout, in ms): past it, the
-// checkpoint gives up, the writer goes on, and tries again once
-// checkpointLimits.pages more pages are written. A steady stream of
+// the readers of old frames (its busy_timeout, in ms), while every commit
+// waits for the writer: past it, the checkpoint gives up, the writer goes
+// on, and tries again after the next PASSIVE checkpoint (past maxPages,
+// once checkpointLimits.pages more pages are written). A steady stream of
 // readers can starve it for the whole busy_timeout otherwise (seconds, in
 // TestWALStaysBounded).
 const restartWait = 20
