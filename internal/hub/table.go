@@ -409,8 +409,12 @@ func (t *table) publish(evs []engine.Event, data []json.RawMessage) {
 	if changed {
 		t.stateChanged()
 	}
+	// Dropped from the front, their data let go: the next append that
+	// finds no room copies the last recentEvents once, instead of every
+	// publish copying them (each chat line, issue 12).
 	if over := len(t.recent) - recentEvents; over > 0 {
-		t.recent = append([]engine.Event(nil), t.recent[over:]...)
+		clear(t.recent[:over])
+		t.recent = t.recent[over:]
 	}
 }
 
