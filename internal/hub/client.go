@@ -315,7 +315,7 @@ func eventData(evs []engine.Event) ([]json.RawMessage, error) {
 	}
 	out := make([]json.RawMessage, len(evs))
 	for i, e := range evs {
-		data, err := json.Marshal(e.Data)
+		data, err := marshalData(e.Data)
 		if err != nil {
 			return nil, fmt.Errorf("encode event %s: %w", e.Kind, err)
 		}
@@ -605,7 +605,10 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		}
 		var f inFrame
 		// encoding/json would replace invalid UTF-8 with U+FFFD silently.
-		parsed := typ == websocket.MessageText && utf8.Valid(data) && json.Unmarshal(data, &f) == nil
+		parsed := typ == websocket.MessageText && utf8.Valid(data)
+		if parsed {
+			f, parsed = readInFrame(data)
+		}
 		if !lim.Allow() {
 			refusals++
 			if refusals > maxRefusals {
@@ -673,7 +676,7 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 	answered := make(chan error, 1)
 	answer := func(status string, err error) {
 		if err == nil {
-			c.send(mustFrame(map[string]any{"type": "ack", "id": f.ID, "status": status}))
+			c.send(ackFrame(f.ID, status))
 		}
 		answered <- err
 	}
@@ -697,7 +700,7 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 		// Off the table goroutine: was it this very act, sent before?
 		var status string
 		if status, err = t.answerRetry(ctx, c.player.ID, f.ID, r.err); err == nil {
-			c.reply(mustFrame(map[string]any{"type": "ack", "id": f.ID, "status": status}))
+			c.reply(ackFrame(f.ID, status))
 			return
 		}
 	}

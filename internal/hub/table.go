@@ -185,6 +185,15 @@ func (t *table) tryPost(f func()) bool {
 	}
 }
 
+// What call answers when the hub closes, or when the table was evicted
+// under the caller (evict.go: only after evictAfter without any get, so
+// all but impossible): the client tries again and loads it afresh. Made
+// once: call runs for every frame a player sends.
+var (
+	errShuttingDown = engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
+	errEvicted      = engine.Errorf(engine.EUNAVAILABLE, "The table was unloaded; try again.")
+)
+
 // call runs f on the table goroutine and waits for its result, which it
 // gets only once the commits queued by then are durable (afterSettled): an
 // answer never rests on what the store does not hold yet. An error
@@ -209,19 +218,14 @@ func (t *table) call(ctx context.Context, f func() error) error {
 			done <- err
 		})
 	}
-	unavailable := engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
-	// A table evicted under the caller (evict.go: only after evictAfter
-	// without any get, so all but impossible) answers unavailable: the
-	// client tries again and loads it afresh.
-	evicted := engine.Errorf(engine.EUNAVAILABLE, "The table was unloaded; try again.")
 	select {
 	case t.inbox <- cmd:
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.h.ctx.Done():
-		return unavailable
+		return errShuttingDown
 	case <-t.gone:
-		return evicted
+		return errEvicted
 	}
 	var giveUp error
 	select {
@@ -230,9 +234,9 @@ func (t *table) call(ctx context.Context, f func() error) error {
 	case <-ctx.Done():
 		giveUp = ctx.Err()
 	case <-t.h.ctx.Done():
-		giveUp = unavailable
+		giveUp = errShuttingDown
 	case <-t.gone:
-		giveUp = evicted
+		giveUp = errEvicted
 	}
 	if state.CompareAndSwap(queued, cancelled) {
 		return giveUp
@@ -405,8 +409,12 @@ func (t *table) publish(evs []engine.Event, data []json.RawMessage) {
 	if changed {
 		t.stateChanged()
 	}
+	// Dropped from the front, their data let go: the next append that
+	// finds no room copies the last recentEvents once, instead of every
+	// publish copying them (each chat line, issue 12).
 	if over := len(t.recent) - recentEvents; over > 0 {
-		t.recent = append([]engine.Event(nil), t.recent[over:]...)
+		clear(t.recent[:over])
+		t.recent = t.recent[over:]
 	}
 }
 
