@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"syscall"
@@ -35,17 +34,7 @@ import (
 // The call writer queues batches without waiting for each (agent.CallQueue).
 var _ agent.CallQueue = (*db.DB)(nil)
 
-// gcPercent is the server's GOGC unless the environment sets one. At Go's
-// 100 the collector's marking was 8 % of a saturated server's CPU, at 200
-// 4 %: the live heap is small (tables evict, a socket's queue is a few
-// frames) and short-lived garbage is most of what a turn allocates, so
-// the heap may grow to three times the live data instead of two.
-const gcPercent = 200
-
 func main() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
