@@ -2,7 +2,8 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+
+	"tavern/internal/jsonscan"
 )
 
 // The bots read tens of thousands of frames a second on the machine they
@@ -110,16 +111,14 @@ func framesOf(b []byte, into [][]byte) [][]byte {
 	if len(b) == 0 || b[0] != '[' {
 		return append(into, b)
 	}
-	s := scanner{b: b, i: 1}
-	for first := true; ; first = false {
-		if !s.next(']', first) {
-			break
-		}
-		start := s.i
-		s.skipValue()
-		into = append(into, b[start:s.i])
+	s := jsonscan.New(b)
+	s.Enter('[')
+	for first := true; s.Next(']', first); first = false {
+		start := s.Pos()
+		s.SkipValue()
+		into = append(into, b[start:s.Pos()])
 	}
-	if s.bad || s.i != len(b) {
+	if !s.Done() {
 		return nil
 	}
 	return into
@@ -131,28 +130,27 @@ func framesOf(b []byte, into [][]byte) [][]byte {
 // regardless of case (the server writes them so); ok is false if b is
 // not a JSON object.
 func scanFrame(b []byte) (f frame, ok bool) {
-	s := scanner{b: b}
-	if !s.enter('{') {
+	s := jsonscan.New(b)
+	if !s.Enter('{') {
 		return f, false
 	}
-	for first := true; s.next('}', first); first = false {
-		switch string(s.key()) {
+	for first := true; s.Next('}', first); first = false {
+		switch string(s.Key()) {
 		case "type":
-			s.str(&f.Type)
+			str(s, &f.Type)
 		case "id":
-			s.str(&f.ID)
+			str(s, &f.ID)
 		case "code":
-			s.str(&f.Code)
+			str(s, &f.Code)
 		case "kind":
-			s.str(&f.Kind)
+			str(s, &f.Kind)
 		case "data":
-			s.eventData(&f)
+			eventData(s, &f)
 		default:
-			s.skipValue()
+			s.SkipValue()
 		}
 	}
-	s.skipSpace()
-	if s.bad || s.i != len(b) {
+	if !s.Done() {
 		return frame{}, false
 	}
 	return f, true
@@ -161,208 +159,50 @@ func scanFrame(b []byte) (f frame, ok bool) {
 // eventData reads data's player_id, action_id and entry.id, if data is
 // an object. Each read replaces what an earlier member of the same name
 // gave, as encoding/json does.
-func (s *scanner) eventData(f *frame) {
+func eventData(s *jsonscan.Scanner, f *frame) {
 	f.PlayerID, f.ActionID, f.Entry = "", "", ""
-	if !s.enter('{') {
-		s.skipValue()
+	if !s.Enter('{') {
+		s.SkipValue()
 		return
 	}
-	for first := true; s.next('}', first); first = false {
-		switch string(s.key()) {
+	for first := true; s.Next('}', first); first = false {
+		switch string(s.Key()) {
 		case "player_id":
-			s.str(&f.PlayerID)
+			str(s, &f.PlayerID)
 		case "action_id":
-			s.str(&f.ActionID)
+			str(s, &f.ActionID)
 		case "entry":
-			s.entryID(&f.Entry)
+			entryID(s, &f.Entry)
 		default:
-			s.skipValue()
+			s.SkipValue()
 		}
 	}
 }
 
-func (s *scanner) entryID(id *string) {
+func entryID(s *jsonscan.Scanner, id *string) {
 	*id = ""
-	if !s.enter('{') {
-		s.skipValue()
+	if !s.Enter('{') {
+		s.SkipValue()
 		return
 	}
-	for first := true; s.next('}', first); first = false {
-		if string(s.key()) == "id" {
-			s.str(id)
+	for first := true; s.Next('}', first); first = false {
+		if string(s.Key()) == "id" {
+			str(s, id)
 		} else {
-			s.skipValue()
+			s.SkipValue()
 		}
 	}
-}
-
-// scanner walks JSON text without building it. It expects valid JSON (the
-// server's frames); on what it cannot walk it sets bad and stops.
-type scanner struct {
-	b   []byte
-	i   int
-	bad bool
-}
-
-func (s *scanner) skipSpace() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// enter steps into an object or array opened by open, if the next value
-// is one.
-func (s *scanner) enter(open byte) bool {
-	s.skipSpace()
-	if s.bad || s.i >= len(s.b) || s.b[s.i] != open {
-		return false
-	}
-	s.i++
-	return true
-}
-
-// next steps to the next member or element of the object or array being
-// walked, past its comma (none before the first), or past its closing
-// bracket: false there, or on bad input.
-func (s *scanner) next(closing byte, first bool) bool {
-	s.skipSpace()
-	if s.bad || s.i >= len(s.b) {
-		s.bad = true
-		return false
-	}
-	switch c := s.b[s.i]; {
-	case c == closing:
-		s.i++
-		return false
-	case !first && c == ',':
-		s.i++
-		s.skipSpace()
-		return true
-	case first:
-		return true
-	}
-	s.bad = true
-	return false
-}
-
-// key reads a member's key and its colon; the value is next.
-func (s *scanner) key() []byte {
-	raw := s.rawString()
-	if bytes.IndexByte(raw, '\\') >= 0 {
-		raw = []byte(s.unquote(raw))
-	}
-	s.skipSpace()
-	if s.i >= len(s.b) || s.b[s.i] != ':' {
-		s.bad = true
-		return nil
-	}
-	s.i++
-	s.skipSpace()
-	return raw
 }
 
 // str reads a string value into v; any other value is skipped and empties
 // v.
-func (s *scanner) str(v *string) {
-	if s.i >= len(s.b) || s.b[s.i] != '"' {
+func str(s *jsonscan.Scanner, v *string) {
+	raw, ok := s.Str()
+	if !ok {
 		*v = ""
-		s.skipValue()
-		return
-	}
-	raw := s.rawString()
-	if bytes.IndexByte(raw, '\\') >= 0 {
-		*v = s.unquote(raw)
 		return
 	}
 	*v = intern(raw)
-}
-
-// unquote decodes an escaped string's contents (rare in the fields read).
-func (s *scanner) unquote(raw []byte) string {
-	quoted := make([]byte, 0, len(raw)+2)
-	quoted = append(append(append(quoted, '"'), raw...), '"')
-	var v string
-	if json.Unmarshal(quoted, &v) != nil {
-		s.bad = true
-	}
-	return v
-}
-
-// rawString steps over a string and returns its contents, still escaped.
-func (s *scanner) rawString() []byte {
-	if s.bad || s.i >= len(s.b) || s.b[s.i] != '"' {
-		s.bad = true
-		return nil
-	}
-	start := s.i + 1
-	for j := start; ; {
-		k := bytes.IndexByte(s.b[j:], '"')
-		if k < 0 {
-			s.bad = true
-			return nil
-		}
-		end := j + k
-		if backslashesBefore(s.b[start:end])%2 == 0 {
-			s.i = end + 1
-			return s.b[start:end]
-		}
-		j = end + 1
-	}
-}
-
-// backslashesBefore counts the backslashes that end b: an odd count
-// escapes the quote after them.
-func backslashesBefore(b []byte) int {
-	n := 0
-	for n < len(b) && b[len(b)-1-n] == '\\' {
-		n++
-	}
-	return n
-}
-
-// skipValue steps over the next value.
-func (s *scanner) skipValue() {
-	s.skipSpace()
-	if s.bad || s.i >= len(s.b) {
-		s.bad = true
-		return
-	}
-	switch s.b[s.i] {
-	case '"':
-		s.rawString()
-	case '{':
-		s.i++
-		for first := true; s.next('}', first); first = false {
-			s.key()
-			s.skipValue()
-		}
-	case '[':
-		s.i++
-		for first := true; s.next(']', first); first = false {
-			s.skipValue()
-		}
-	default: // a number, true, false or null
-		start := s.i
-		for s.i < len(s.b) && !endsLiteral(s.b[s.i]) {
-			s.i++
-		}
-		if s.i == start {
-			s.bad = true
-		}
-	}
-}
-
-func endsLiteral(c byte) bool {
-	switch c {
-	case ',', '}', ']', ' ', '\t', '\n', '\r':
-		return true
-	}
-	return false
 }
 
 // intern returns PROTOCOL.md's frame types, event kinds and error codes

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"tavern/internal/jsonscan"
 	"tavern/internal/jsonstr"
 )
 
@@ -76,29 +77,17 @@ func readInFrame(data []byte) (inFrame, bool) {
 
 // parseInFrame reads a client frame the way json.Unmarshal into inFrame
 // does, for the frames clients send: an object of the keys type, id and
-// text, each a string without escapes. Anything else (ok false) is left
-// to json.Unmarshal. data is valid UTF-8.
+// text, each a string. Anything else (ok false) is left to
+// json.Unmarshal, which matches keys regardless of case and takes other
+// values. data is valid UTF-8.
 func parseInFrame(data []byte) (f inFrame, ok bool) {
-	p := frameParser{data: data}
-	p.space()
-	if !p.byte('{') {
+	s := jsonscan.New(data)
+	if !s.Enter('{') {
 		return f, false
 	}
-	p.space()
-	if p.byte('}') {
-		return f, p.end()
-	}
-	for {
-		key, ok := p.str()
-		if !ok {
-			return f, false
-		}
-		p.space()
-		if !p.byte(':') {
-			return f, false
-		}
-		p.space()
-		val, ok := p.str()
+	for first := true; s.Next('}', first); first = false {
+		key := s.Key()
+		val, ok := s.Str()
 		if !ok {
 			return f, false
 		}
@@ -112,66 +101,6 @@ func parseInFrame(data []byte) (f inFrame, ok bool) {
 		default: // other keys and their case-insensitive matches
 			return f, false
 		}
-		p.space()
-		if p.byte('}') {
-			return f, p.end()
-		}
-		if !p.byte(',') {
-			return f, false
-		}
-		p.space()
 	}
-}
-
-// frameParser is parseInFrame's position in the frame.
-type frameParser struct {
-	data []byte
-	i    int
-}
-
-func (p *frameParser) space() {
-	for p.i < len(p.data) {
-		switch p.data[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-// byte consumes c if it comes next.
-func (p *frameParser) byte(c byte) bool {
-	if p.i < len(p.data) && p.data[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-// end reports whether only white space is left.
-func (p *frameParser) end() bool {
-	p.space()
-	return p.i == len(p.data)
-}
-
-// str consumes a JSON string without escapes or control characters and
-// returns its contents.
-func (p *frameParser) str() ([]byte, bool) {
-	if !p.byte('"') {
-		return nil, false
-	}
-	start := p.i
-	for p.i < len(p.data) {
-		c := p.data[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return p.data[start : p.i-1], true
-		case c == '\\' || c < 0x20:
-			return nil, false
-		}
-		p.i++
-	}
-	return nil, false
+	return f, s.Done()
 }
