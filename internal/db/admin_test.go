@@ -47,10 +47,10 @@ func TestActionLifecycle(t *testing.T) {
 	if err := d.SetActionState(ctx, "t1", store.ActionLife{ActionID: "a", State: store.ActionRunning}); err != nil {
 		t.Fatal(err)
 	}
-	if got := count(t, d.writer, "SELECT count(*) FROM pending_actions WHERE table_id = 't1' AND id = 'a' AND status = 'resolved' AND state = 'abandoned'"); got != 1 {
+	if got := count(t, d.writer.conn, "SELECT count(*) FROM pending_actions WHERE table_id = 't1' AND id = 'a' AND status = 'resolved' AND state = 'abandoned'"); got != 1 {
 		t.Errorf("a is not closed as abandoned")
 	}
-	if got := count(t, d.writer, "SELECT count(*) FROM pending_actions WHERE table_id = 't1' AND id = 'b' AND status = 'resolved' AND state = 'resolved'"); got != 1 {
+	if got := count(t, d.writer.conn, "SELECT count(*) FROM pending_actions WHERE table_id = 't1' AND id = 'b' AND status = 'resolved' AND state = 'resolved'"); got != 1 {
 		t.Errorf("b is not closed as resolved")
 	}
 	if p := mustLoad(t, d, "t1").Pending; len(p) != 1 || p[0].ID != "c" {

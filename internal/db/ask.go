@@ -39,9 +39,9 @@ func (d *DB) Conversation(ctx context.Context, id string) ([]store.AgentMessage,
 // package's Conversations; safe for concurrent use.
 func (d *DB) AppendConversation(ctx context.Context, id string, msgs []store.AgentMessage) error {
 	now := formatTime(d.now())
-	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
+	err := d.write(ctx, func(w *writeTx) error {
 		for _, m := range msgs {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO ask_messages (conversation, turn, body, created_at) VALUES (?, ?, ?, ?)",
+			if _, err := w.conn.ExecContext(ctx, "INSERT INTO ask_messages (conversation, turn, body, created_at) VALUES (?, ?, ?, ?)",
 				id, m.Turn, string(m.Body), now); err != nil {
 				return err
 			}

@@ -164,7 +164,7 @@ const restartWait = 20
 // checkpoint runs it tries again at the next transaction (the RESTART then
 // has little left to copy); only past twice maxPages does it wait for that
 // checkpoint. Call it on the writer between transactions.
-func (c *checkpointer) restartWAL(ctx context.Context, writer *sql.DB) {
+func (c *checkpointer) restartWAL(ctx context.Context, writer *sql.Conn) {
 	switch n := c.walPages.Load(); {
 	case n < c.limits.maxPages && !c.restartDue.Load():
 		return
@@ -186,12 +186,7 @@ func (c *checkpointer) restartWAL(ctx context.Context, writer *sql.DB) {
 
 // restart runs a RESTART checkpoint on the writer's connection and reports
 // whether it finished.
-func (c *checkpointer) restart(ctx context.Context, writer *sql.DB) bool {
-	conn, err := writer.Conn(ctx)
-	if err != nil {
-		return false
-	}
-	defer conn.Close()
+func (c *checkpointer) restart(ctx context.Context, conn *sql.Conn) bool {
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", restartWait)); err != nil {
 		return false
 	}
@@ -217,18 +212,14 @@ func (c *checkpointer) close() error {
 
 // walPagesWritten returns the pages the writer's connection wrote to the
 // WAL since the last call (SQLITE_DBSTATUS_CACHE_WRITE, read and reset).
-func walPagesWritten(ctx context.Context, writer *sql.DB) (int64, error) {
-	conn, err := writer.Conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
+func walPagesWritten(conn *sql.Conn) (int64, error) {
 	var n int
-	err = conn.Raw(func(dc any) error {
+	err := conn.Raw(func(dc any) error {
 		s, ok := dc.(sqlite.DBStatus)
 		if !ok {
 			return fmt.Errorf("driver connection %T has no status", dc)
 		}
+		var err error
 		n, _, err = s.Status(sqlite.DBStatusCacheWrite, true)
 		return err
 	})

@@ -57,8 +57,10 @@ const pragmas = "_pragma=busy_timeout(" + busyTimeout + ")&_pragma=journal_mode(
 
 const (
 	// IMMEDIATE takes the write lock at BEGIN, so a transaction never fails
-	// with SQLITE_BUSY when it upgrades from reading to writing. The
-	// checkpointer, not the writer's commits, checkpoints (checkpoint.go).
+	// with SQLITE_BUSY when it upgrades from reading to writing (here for
+	// the migrations' transactions; the writer begins its own as BEGIN
+	// IMMEDIATE, writeconn.go). The checkpointer, not the writer's
+	// commits, checkpoints (checkpoint.go).
 	// A 16 MiB page cache (the default is 2 MiB) keeps the pages the
 	// commits of many tables touch: with 100 tables playing, it cut the
 	// writer's page reads from 12 to 3 a turn.
@@ -73,11 +75,8 @@ const (
 // *engine.Error (ENOTFOUND, ECONFLICT, EINVALID) when the caller can act on
 // the condition.
 type DB struct {
-	writer *sql.DB
+	writer *writer
 	reader *sql.DB
-	// stmts are the write statements, prepared once on the writer's only
-	// connection and bound to each transaction with Tx.StmtContext.
-	stmts map[string]*sql.Stmt
 	// now stamps updated_at, created_at of messages and resolved_at.
 	now func() time.Time
 
@@ -112,6 +111,10 @@ func open(ctx context.Context, path string, limits checkpointLimits) (*DB, error
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
+	if err := migrate(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
 	r, err := sql.Open("sqlite", path+"?"+readerParams)
 	if err != nil {
 		w.Close()
@@ -119,16 +122,13 @@ func open(ctx context.Context, path string, limits checkpointLimits) (*DB, error
 	}
 	r.SetMaxOpenConns(readConns)
 	r.SetMaxIdleConns(readConns)
-	d := &DB{writer: w, reader: r, stmts: map[string]*sql.Stmt{}, now: time.Now}
+	d := &DB{reader: r, now: time.Now}
+	if d.writer, err = newWriter(ctx, w); err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
 	if d.checkpointer, err = newCheckpointer(path, limits); err != nil {
-		d.Close()
-		return nil, fmt.Errorf("open db %s: %w", path, err)
-	}
-	if err := d.migrate(ctx); err != nil {
-		d.Close()
-		return nil, fmt.Errorf("open db %s: %w", path, err)
-	}
-	if err := d.prepare(ctx); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
@@ -149,18 +149,17 @@ func (d *DB) Close() error {
 		if d.checkpointer != nil {
 			errs = append(errs, d.checkpointer.close())
 		}
-		for _, s := range d.stmts {
-			errs = append(errs, s.Close())
-		}
-		errs = append(errs, d.reader.Close(), d.writer.Close())
+		errs = append(errs, d.reader.Close(), d.writer.close())
 		d.closeErr = errors.Join(errs...)
 	})
 	return d.closeErr
 }
 
-func (d *DB) migrate(ctx context.Context) error {
-	// Not closed: Provider.Close would close the writer.
-	p, err := goose.NewProvider(goose.DialectSQLite3, d.writer, migrations.FS, goose.WithDisableGlobalRegistry(true))
+// migrate applies the embedded migrations on the writer's pool, before
+// the writer pins its connection.
+func migrate(ctx context.Context, pool *sql.DB) error {
+	// Not closed: Provider.Close would close the pool.
+	p, err := goose.NewProvider(goose.DialectSQLite3, pool, migrations.FS, goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -168,58 +167,6 @@ func (d *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
-}
-
-func (d *DB) prepare(ctx context.Context) error {
-	for _, q := range writeQueries {
-		s, err := d.writer.PrepareContext(ctx, q)
-		if err != nil {
-			return fmt.Errorf("prepare %q: %w", q, err)
-		}
-		d.stmts[q] = s
-	}
-	return nil
-}
-
-// write runs fn in one IMMEDIATE transaction on the writer and commits it,
-// or rolls it back if fn fails.
-func (d *DB) write(ctx context.Context, fn func(w *writeTx) error) error {
-	d.checkpointer.restartWAL(ctx, d.writer)
-	tx, err := d.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	// A no-op after Commit. Deferred, it also frees the only writer
-	// connection if fn panics, instead of blocking every later write.
-	defer tx.Rollback()
-	w := &writeTx{ctx: ctx, tx: tx, stmts: d.stmts}
-	if err := fn(w); err != nil {
-		return err
-	}
-	for _, f := range w.last {
-		if err := f(); err != nil {
-			return err
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	d.countWAL(ctx)
-	for _, f := range w.committed {
-		f()
-	}
-	return nil
-}
-
-// countWAL tells the checkpointer how many pages the writer's last
-// transactions put in the WAL. A failure to read the count only delays the
-// next checkpoint.
-func (d *DB) countWAL(ctx context.Context) {
-	n, err := walPagesWritten(ctx, d.writer)
-	if err != nil {
-		return
-	}
-	d.checkpointer.wrote(n)
 }
 
 // read runs fn in one read transaction on the read pool, so all of its
@@ -235,18 +182,15 @@ func (d *DB) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // writeTx runs the prepared write statements inside one transaction.
 type writeTx struct {
-	ctx   context.Context
-	tx    *sql.Tx
+	ctx context.Context
+	// conn runs the statements that are not in writeQueries (rare ones).
+	conn  *sql.Conn
 	stmts map[string]*sql.Stmt
 	// lookupWritten and recordWritten, set by the group-commit writer,
 	// give the state the rows of a table hold (nil: unknown) and record a
 	// state written.
 	lookupWritten func(tableID string) *engine.State
 	recordWritten func(tableID string, st *engine.State)
-	// bound are the statements of stmts bound to tx so far: binding one
-	// (Tx.StmtContext) allocates, and a batch runs the same few
-	// statements many times.
-	bound map[string]*sql.Stmt
 	// last run, in order, after the transaction's other statements;
 	// committed run, in order, once tx has committed.
 	last      []func() error
@@ -284,25 +228,17 @@ func (w *writeTx) queryRow(q string, args ...any) *sql.Row {
 	return w.stmt(q).QueryRowContext(w.ctx, args...)
 }
 
-// stmt returns the prepared statement q bound to w's transaction.
+// stmt returns the prepared statement q.
 func (w *writeTx) stmt(q string) *sql.Stmt {
-	if s, ok := w.bound[q]; ok {
-		return s
-	}
 	s, ok := w.stmts[q]
 	if !ok {
 		panic("db: statement not in writeQueries: " + q) // A programming error, caught by any test.
 	}
-	if w.bound == nil {
-		w.bound = map[string]*sql.Stmt{}
-	}
-	s = w.tx.StmtContext(w.ctx, s)
-	w.bound[q] = s
 	return s
 }
 
-// writeQueries lists every statement a write transaction runs; Open
-// prepares them all.
+// writeQueries lists the statements write transactions run often; Open
+// prepares them all on the writer's connection.
 var writeQueries = slices.Concat(qInsertEvents, qInsertMessages, qInsertCalls, []string{
 	qInsertPlayer,
 	qInsertTable, qUpdateTableConfig,

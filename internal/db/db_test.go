@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,10 +145,10 @@ func mustLoad(tb testing.TB, d *DB, id string) store.TableData {
 	return td
 }
 
-func count(tb testing.TB, db *sql.DB, q string, args ...any) int {
+func count(tb testing.TB, db queryRower, q string, args ...any) int {
 	tb.Helper()
 	var n int
-	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
+	if err := db.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
 		tb.Fatalf("%s: %v", q, err)
 	}
 	return n
@@ -196,17 +197,17 @@ func TestPragmas(t *testing.T) {
 	d := MustOpenDB(t)
 	for _, c := range []struct {
 		name string
-		db   *sql.DB
+		db   queryRower
 		q    string
 		want string
 	}{
-		{"writer journal", d.writer, "PRAGMA journal_mode", "wal"},
-		{"writer foreign keys", d.writer, "PRAGMA foreign_keys", "1"},
-		{"writer synchronous", d.writer, "PRAGMA synchronous", "1"}, // NORMAL
-		{"writer busy timeout", d.writer, "PRAGMA busy_timeout", "5000"},
-		{"writer query only", d.writer, "PRAGMA query_only", "0"},
-		{"writer checkpoints nothing itself", d.writer, "PRAGMA wal_autocheckpoint", "0"},
-		{"writer page cache", d.writer, "PRAGMA cache_size", "-16384"},
+		{"writer journal", d.writer.conn, "PRAGMA journal_mode", "wal"},
+		{"writer foreign keys", d.writer.conn, "PRAGMA foreign_keys", "1"},
+		{"writer synchronous", d.writer.conn, "PRAGMA synchronous", "1"}, // NORMAL
+		{"writer busy timeout", d.writer.conn, "PRAGMA busy_timeout", "5000"},
+		{"writer query only", d.writer.conn, "PRAGMA query_only", "0"},
+		{"writer checkpoints nothing itself", d.writer.conn, "PRAGMA wal_autocheckpoint", "0"},
+		{"writer page cache", d.writer.conn, "PRAGMA cache_size", "-16384"},
 		{"checkpointer journal", d.checkpointer.db, "PRAGMA journal_mode", "wal"},
 		{"checkpointer busy timeout", d.checkpointer.db, "PRAGMA busy_timeout", "5000"},
 		{"reader journal", d.reader, "PRAGMA journal_mode", "wal"},
@@ -216,7 +217,7 @@ func TestPragmas(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got string
-			if err := c.db.QueryRow(c.q).Scan(&got); err != nil {
+			if err := c.db.QueryRowContext(context.Background(), c.q).Scan(&got); err != nil {
 				t.Fatal(err)
 			}
 			if got != c.want {
@@ -224,7 +225,7 @@ func TestPragmas(t *testing.T) {
 			}
 		})
 	}
-	if n := d.writer.Stats().MaxOpenConnections; n != 1 {
+	if n := d.writer.pool.Stats().MaxOpenConnections; n != 1 {
 		t.Errorf("writer max open conns = %d, want 1", n)
 	}
 	if _, err := d.reader.Exec("INSERT INTO players (id, name, token_hash, created_at) VALUES ('x', 'x', x'01', '')"); err == nil {
@@ -232,8 +233,9 @@ func TestPragmas(t *testing.T) {
 	}
 }
 
-// TestWriteLockAtBegin checks _txlock=immediate: a write transaction holds
-// the write lock from BEGIN, before it runs any statement.
+// TestWriteLockAtBegin checks BEGIN IMMEDIATE: a write transaction holds
+// the write lock from BEGIN, before it runs any statement; a failed one
+// rolls back and lets go of it.
 func TestWriteLockAtBegin(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tavern.db")
 	d := MustOpenDBAt(t, path)
@@ -244,18 +246,64 @@ func TestWriteLockAtBegin(t *testing.T) {
 	defer other.Close()
 	insert := "INSERT INTO players (id, name, token_hash, created_at) VALUES (?, 'x', ?, '')"
 
-	tx, err := d.writer.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := other.Exec(insert, "a", []byte{1}); err == nil {
-		t.Errorf("another connection wrote while a write transaction was open")
-	}
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
+	errRefused := errors.New("refused")
+	err = d.write(context.Background(), func(*writeTx) error {
+		if _, err := other.Exec(insert, "a", []byte{1}); err == nil {
+			t.Errorf("another connection wrote while a write transaction was open")
+		}
+		return errRefused
+	})
+	if !errors.Is(err, errRefused) {
+		t.Fatalf("write = %v, want %v", err, errRefused)
 	}
 	if _, err := other.Exec(insert, "b", []byte{2}); err != nil {
 		t.Errorf("write after rollback: %v", err)
+	}
+}
+
+// TestWriterOutlivesFailedTransactions: a transaction that fails, panics,
+// or is left open (its ROLLBACK failed) does not stop the next one.
+func TestWriterOutlivesFailedTransactions(t *testing.T) {
+	d := MustOpenDB(t)
+	ctx := context.Background()
+	insert := func(id string) func(w *writeTx) error {
+		return func(w *writeTx) error {
+			_, err := w.conn.ExecContext(ctx, "INSERT INTO players (id, name, token_hash, created_at) VALUES (?, 'x', ?, '')", id, []byte(id))
+			return err
+		}
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Errorf("the panic was swallowed")
+			}
+		}()
+		_ = d.write(ctx, func(w *writeTx) error {
+			if err := insert("panicked")(w); err != nil {
+				t.Fatal(err)
+			}
+			panic("boom")
+		})
+	}()
+	if err := d.write(ctx, func(w *writeTx) error {
+		if err := insert("failed")(w); err != nil {
+			return err
+		}
+		return insert("failed")(w) // the primary key refuses it
+	}); err == nil {
+		t.Fatal("a duplicate insert succeeded")
+	}
+	// A transaction left open, as if its ROLLBACK had failed.
+	if _, err := d.writer.begin.ExecContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.write(ctx, insert("kept")); err != nil {
+		t.Fatalf("write after a transaction left open: %v", err)
+	}
+	for id, want := range map[string]int{"panicked": 0, "failed": 0, "kept": 1} {
+		if n := count(t, d.reader, "SELECT count(*) FROM players WHERE id = ?", id); n != want {
+			t.Errorf("player %q: %d rows, want %d", id, n, want)
+		}
 	}
 }
 
@@ -274,15 +322,15 @@ func TestForeignKeysCascade(t *testing.T) {
 	}
 	children := []string{"seats", "characters", "locations", "npcs", "item_templates", "items", "quests", "relationships", "game_state", "events", "agent_messages", "pending_actions"}
 	for _, tbl := range children {
-		if n := count(t, d.writer, "SELECT COUNT(*) FROM "+tbl+" WHERE table_id = 't1'"); n == 0 {
+		if n := count(t, d.writer.conn, "SELECT COUNT(*) FROM "+tbl+" WHERE table_id = 't1'"); n == 0 {
 			t.Fatalf("%s: no rows before delete", tbl)
 		}
 	}
-	if _, err := d.writer.Exec("DELETE FROM tables WHERE id = 't1'"); err != nil {
+	if _, err := d.writer.conn.ExecContext(ctx, "DELETE FROM tables WHERE id = 't1'"); err != nil {
 		t.Fatal(err)
 	}
 	for _, tbl := range children {
-		if n := count(t, d.writer, "SELECT COUNT(*) FROM "+tbl); n != 0 {
+		if n := count(t, d.writer.conn, "SELECT COUNT(*) FROM "+tbl); n != 0 {
 			t.Errorf("%s: %d rows left after deleting the table", tbl, n)
 		}
 	}

@@ -15,24 +15,6 @@ import (
 	"tavern/internal/store"
 )
 
-// writeTxFunc runs fn in one IMMEDIATE transaction on the writer, for the
-// statements of this file (they are not in writeQueries: each runs rarely).
-func (d *DB) writeTxFunc(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := d.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback() // a no-op after Commit
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	d.countWAL(ctx)
-	return nil
-}
-
 // ActiveHistory returns the messages of an agent's history at a table that
 // are not archived in a memory, oldest first: at most the last limit
 // (limit <= 0: all), never starting in the middle of a turn. Each
@@ -160,7 +142,7 @@ func archive(w *writeTx, tableID string, m *store.Memory, at time.Time) error {
 	}
 	if n == 0 {
 		var one int
-		if err := w.tx.QueryRowContext(w.ctx, "SELECT 1 FROM tables WHERE id = ?", tableID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+		if err := w.conn.QueryRowContext(w.ctx, "SELECT 1 FROM tables WHERE id = ?", tableID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
 			return tableNotFound(tableID)
 		}
 		return engine.Errorf(engine.ECONFLICT, "no active %s message in turns %d-%d", m.Agent, m.FirstTurn, m.LastTurn)
@@ -192,8 +174,8 @@ func (d *DB) UpdateMemory(ctx context.Context, m store.Memory) error {
 	if m.Keywords == nil {
 		m.Keywords = []string{}
 	}
-	err := d.writeTxFunc(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "UPDATE memories SET title = ?, summary = ?, keywords = ?, source = ? WHERE id = ? AND table_id = ?",
+	err := d.write(ctx, func(w *writeTx) error {
+		res, err := w.conn.ExecContext(ctx, "UPDATE memories SET title = ?, summary = ?, keywords = ?, source = ? WHERE id = ? AND table_id = ?",
 			m.Title, m.Summary, plainJSON(m.Keywords), m.Source, m.ID, m.TableID)
 		if err != nil {
 			return err

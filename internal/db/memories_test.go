@@ -28,7 +28,7 @@ func commitTurns(t *testing.T, d *DB, tableID, agentName string, from, n int) {
 func TestFTS5Available(t *testing.T) {
 	d := MustOpenDB(t)
 	var n int
-	if err := d.writer.QueryRow("SELECT count(*) FROM pragma_compile_options WHERE compile_options = 'ENABLE_FTS5'").Scan(&n); err != nil {
+	if err := d.writer.conn.QueryRowContext(context.Background(), "SELECT count(*) FROM pragma_compile_options WHERE compile_options = 'ENABLE_FTS5'").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 1 {

@@ -86,7 +86,7 @@ func TestUpgradeToWriteIndexes(t *testing.T) {
 			t.Errorf("search %q: %v (%v), want one memory", q, found, err)
 		}
 	}
-	if _, err := d.writer.Exec("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')"); err != nil {
+	if _, err := d.writer.conn.ExecContext(context.Background(), "INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')"); err != nil {
 		t.Errorf("search index: %v", err)
 	}
 	for _, c := range []struct {

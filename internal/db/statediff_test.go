@@ -124,7 +124,7 @@ func TestForget(t *testing.T) {
 	if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.writer.Exec("UPDATE characters SET hp = 99 WHERE table_id = 't1' AND id = 'c1'"); err != nil {
+	if _, err := d.writer.conn.ExecContext(context.Background(), "UPDATE characters SET hp = 99 WHERE table_id = 't1' AND id = 'c1'"); err != nil {
 		t.Fatal(err)
 	}
 	hp := func() int {
@@ -155,7 +155,7 @@ func TestFirstCommitAfterCreateDiffs(t *testing.T) {
 	ctx := context.Background()
 	st := fightingState(t)
 	mustCreateTable(t, d, "t1", st)
-	if _, err := d.writer.Exec("UPDATE characters SET hp = 99 WHERE table_id = 't1' AND id = 'c1'"); err != nil {
+	if _, err := d.writer.conn.ExecContext(context.Background(), "UPDATE characters SET hp = 99 WHERE table_id = 't1' AND id = 'c1'"); err != nil {
 		t.Fatal(err)
 	}
 	st.Character("c2").HP-- // changed by the caller after the create
