@@ -283,6 +283,45 @@ func TestAcksBetweenTurnChunks(t *testing.T) {
 	}
 }
 
+// TestBurstInOneTransaction: acks and turns queued together that fit in
+// chunkRows commit in one transaction (a burst of acts would otherwise
+// cost a transaction per kind and round, and fall behind), a turn's ack
+// still after the turn.
+func TestBurstInOneTransaction(t *testing.T) {
+	d := MustOpenDB(t)
+	st := fightingState(t)
+	var cs []store.Commit
+	for i := range 4 {
+		id := fmt.Sprintf("t%d", i)
+		mustCreateTable(t, d, id, st)
+		cs = append(cs, store.Commit{TableID: id, State: st.Clone(), Chain: 1,
+			Events: []engine.Event{{Seq: 1, TS: t0, Kind: "narration", Data: map[string]any{}}}})
+		ack := ack(id, 2, "k")
+		ack.Chain = 1
+		cs = append(cs, ack)
+	}
+	mustCreateTable(t, d, "other", st)
+	cs = append(cs, ack("other", 1, "k"))
+	m := idleCommitter(d)
+	var txs []int
+	m.observer.Store(&WriteObserver{Transaction: func(_ time.Duration, commits int) { txs = append(txs, commits) }})
+	batch, results := requests(cs...)
+	m.apply(batch)
+	for i, res := range results {
+		if err := <-res; err != nil {
+			t.Errorf("commit %d: %v", i, err)
+		}
+	}
+	if !slices.Equal(txs, []int{len(cs)}) {
+		t.Errorf("transactions of %v commits, want one of %d", txs, len(cs))
+	}
+	for i := range 4 {
+		if td := mustLoad(t, d, fmt.Sprintf("t%d", i)); td.Seq != 2 {
+			t.Errorf("t%d: seq %d, want 2", i, td.Seq)
+		}
+	}
+}
+
 // TestEnqueueChecksMessages: Enqueue, the hub's way in, refuses a history
 // message that is not JSON as Commit does, at once and without queueing
 // it (done is never called).

@@ -276,37 +276,56 @@ func chunkLen(heavy []*commitReq) int {
 	return n
 }
 
-// apply commits batch and the queued action states. The light commits
-// (acks, chat lines, seats: no state, history, archive or call rows) go
-// first in a transaction of their own, with the states, and their callers
-// are released at once; the turns follow in chunks of a few turns
-// (chunkRows to a transaction), and the light commits that arrive
-// meanwhile go before each next chunk. An ack then waits for a few rows
-// and at most one chunk of turns, not behind every turn queued with it.
+// apply commits batch and the queued action states, in as few
+// transactions as it can: every transaction writes its own WAL pages and
+// pays its own COMMIT, so under a burst of acts one transaction per
+// commit would fall behind the arrivals. What fits in chunkRows goes in
+// one transaction. Past that, the light commits (acks, chat lines, seats:
+// no state, history, archive or call rows) go first in a transaction of
+// their own, with the states, and their callers are released at once; the
+// turns follow in chunks (chunkRows to a transaction), and the commits
+// that arrive meanwhile join them, their light ones first. An ack then
+// waits for a few rows and at most one chunk of turns, not behind every
+// turn queued with it.
 func (m *committer) apply(batch []*commitReq) {
 	lives := m.takeLives()
 	light, heavy := splitLight(batch, nil)
-	if len(light) > 0 || len(heavy) == 0 {
-		m.applyGroup(light, lives)
-		lives = nil
-	}
-	for len(heavy) > 0 {
+	for {
+		if rowsOf(light)+rowsOf(heavy) <= chunkRows {
+			m.applyGroup(append(light, heavy...), lives)
+			return
+		}
+		if len(light) > 0 || len(heavy) == 0 {
+			m.applyGroup(light, lives)
+			lives = nil
+		}
+		if len(heavy) == 0 {
+			return
+		}
 		n := chunkLen(heavy)
 		m.applyGroup(heavy[:n], lives)
-		lives = nil
 		heavy = heavy[n:]
-		if len(heavy) == 0 || len(heavy) >= maxBatch {
-			continue
+		if len(heavy) == 0 {
+			return
 		}
-		// The action states queued before these commits go with them
-		// (QueueActionState's promise).
-		lives = m.takeLives()
-		var later []*commitReq
-		light, later = splitLight(m.queued(maxBatch-len(heavy)), tablesOf(heavy))
-		m.applyGroup(light, lives)
-		lives = nil
-		heavy = append(heavy, later...)
+		// The action states queued before the commits taken next go with
+		// them (QueueActionState's promise).
+		lives, light = m.takeLives(), nil
+		if len(heavy) < maxBatch {
+			var later []*commitReq
+			light, later = splitLight(m.queued(maxBatch-len(heavy)), tablesOf(heavy))
+			heavy = append(heavy, later...)
+		}
 	}
+}
+
+// rowsOf estimates the rows the commits of batch write.
+func rowsOf(batch []*commitReq) int {
+	n := 0
+	for _, r := range batch {
+		n += rows(r.c)
+	}
+	return n
 }
 
 // queued returns the commits waiting in the queue, at most limit, without
