@@ -70,6 +70,9 @@ type config struct {
 	// before the next one (±25 %); 0 acts at once, a closed loop that
 	// keeps the server saturated.
 	think time.Duration
+	// warmup: the latencies of the actions sent this long after the start
+	// are also reported apart (0: not).
+	warmup time.Duration
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -82,6 +85,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&c.actions, "actions", 15, "actions per player")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "stop after this long")
 	fs.DurationVar(&c.think, "think", 0, "play: a player's pause after its action is narrated (±25%), and before its first (0 to this); 0: act at once, which saturates the server")
+	fs.DurationVar(&c.warmup, "warmup", 0, "play: also report the latencies of the actions sent this long after the start, past the warm-up (0: don't)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	serverPID := fs.Int("server-pid", 0, "pid of the server given by -url: report its CPU and memory from /proc")
 	metrics := fs.Bool("metrics", false, "read the server's CPU from its /metrics (process_cpu_seconds_total)")
@@ -131,7 +135,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "loadgen: %d tables × (%d players + %d spectators), %d actions each, think %s, against %s\n",
 		c.tables, c.players, c.spectators, c.actions, c.think, c.url)
-	st := &stats{seats: int64(c.tables * c.players)}
+	st := &stats{seats: int64(c.tables * c.players), warmup: c.warmup}
 	var before usage
 	if c.meter != nil {
 		var err error
@@ -140,6 +144,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	start := time.Now()
+	st.start = start
 	var wg sync.WaitGroup
 	for i := range c.tables {
 		wg.Add(1)
@@ -237,11 +242,17 @@ type stats struct {
 	warmedUp              atomic.Int64 // bots with a first action narrated
 	warmAt                atomic.Int64 // unix ns; 0 until every bot's was
 	steadyAck, steadyTurn []time.Duration
-	events, deltas        atomic.Int64
-	acts, refusals        atomic.Int64
-	fights                atomic.Int64
-	failures              atomic.Int64
-	firstErr              atomic.Value
+	// Of the actions sent warmup or more after start (-warmup): with
+	// -think, the players of tables opened at once act in waves for the
+	// first rounds, which a warm-up of a few think times leaves out.
+	start             time.Time
+	warmup            time.Duration
+	lateAck, lateTurn []time.Duration
+	events, deltas    atomic.Int64
+	acts, refusals    atomic.Int64
+	fights            atomic.Int64
+	failures          atomic.Int64
+	firstErr          atomic.Value
 }
 
 func (s *stats) fail(err error) {
@@ -258,6 +269,10 @@ func (s *stats) record(sent time.Time, ack, turn time.Duration, first bool) {
 	if at := s.warmAt.Load(); at != 0 && sent.UnixNano() >= at {
 		s.steadyAck = append(s.steadyAck, ack)
 		s.steadyTurn = append(s.steadyTurn, turn)
+	}
+	if s.warmup > 0 && sent.Sub(s.start) >= s.warmup {
+		s.lateAck = append(s.lateAck, ack)
+		s.lateTurn = append(s.lateTurn, turn)
 	}
 	s.mu.Unlock()
 	if first && s.warmedUp.Add(1) == s.seats {
@@ -285,6 +300,12 @@ func (s *stats) report(out io.Writer, elapsed time.Duration) {
 	slices.Sort(s.steadyTurn)
 	fmt.Fprintf(out, "  of the %d actions sent once all %d bots had one narrated: ack p50 %s p99 %s, turn p50 %s p99 %s\n",
 		len(s.steadyAck), s.seats, pct(s.steadyAck, .5), pct(s.steadyAck, .99), pct(s.steadyTurn, .5), pct(s.steadyTurn, .99))
+	if s.warmup > 0 {
+		slices.Sort(s.lateAck)
+		slices.Sort(s.lateTurn)
+		fmt.Fprintf(out, "  of the %d actions sent %s or more after the start (-warmup): ack p50 %s p90 %s p99 %s, turn p50 %s p90 %s p99 %s\n",
+			len(s.lateAck), s.warmup, pct(s.lateAck, .5), pct(s.lateAck, .9), pct(s.lateAck, .99), pct(s.lateTurn, .5), pct(s.lateTurn, .9), pct(s.lateTurn, .99))
+	}
 	fmt.Fprintf(out, "  events delivered to clients: %d (%.0f/s), narration deltas: %d\n", s.events.Load(), float64(s.events.Load())/elapsed.Seconds(), s.deltas.Load())
 	fmt.Fprintf(out, "  failures: %d\n", s.failures.Load())
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,12 +44,17 @@ func TestBatchedLoadRunsClean(t *testing.T) {
 func TestThinkTimePacesThePlayers(t *testing.T) {
 	var out bytes.Buffer
 	start := time.Now()
-	err := run(context.Background(), []string{"-tables", "1", "-players", "2", "-spectators", "1", "-actions", "3", "-think", "200ms", "-timeout", "60s"}, &out)
+	err := run(context.Background(), []string{"-tables", "1", "-players", "2", "-spectators", "1", "-actions", "3", "-think", "200ms", "-warmup", "300ms", "-timeout", "60s"}, &out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), "6 actions") || !strings.Contains(out.String(), "think 200ms") || !strings.Contains(out.String(), "failures: 0") {
 		t.Errorf("report:\n%s", out.String())
+	}
+	// The actions after the warm-up are reported apart: the third of each
+	// player comes after two pauses of at least 150 ms.
+	if !regexp.MustCompile(`of the [1-6] actions sent 300ms or more after the start`).MatchString(out.String()) {
+		t.Errorf("no line for the actions past -warmup:\n%s", out.String())
 	}
 	// Three pauses of at least 150 ms each per player.
 	if d := time.Since(start); d < 450*time.Millisecond {
