@@ -11,9 +11,10 @@
 // Start with [Open], which creates the file, applies the embedded migrations
 // of package tavern/migrations and returns a [DB]; then [DB.Commit], the one
 // write path of a running table, and [DB.LoadTable], which brings a table
-// back. Writes go through a single connection in IMMEDIATE transactions:
-// SQLite has one writer at a time, and queueing in the pool rather than on
-// the file lock avoids SQLITE_BUSY mid-transaction. Reads use a separate
+// back. Writes go through a single connection, held for the DB's life, in
+// IMMEDIATE transactions (writeconn.go): SQLite has one writer at a time,
+// and queueing for that connection rather than on the file lock avoids
+// SQLITE_BUSY mid-transaction. Reads use a separate
 // pool; multi-query reads run in one read transaction, so under WAL they see
 // a consistent snapshot while a turn commits. A checkpointer on a
 // connection of its own copies the WAL into the file, off the writer's

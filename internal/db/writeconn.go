@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -64,20 +66,12 @@ func (w *writer) close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var errs []error
-	for _, s := range append([]*sql.Stmt{w.begin, w.commit, w.rollback}, mapValues(w.stmts)...) {
+	for _, s := range slices.AppendSeq([]*sql.Stmt{w.begin, w.commit, w.rollback}, maps.Values(w.stmts)) {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
 	}
 	return errors.Join(append(errs, w.conn.Close(), w.pool.Close())...)
-}
-
-func mapValues(m map[string]*sql.Stmt) []*sql.Stmt {
-	out := make([]*sql.Stmt, 0, len(m))
-	for _, s := range m {
-		out = append(out, s)
-	}
-	return out
 }
 
 // write runs fn in one IMMEDIATE transaction on the writer and commits it,
