@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"context"
 	"database/sql"
 	"testing"
 
@@ -116,4 +117,49 @@ func TestResentActAnsweredFromMemory(t *testing.T) {
 	e.shutdown()
 	e.open()
 	resend(e.dial(tid, "player", tok, -1), "k3")
+}
+
+// TestReaderGoesOnWhileAnActWaits: a socket's reader hands an act or a
+// line to the table and reads on; it does not wait for the answer, which
+// the table sends once the store holds the commit. Here another
+// connection holds SQLite's write lock, so the say's commit waits; a
+// ping sent after it is answered meanwhile, and the say's ack comes once
+// the lock is let go.
+func TestReaderGoesOnWhileAnActWaits(t *testing.T) {
+	e := newEnv(t, 5)
+	tid := e.table(hub.TableSpec{})
+	p, tok := e.player("Ann")
+	e.sit(tid, p, "Aldric", "warrior")
+	a := e.dial(tid, "player", tok, -1)
+	if f := a.act("k1", "I look around the square"); f.Type != "ack" {
+		t.Fatalf("k1: %+v", f)
+	}
+	a.event("narration")
+
+	raw, err := sql.Open("sqlite", e.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	ctx := context.Background()
+	lock, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	a.send(map[string]string{"type": "say", "id": "s1", "text": "Anyone seen the miller?"})
+	a.send(map[string]string{"type": "ping", "id": "p1"})
+	f := a.until("pong", func(f frame) bool { return f.Type == "pong" || f.ID == "s1" })
+	if f.Type != "pong" {
+		t.Fatalf("%+v came before the pong: the reader waited for the say", f)
+	}
+	if _, err := lock.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if f := a.until("answer to s1", func(f frame) bool { return f.ID == "s1" }); f.Type != "ack" {
+		t.Fatalf("s1: %+v", f)
+	}
 }

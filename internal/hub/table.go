@@ -188,7 +188,7 @@ func (t *table) tryPost(f func()) bool {
 // What call answers when the hub closes, or when the table was evicted
 // under the caller (evict.go: only after evictAfter without any get, so
 // all but impossible): the client tries again and loads it afresh. Made
-// once: call runs for every frame a player sends.
+// once: every frame a player sends may need them (client.handle).
 var (
 	errShuttingDown = engine.Errorf(engine.EUNAVAILABLE, "The server is shutting down.")
 	errEvicted      = engine.Errorf(engine.EUNAVAILABLE, "The table was unloaded; try again.")
