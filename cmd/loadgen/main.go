@@ -505,8 +505,12 @@ var script = []string{"I look around", "we go to the old mill", "I attack Snikke
 	"I ask Tobin about his wares", "back to the square"}
 
 // playSeat plays one seat: c.actions actions, then it keeps taking its
-// initiative turns (defending) until every player of the table is done, as
-// a real player stays until the fight is over.
+// initiative turns (striking) until every player of the table is done, as
+// a real player stays until the fight is over. It strikes, not defends:
+// a player whose character is knocked out is skipped in the initiative and
+// waits for the fight to end (after it, the character comes to), so a
+// fight the others only defended in never ended, and the run stalled
+// until the 2-minute turn timer (the stalls of earlier sessions' runs).
 func playSeat(ctx context.Context, c config, tableID string, i int, acting *atomic.Int64, st *stats) error {
 	tok, playerID, err := newPlayer(ctx, c.url, fmt.Sprintf("Bot %d", i))
 	if err != nil {
@@ -637,7 +641,7 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 		if inCombat && myTurn {
 			n++
 			myTurn = false
-			if err := send(fmt.Sprintf("stay-%d", n), "I defend"); err != nil {
+			if err := send(fmt.Sprintf("stay-%d", n), "I strike the nearest goblin"); err != nil {
 				return err
 			}
 		}
