@@ -24,11 +24,7 @@ func TestFailedTurnCommitRestartsTheTable(t *testing.T) {
 	e.sit(tid, p, "Aldric", "warrior")
 	a := e.dial(tid, "player", tok, -1)
 
-	raw, err := sql.Open("sqlite", e.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
+	raw := openRaw(t, e.dbPath)
 	mustExec := func(q string) {
 		t.Helper()
 		if _, err := raw.Exec(q); err != nil {
@@ -91,15 +87,7 @@ BEGIN SELECT RAISE(ABORT, 'injected fault'); END`)
 // never stored twice, and the table does not restart over it (the store
 // would refuse the duplicate, which fails the commits queued behind it).
 func TestResentActAnsweredFromMemory(t *testing.T) {
-	e := newEnv(t, 5)
-	tid := e.table(hub.TableSpec{})
-	p, tok := e.player("Ann")
-	e.sit(tid, p, "Aldric", "warrior")
-	a := e.dial(tid, "player", tok, -1)
-	if f := a.act("k1", "I look around the square"); f.Type != "ack" {
-		t.Fatalf("k1: %+v", f)
-	}
-	a.event("narration")
+	e, tid, tok, a := playedOnce(t)
 	resend := func(c *wsClient, next string) {
 		t.Helper()
 		if f := c.act("k1", "I look around the square"); f.Type != "ack" || f.Status != "accepted" {
@@ -126,23 +114,10 @@ func TestResentActAnsweredFromMemory(t *testing.T) {
 // ping sent after it is answered meanwhile, and the say's ack comes once
 // the lock is let go.
 func TestReaderGoesOnWhileAnActWaits(t *testing.T) {
-	e := newEnv(t, 5)
-	tid := e.table(hub.TableSpec{})
-	p, tok := e.player("Ann")
-	e.sit(tid, p, "Aldric", "warrior")
-	a := e.dial(tid, "player", tok, -1)
-	if f := a.act("k1", "I look around the square"); f.Type != "ack" {
-		t.Fatalf("k1: %+v", f)
-	}
-	a.event("narration")
+	e, _, _, a := playedOnce(t)
 
-	raw, err := sql.Open("sqlite", e.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
 	ctx := context.Background()
-	lock, err := raw.Conn(ctx)
+	lock, err := openRaw(t, e.dbPath).Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,4 +137,32 @@ func TestReaderGoesOnWhileAnActWaits(t *testing.T) {
 	if f := a.until("answer to s1", func(f frame) bool { return f.ID == "s1" }); f.Type != "ack" {
 		t.Fatalf("s1: %+v", f)
 	}
+}
+
+// playedOnce opens a table where Ann's act "k1" has been narrated, and
+// returns her socket.
+func playedOnce(t *testing.T) (e *env, tableID, token string, a *wsClient) {
+	t.Helper()
+	e = newEnv(t, 5)
+	tableID = e.table(hub.TableSpec{})
+	p, token := e.player("Ann")
+	e.sit(tableID, p, "Aldric", "warrior")
+	a = e.dial(tableID, "player", token, -1)
+	if f := a.act("k1", "I look around the square"); f.Type != "ack" {
+		t.Fatalf("k1: %+v", f)
+	}
+	a.event("narration")
+	return e, tableID, token, a
+}
+
+// openRaw opens the test's database file beside the hub's store, closed
+// when the test ends.
+func openRaw(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { raw.Close() })
+	return raw
 }
