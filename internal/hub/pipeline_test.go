@@ -166,3 +166,37 @@ func openRaw(t *testing.T, path string) *sql.DB {
 	t.Cleanup(func() { raw.Close() })
 	return raw
 }
+
+// TestRefusalWaitsForTheCommitsItRestsOn: a refusal rests on the table's
+// state, which runs ahead of the store by the commits in flight, so it
+// leaves only once they are durable. Here the store cannot commit (another
+// connection holds the write lock): a second act, refused because the
+// first still waits, is answered only after the first is acked.
+func TestRefusalWaitsForTheCommitsItRestsOn(t *testing.T) {
+	e, _, _, a := playedOnce(t)
+	ctx := context.Background()
+	lock, err := openRaw(t, e.dbPath).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	a.send(map[string]string{"type": "act", "id": "k2", "text": "I look around the square"})
+	a.send(map[string]string{"type": "act", "id": "k3", "text": "I look around the square"})
+	a.send(map[string]string{"type": "ping", "id": "p1"})
+	if f := a.until("pong", func(f frame) bool { return f.Type == "pong" || f.ID == "k2" || f.ID == "k3" }); f.Type != "pong" {
+		t.Fatalf("%+v came before the pong, while the store could not commit", f)
+	}
+	if _, err := lock.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	first := a.until("an answer", func(f frame) bool { return f.ID == "k2" || f.ID == "k3" })
+	if first.ID != "k2" || first.Type != "ack" {
+		t.Fatalf("first answer %+v, want k2's ack", first)
+	}
+	if f := a.until("answer to k3", func(f frame) bool { return f.ID == "k3" }); f.Type != "error" || f.Code != "busy" {
+		t.Fatalf("k3: %+v, want error busy", f)
+	}
+}
