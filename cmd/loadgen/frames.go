@@ -134,8 +134,8 @@ func scanFrame(b []byte) (f frame, ok bool) {
 	if !s.Enter('{') {
 		return f, false
 	}
-	for first := true; s.Next('}', first); first = false {
-		switch string(s.Key()) {
+	members(s, func(key []byte) {
+		switch string(key) {
 		case "type":
 			str(s, &f.Type)
 		case "id":
@@ -149,7 +149,7 @@ func scanFrame(b []byte) (f frame, ok bool) {
 		default:
 			s.SkipValue()
 		}
-	}
+	})
 	if !s.Done() {
 		return frame{}, false
 	}
@@ -161,12 +161,8 @@ func scanFrame(b []byte) (f frame, ok bool) {
 // gave, as encoding/json does.
 func eventData(s *jsonscan.Scanner, f *frame) {
 	f.PlayerID, f.ActionID, f.Entry = "", "", ""
-	if !s.Enter('{') {
-		s.SkipValue()
-		return
-	}
-	for first := true; s.Next('}', first); first = false {
-		switch string(s.Key()) {
+	object(s, func(key []byte) {
+		switch string(key) {
 		case "player_id":
 			str(s, &f.PlayerID)
 		case "action_id":
@@ -176,21 +172,35 @@ func eventData(s *jsonscan.Scanner, f *frame) {
 		default:
 			s.SkipValue()
 		}
-	}
+	})
 }
 
 func entryID(s *jsonscan.Scanner, id *string) {
 	*id = ""
-	if !s.Enter('{') {
-		s.SkipValue()
-		return
-	}
-	for first := true; s.Next('}', first); first = false {
-		if string(s.Key()) == "id" {
+	object(s, func(key []byte) {
+		if string(key) == "id" {
 			str(s, id)
 		} else {
 			s.SkipValue()
 		}
+	})
+}
+
+// object reads the members of an object value with member, which must
+// read or skip each member's value; any other value is skipped.
+func object(s *jsonscan.Scanner, member func(key []byte)) {
+	if !s.Enter('{') {
+		s.SkipValue()
+		return
+	}
+	members(s, member)
+}
+
+// members calls member for each member of the object s has entered, up
+// to its closing brace.
+func members(s *jsonscan.Scanner, member func(key []byte)) {
+	for first := true; s.Next('}', first); first = false {
+		member(s.Key())
 	}
 }
 
