@@ -679,28 +679,18 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 	// can send.
 	answer := func(status string, err error) {
 		if err == nil {
-			c.send(ackFrame(f.ID, status)) // called once the commit settled
+			c.send(ackFrame(f.ID, status))
 			return
 		}
-		// A refusal rests on the table's state, which runs ahead of what
-		// is durable by the commits in flight: it leaves once they settle,
-		// as an ack would (or, if they fail, the table restarts and says
-		// so instead).
-		t.afterSettled(func(unsaved error) {
-			if unsaved != nil {
-				c.answerError(t, f, unsaved)
+		var r refusal
+		if errors.As(err, &r) {
+			// Off the table goroutine, which never reads the disk: was it
+			// this very act, sent before?
+			if t.h.spawn(func() { c.answerRefused(ctx, t, f, r) }) {
 				return
 			}
-			var r refusal
-			if errors.As(err, &r) {
-				// Off the table goroutine, which never reads the disk: was
-				// it this very act, sent before?
-				if t.h.spawn(func() { c.answerRefused(ctx, t, f, r) }) {
-					return
-				}
-			}
-			c.answerError(t, f, err)
-		})
+		}
+		c.answerError(t, f, err)
 	}
 	cmd := func() {
 		if f.Type == "act" {

@@ -585,7 +585,16 @@ outer:
 func (t *table) act(ctx context.Context, c *client, clientID, text string, answer func(status string, err error)) {
 	status, commit, err := t.admitAct(c, clientID, text)
 	if err != nil || commit == nil {
-		answer(status, err)
+		// No commit of its own: the answer (a refusal, or the ack of an
+		// act sent again) rests on the table's state, which runs ahead of
+		// the store by the commits in flight, so it leaves once they
+		// settle; if they fail, the table restarts and that is the answer.
+		t.afterSettled(func(unsaved error) {
+			if unsaved != nil {
+				status, err = "", unsaved
+			}
+			answer(status, err)
+		})
 		return
 	}
 	a := *commit.AddPending
