@@ -423,6 +423,7 @@ func TestAdminMetrics(t *testing.T) {
 		"tavern_llm_cost_usd_total":           {"model"},
 		"tavern_moderation_total":             {"action"},
 		"tavern_http_requests_total":          {"code", "method", "route"},
+		"tavern_ack_seconds":                  {"frame"},
 		"tavern_store_commit_seconds":         {"result"},
 		"tavern_store_transaction_seconds":    nil,
 		"tavern_store_transaction_commits":    nil,

@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"tavern/adventures"
 	"tavern/internal/agent"
@@ -61,8 +62,11 @@ func main() {
 }
 
 type config struct {
-	url                         string
-	meter                       meter
+	url   string
+	meter meter
+	// metrics reads the server's metrics, for its own ack latencies
+	// (serverAcks); nil: not known.
+	metrics                     families
 	tables, players, spectators int
 	actions                     int
 	timeout                     time.Duration
@@ -88,7 +92,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.DurationVar(&c.warmup, "warmup", 0, "play: also report the latencies of the actions sent this long after the start, past the warm-up (0: don't)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	serverPID := fs.Int("server-pid", 0, "pid of the server given by -url: report its CPU and memory from /proc")
-	metrics := fs.Bool("metrics", false, "read the server's CPU from its /metrics (process_cpu_seconds_total)")
+	metrics := fs.Bool("metrics", false, "read the server's /metrics: its CPU (process_cpu_seconds_total, without -server-pid) and its own ack latencies (tavern_ack_seconds)")
 	metricsToken := fs.String("metrics-token", "", "bearer token for /metrics (implies -metrics)")
 	mode := fs.String("mode", "play", "play: bots play tables; fanout: say/s fan-out to many sockets (see fanout.go)")
 	var fo fanoutConfig
@@ -113,9 +117,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	inProcess := c.url == ""
+	var srv *server
 	if inProcess {
-		srv, err := startServer(ctx)
-		if err != nil {
+		var err error
+		if srv, err = startServer(ctx); err != nil {
 			return err
 		}
 		defer srv.close()
@@ -123,8 +128,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	} else if err := loopbackOnly(c.url); err != nil {
 		return err
 	}
-	c.meter = newMeter(c.url, *serverPID, *metrics, *metricsToken)
-	if inProcess && c.meter == nil {
+	if *metrics || *metricsToken != "" {
+		c.metrics = scraped(metricsURL(c.url), *metricsToken)
+	}
+	c.meter = newMeter(c.url, *serverPID, c.metrics)
+	if inProcess {
+		c.metrics = srv.metrics
 		c.meter = procMeter{os.Getpid()} // server and bots together
 	}
 	if *mode == "fanout" {
@@ -143,6 +152,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("read server usage: %w", err)
 		}
 	}
+	var acks *serverAcks
+	if c.metrics != nil {
+		var err error
+		if acks, err = watchAcks(ctx, c.metrics, c.warmup); err != nil {
+			return fmt.Errorf("read server metrics: %w", err)
+		}
+	}
 	start := time.Now()
 	st.start = start
 	var wg sync.WaitGroup
@@ -158,6 +174,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	wg.Wait()
 	elapsed := time.Since(start)
 	st.report(out, elapsed)
+	if acks != nil {
+		if err := acks.report(ctx, out); err != nil {
+			return fmt.Errorf("read server metrics: %w", err)
+		}
+	}
 	if c.meter != nil {
 		after, err := c.meter.read(ctx)
 		if err != nil {
@@ -194,8 +215,9 @@ func loopbackOnly(raw string) error {
 }
 
 type server struct {
-	url   string
-	close func()
+	url     string
+	metrics families // the hub's metrics
+	close   func()
 }
 
 func startServer(ctx context.Context) (*server, error) {
@@ -212,8 +234,9 @@ func startServer(ctx context.Context) (*server, error) {
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	reg := prometheus.NewRegistry()
 	h := hub.New(hub.Config{Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}, Log: log})
+		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}, Log: log, Metrics: hub.NewMetrics(reg)})
 	if err := h.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -223,7 +246,7 @@ func startServer(ctx context.Context) (*server, error) {
 	}
 	hs := &http.Server{Handler: web.New(web.Config{Hub: h, Players: store, Log: log, Quotas: web.Quotas{Off: true}}).Handler()}
 	go hs.Serve(ln)
-	return &server{url: "http://" + ln.Addr().String(), close: func() {
+	return &server{url: "http://" + ln.Addr().String(), metrics: gathered(reg), close: func() {
 		h.Close()
 		hs.Close()
 		store.Close()

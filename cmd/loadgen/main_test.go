@@ -26,6 +26,11 @@ func TestSmallLoadRunsClean(t *testing.T) {
 	if !strings.Contains(out.String(), "16 actions") || !strings.Contains(out.String(), "failures: 0") {
 		t.Errorf("report:\n%s", out.String())
 	}
+	// The in-process server's own count of its acks: one per action, and
+	// one per act of a bot done with its own that the fight still waits for.
+	if !regexp.MustCompile(`server-side acks \(tavern_ack_seconds: act read → ack queued\), whole run: (1[6-9]|[2-9]\d) acks`).MatchString(out.String()) {
+		t.Errorf("no server-side acks:\n%s", out.String())
+	}
 }
 
 // Batched messages (-batch, as the table page asks) are split into their
@@ -55,6 +60,9 @@ func TestThinkTimePacesThePlayers(t *testing.T) {
 	// player comes after two pauses of at least 150 ms.
 	if !regexp.MustCompile(`of the [1-6] actions sent 300ms or more after the start`).MatchString(out.String()) {
 		t.Errorf("no line for the actions past -warmup:\n%s", out.String())
+	}
+	if !regexp.MustCompile(`of those after -warmup: [1-6] acks`).MatchString(out.String()) {
+		t.Errorf("no server-side line for the acks past -warmup:\n%s", out.String())
 	}
 	// Three pauses of at least 150 ms each per player.
 	if d := time.Since(start); d < 450*time.Millisecond {
@@ -158,14 +166,14 @@ func TestMeters(t *testing.T) {
 		io.WriteString(w, "# HELP process_cpu_seconds_total x\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 12.5\nprocess_resident_memory_bytes 1.048576e+06\ngo_goroutines 7\n")
 	}))
 	defer srv.Close()
-	m := newMeter(srv.URL, 0, false, "adm")
+	m := newMeter(srv.URL, 0, scraped(srv.URL, "adm"))
 	if u, err := m.read(context.Background()); err != nil || u.cpu != 12.5 || u.rss != 1<<20 {
 		t.Errorf("metrics usage %+v, %v", u, err)
 	}
-	if _, err := newMeter(srv.URL, 0, true, "").read(context.Background()); err == nil {
+	if _, err := newMeter(srv.URL, 0, scraped(srv.URL, "")).read(context.Background()); err == nil {
 		t.Error("a 401 from /metrics must be an error")
 	}
-	if newMeter(srv.URL, 0, false, "") != nil {
+	if newMeter(srv.URL, 0, nil) != nil {
 		t.Error("no pid, no -metrics: no meter")
 	}
 }

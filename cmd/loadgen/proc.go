@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -73,64 +72,35 @@ func (m procMeter) read(context.Context) (usage, error) {
 }
 
 // metricsMeter reads process_cpu_seconds_total and
-// process_resident_memory_bytes from the server's /metrics.
-type metricsMeter struct{ url, token string }
+// process_resident_memory_bytes from the server's metrics.
+type metricsMeter struct {
+	url  string
+	fams families
+}
 
 func (m metricsMeter) what() string { return m.url }
 
 func (m metricsMeter) read(ctx context.Context) (usage, error) {
-	req, err := http.NewRequestWithContext(ctx, "GET", m.url, nil)
+	fams, err := m.fams(ctx)
 	if err != nil {
 		return usage{}, err
 	}
-	if m.token != "" {
-		req.Header.Set("Authorization", "Bearer "+m.token)
+	cpu, ok := value(fams, "process_cpu_seconds_total")
+	if !ok {
+		return usage{}, fmt.Errorf("%s: no process_cpu_seconds_total", m.url)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return usage{}, err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		return usage{}, fmt.Errorf("GET %s: %s", m.url, res.Status)
-	}
-	var u usage
-	found := 0
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		name, val, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-		if err != nil {
-			continue
-		}
-		switch name {
-		case "process_cpu_seconds_total":
-			u.cpu, found = v, found+1
-		case "process_resident_memory_bytes":
-			u.rss = int64(v)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return usage{}, err
-	}
-	if found == 0 {
-		return usage{}, fmt.Errorf("GET %s: no process_cpu_seconds_total", m.url)
-	}
-	return u, nil
+	rss, _ := value(fams, "process_resident_memory_bytes")
+	return usage{cpu: cpu, rss: int64(rss)}, nil
 }
 
-// newMeter picks how to read the server's usage: its pid, its /metrics
-// (with an admin token when given), or nothing.
-func newMeter(base string, pid int, metrics bool, token string) meter {
+// newMeter picks how to read the usage of the server at base: its pid,
+// its metrics (fams), or nothing.
+func newMeter(base string, pid int, fams families) meter {
 	switch {
 	case pid > 0:
 		return procMeter{pid}
-	case metrics || token != "":
-		return metricsMeter{strings.TrimSuffix(base, "/") + "/metrics", token}
+	case fams != nil:
+		return metricsMeter{metricsURL(base), fams}
 	}
 	return nil
 }

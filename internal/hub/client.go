@@ -594,6 +594,7 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 	refusals := 0
 	for {
 		typ, data, err := c.conn.Read(ctx)
+		read := time.Now()
 		if err != nil {
 			return // closed, or over the read limit (the library closes with 1009)
 		}
@@ -632,7 +633,7 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		case "ping":
 			c.reply(mustFrame(map[string]any{"type": "pong", "id": f.ID}))
 		case "act", "say":
-			c.handle(ctx, t, f)
+			c.handle(ctx, t, f, read)
 		default:
 			c.reply(errorFrame(f.ID, CodeBadRequest, "Unknown frame type; use act, say or ping."))
 		}
@@ -646,7 +647,8 @@ func idOf(f inFrame, parsed bool) string {
 	return f.ID
 }
 
-func (c *client) handle(ctx context.Context, t *table, f inFrame) {
+// handle answers an act or say read at read.
+func (c *client) handle(ctx context.Context, t *table, f inFrame, read time.Time) {
 	maxLen := maxActLen
 	if f.Type == "say" {
 		maxLen = maxSayLen
@@ -679,14 +681,14 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 	// can send.
 	answer := func(status string, err error) {
 		if err == nil {
-			c.send(ackFrame(f.ID, status))
+			c.ack(t, f, status, read)
 			return
 		}
 		var r refusal
 		if errors.As(err, &r) {
 			// Off the table goroutine, which never reads the disk: was it
 			// this very act, sent before?
-			if t.h.spawn(func() { c.answerRefused(ctx, t, f, r) }) {
+			if t.h.spawn(func() { c.answerRefused(ctx, t, f, r, read) }) {
 				return
 			}
 		}
@@ -710,13 +712,19 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame) {
 
 // answerRefused answers an act the table refused: as the act it repeats,
 // if the player sent this one before, else with the refusal.
-func (c *client) answerRefused(ctx context.Context, t *table, f inFrame, r refusal) {
+func (c *client) answerRefused(ctx context.Context, t *table, f inFrame, r refusal, read time.Time) {
 	status, err := t.answerRetry(ctx, c.player.ID, f.ID, r.err)
 	if err == nil {
-		c.send(ackFrame(f.ID, status))
+		c.ack(t, f, status, read)
 		return
 	}
 	c.answerError(t, f, err)
+}
+
+// ack acknowledges frame f, read at read, with status.
+func (c *client) ack(t *table, f inFrame, status string, read time.Time) {
+	c.send(ackFrame(f.ID, status))
+	t.h.metrics.acked(f.Type, read)
 }
 
 // answerError answers frame f with err's code and message; it never

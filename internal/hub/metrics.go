@@ -30,6 +30,7 @@ type Metrics struct {
 	llmCost       *prometheus.CounterVec
 	callsDropped  prometheus.Counter
 	restarts      prometheus.Counter
+	acks          *prometheus.HistogramVec
 	storeCommit   *prometheus.HistogramVec
 	storeTx       prometheus.Histogram
 	storeBatch    prometheus.Histogram
@@ -68,6 +69,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Model calls the call log could not keep (its queue was full or the store failed)."}),
 		restarts: prometheus.NewCounter(prometheus.CounterOpts{Name: "tavern_table_restarts_total",
 			Help: "Tables restarted from the store because a commit failed behind others in flight."}),
+		acks: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tavern_ack_seconds",
+			Help:    "Time from a player's act or say read off its socket to its ack queued for it (durable by then), by frame (act, say): what a player waits for the server to take an action.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"frame"}),
 		storeCommit: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tavern_store_commit_seconds",
 			Help:    "Time from a commit queued with the store to its answer (what an ack or a turn waits for the disk), by result (ok, failed).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"result"}),
@@ -92,7 +96,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.turns, m.turnDuration, m.events, m.deliveries, m.socketsClosed, m.moderation,
 			m.llmRequests, m.llmLatency, m.llmTokens, m.llmCost, m.callsDropped, m.restarts,
-			m.storeCommit, m.storeTx, m.storeBatch, queue, m.gauges} {
+			m.acks, m.storeCommit, m.storeTx, m.storeBatch, queue, m.gauges} {
 			reg.MustRegister(c)
 		}
 	}
@@ -171,6 +175,13 @@ func (m *Metrics) published(events, sockets, subs int) {
 	m.events.Add(float64(events))
 	m.deliveries.WithLabelValues("socket").Add(float64(events * sockets))
 	m.deliveries.WithLabelValues("subscriber").Add(float64(events * subs))
+}
+
+// acked records the ack of a frame (act, say) read since.
+func (m *Metrics) acked(frame string, since time.Time) {
+	if m != nil {
+		m.acks.WithLabelValues(frame).Observe(time.Since(since).Seconds())
+	}
 }
 
 func (m *Metrics) tableRestarted() {
