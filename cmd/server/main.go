@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := hub.NewMetrics(reg)
-	store.ObserveWrites(db.WriteObserver{Commit: metrics.StoreCommit, Transaction: metrics.StoreTransaction})
+	store.ObserveWrites(db.WriteObserver{Commit: metrics.StoreCommit, Transaction: metrics.StoreTransaction, Checkpoint: metrics.StoreCheckpoint})
 	metrics.StoreQueue(store.Queued)
 	// The call log is written off the model path, feeding the DB and the
 	// metrics; closed after the hub so the last turns' calls are kept. The

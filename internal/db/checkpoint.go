@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"modernc.org/sqlite"
 )
@@ -75,20 +76,22 @@ type checkpointer struct {
 	mu   sync.Mutex
 	kick chan struct{}
 	stop chan struct{}
-	wg   sync.WaitGroup
-	once sync.Once
+	// observed hears of each checkpoint (WriteObserver.Checkpoint).
+	observed func(mode string, took time.Duration, finished bool)
+	wg       sync.WaitGroup
+	once     sync.Once
 }
 
 // newCheckpointer opens the checkpointer's connection to path and starts
 // its goroutine; close stops it.
-func newCheckpointer(path string, limits checkpointLimits) (*checkpointer, error) {
+func newCheckpointer(path string, limits checkpointLimits, observed func(mode string, took time.Duration, finished bool)) (*checkpointer, error) {
 	db, err := sql.Open("sqlite", path+"?"+pragmas)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
-	c := &checkpointer{db: db, limits: limits, kick: make(chan struct{}, 1), stop: make(chan struct{})}
+	c := &checkpointer{db: db, limits: limits, kick: make(chan struct{}, 1), stop: make(chan struct{}), observed: observed}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -129,7 +132,10 @@ func (c *checkpointer) passive() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.written.Store(0)
-	if _, log, err := checkpoint(context.Background(), c.db, "PASSIVE"); err == nil {
+	start := time.Now()
+	busy, log, err := checkpoint(context.Background(), c.db, "PASSIVE")
+	c.observed("passive", time.Since(start), err == nil && !busy)
+	if err == nil {
 		c.walPages.Store(log + c.written.Load())
 		c.restartDue.Store(true)
 	}
@@ -177,7 +183,10 @@ func (c *checkpointer) restartWAL(ctx context.Context, writer *sql.Conn) {
 	}
 	defer c.mu.Unlock()
 	c.restartDue.Store(false)
-	if c.restart(ctx, writer) {
+	start := time.Now()
+	finished := c.restart(ctx, writer)
+	c.observed("restart", time.Since(start), finished)
+	if finished {
 		c.walPages.Store(0)
 	} else if c.walPages.Load() >= c.limits.maxPages {
 		c.walPages.Store(c.limits.maxPages - c.limits.pages)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"tavern/internal/engine"
 )
@@ -99,6 +100,15 @@ func TestWALRestartsAfterEachCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
+	var mu sync.Mutex
+	seen := map[string]int{} // finished checkpoints by mode
+	d.ObserveWrites(WriteObserver{Checkpoint: func(mode string, took time.Duration, finished bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if finished && took > 0 {
+			seen[mode]++
+		}
+	}})
 	st := fightingState(t)
 	mustCreateTable(t, d, "t1", st)
 	const turns = 600 // about 11 pages each
@@ -116,6 +126,12 @@ func TestWALRestartsAfterEachCheckpoint(t *testing.T) {
 	// allow it several checkpoints' worth.
 	if bound := 8 * limits.pages * walFrameBytes; walSize(t, path) > bound {
 		t.Errorf("WAL is %d bytes after %d pages written, want at most %d", walSize(t, path), written, bound)
+	}
+	// The observer hears of both kinds (the metrics' store checkpoints).
+	mu.Lock()
+	defer mu.Unlock()
+	if seen["passive"] == 0 || seen["restart"] == 0 {
+		t.Errorf("observed finished checkpoints %v, want passive and restart ones", seen)
 	}
 }
 

@@ -35,6 +35,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -83,6 +84,7 @@ type DB struct {
 
 	committer    *committer
 	checkpointer *checkpointer
+	observer     atomic.Pointer[WriteObserver] // nil: nobody listens (ObserveWrites)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -129,12 +131,19 @@ func open(ctx context.Context, path string, limits checkpointLimits) (*DB, error
 		r.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
-	if d.checkpointer, err = newCheckpointer(path, limits); err != nil {
+	if d.checkpointer, err = newCheckpointer(path, limits, d.observeCheckpoint); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
 	d.committer = newCommitter(d)
 	return d, nil
+}
+
+// observeCheckpoint hands a checkpoint to the WriteObserver, if any.
+func (d *DB) observeCheckpoint(mode string, took time.Duration, finished bool) {
+	if o := d.observer.Load(); o != nil && o.Checkpoint != nil {
+		o.Checkpoint(mode, took, finished)
+	}
 }
 
 // Close closes both pools, after the calls already running finish, and

@@ -304,7 +304,7 @@ func TestBurstInOneTransaction(t *testing.T) {
 	cs = append(cs, ack("other", 1, "k"))
 	m := idleCommitter(d)
 	var txs []int
-	m.observer.Store(&WriteObserver{Transaction: func(_ time.Duration, commits int) { txs = append(txs, commits) }})
+	d.ObserveWrites(WriteObserver{Transaction: func(_ time.Duration, commits int) { txs = append(txs, commits) }})
 	batch, results := requests(cs...)
 	m.apply(batch)
 	for i, res := range results {

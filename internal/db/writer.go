@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"tavern/internal/engine"
@@ -44,11 +43,18 @@ type WriteObserver struct {
 	// Transaction is called once per transaction, with its duration and
 	// how many commits it held.
 	Transaction func(took time.Duration, commits int)
+	// Checkpoint is called once per WAL checkpoint (checkpoint.go), with
+	// its mode ("passive": on the checkpointer's connection, beside the
+	// writer; "restart": on the writer's, while every commit waits), how
+	// long it took and whether it finished (a RESTART gives up while
+	// readers hold old frames; either fails on a disk error). It runs on
+	// the goroutine that checkpointed and must not block.
+	Checkpoint func(mode string, took time.Duration, finished bool)
 }
 
 // ObserveWrites hands every later commit and transaction to o. Safe for
 // concurrent use.
-func (d *DB) ObserveWrites(o WriteObserver) { d.committer.observer.Store(&o) }
+func (d *DB) ObserveWrites(o WriteObserver) { d.observer.Store(&o) }
 
 // Queued returns how many commits wait for the writer goroutine. Safe for
 // concurrent use.
@@ -86,8 +92,6 @@ type committer struct {
 	livesMu sync.Mutex
 	lives   map[actionKey]store.ActionLife
 	kick    chan struct{}
-
-	observer atomic.Pointer[WriteObserver] // nil: nobody listens
 
 	// broken holds, per table, the chain (store.Commit.Chain) of its last
 	// failed commit: the later commits of that chain fail unapplied.
@@ -408,7 +412,7 @@ func (m *committer) answer(r *commitReq, err error) {
 	case err != nil:
 		err = commitError(c, err)
 	}
-	if o := m.observer.Load(); o != nil && o.Commit != nil {
+	if o := m.d.observer.Load(); o != nil && o.Commit != nil {
 		o.Commit(time.Since(r.queued), err != nil)
 	}
 	if c.Chain != 0 {
@@ -429,7 +433,7 @@ func (m *committer) chainBroken(c store.Commit) bool {
 // tx applies the commits of batch, then lives, in one transaction and, once
 // it is committed, records the states it wrote.
 func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
-	if o := m.observer.Load(); o != nil && o.Transaction != nil {
+	if o := m.d.observer.Load(); o != nil && o.Transaction != nil {
 		start := time.Now()
 		defer func() { o.Transaction(time.Since(start), len(batch)) }()
 	}

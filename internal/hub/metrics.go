@@ -34,6 +34,7 @@ type Metrics struct {
 	storeCommit   *prometheus.HistogramVec
 	storeTx       prometheus.Histogram
 	storeBatch    prometheus.Histogram
+	storeCkpt     *prometheus.HistogramVec
 	storeQueue    atomic.Pointer[func() int]
 	gauges        *hubCollector
 }
@@ -81,6 +82,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		storeBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "tavern_store_transaction_commits",
 			Help:    "Commits per store transaction (group commit).",
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64}}),
+		storeCkpt: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tavern_store_checkpoint_seconds",
+			Help:    "Duration of the store's WAL checkpoints by mode (passive: beside the writer; restart: on the writer, every commit waiting) and result (ok, busy: gave up or failed).",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"mode", "result"}),
 		gauges: &hubCollector{
 			tables:  prometheus.NewDesc("tavern_tables", "Tables by state: loaded (open, in memory), active (a turn running or someone connected), paused, closed.", []string{"state"}, nil),
 			sockets: prometheus.NewDesc("tavern_sockets", "Open websocket connections by role.", []string{"role"}, nil),
@@ -96,7 +100,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.turns, m.turnDuration, m.events, m.deliveries, m.socketsClosed, m.moderation,
 			m.llmRequests, m.llmLatency, m.llmTokens, m.llmCost, m.callsDropped, m.restarts,
-			m.acks, m.storeCommit, m.storeTx, m.storeBatch, queue, m.gauges} {
+			m.acks, m.storeCommit, m.storeTx, m.storeBatch, m.storeCkpt, queue, m.gauges} {
 			reg.MustRegister(c)
 		}
 	}
@@ -143,6 +147,19 @@ func (m *Metrics) StoreTransaction(took time.Duration, commits int) {
 	}
 	m.storeTx.Observe(took.Seconds())
 	m.storeBatch.Observe(float64(commits))
+}
+
+// StoreCheckpoint records one WAL checkpoint of the store (internal/db's
+// WriteObserver).
+func (m *Metrics) StoreCheckpoint(mode string, took time.Duration, finished bool) {
+	if m == nil {
+		return
+	}
+	result := "ok"
+	if !finished {
+		result = "busy"
+	}
+	m.storeCkpt.WithLabelValues(mode, result).Observe(took.Seconds())
 }
 
 // StoreQueue reads the store's queue length (commits waiting for its
