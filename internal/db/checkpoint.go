@@ -27,35 +27,54 @@ import (
 // stream of commits that moment may never come, and a RESTART checkpoint
 // from the checkpointer's connection would starve: it must take the write
 // lock, which the writer takes again microseconds after each commit. So
-// after each PASSIVE checkpoint, the writer itself runs a RESTART
-// checkpoint before its next transaction (restartWAL): it copies only the
-// frames written while the PASSIVE one ran, waits at most restartWait for
-// the readers of old frames, and the transaction after it writes the WAL
-// from its start. Run at any other moment, it would copy up to a whole
-// PASSIVE's worth of frames while every commit waits (30–70 ms in a play
-// run with `-think 2s`, the acks' worst tail). If it gives up (a reader
-// held on), the next PASSIVE checkpoint brings another chance; once the
-// WAL holds maxPages frames, the writer tries at every transaction when no
-// PASSIVE one runs, and past twice maxPages it waits for it. That bounds
-// the WAL near twice maxPages whatever the fsyncs of the checkpointer
-// take. Close runs a TRUNCATE checkpoint: the file it leaves needs no WAL.
+// once the WAL is long (checkpointLimits.restartPages), the writer itself
+// runs a RESTART checkpoint before its next transaction (restartWAL),
+// right after a PASSIVE one: it copies only the frames written since,
+// waits at most restartWait for the readers of old frames, and the
+// transaction after it writes the WAL from its start. Every commit waits
+// for it. Run at any other moment, it would copy up to a whole PASSIVE's
+// worth of frames (30–70 ms in a play run with `-think 2s`, the acks'
+// worst tail); right after one it still costs its two fsyncs and the copy
+// of the frames written meanwhile (6–24 ms, 12 ms typically, at 1,000
+// actions/s, when it came after each PASSIVE: 5 % of the writer's time).
+// So it comes after every third PASSIVE only, and that PASSIVE catches up
+// first (more PASSIVE rounds while commits add catchUpPages or more), which
+// leaves the RESTART little to copy: about 9 ms each, a quarter as often.
+// If it gives up (a reader held on), the next PASSIVE checkpoint brings
+// another chance; once the WAL holds maxPages frames, the writer tries at
+// every transaction when no PASSIVE one runs, and past twice maxPages it
+// waits for it. That bounds the WAL near twice maxPages whatever the fsyncs
+// of the checkpointer take. Close runs a TRUNCATE checkpoint: the file it
+// leaves needs no WAL.
 
 // checkpointLimits are the checkpointer's thresholds, in WAL pages (frames).
 type checkpointLimits struct {
-	pages    int64 // pages written since the last checkpoint that start one (PASSIVE)
-	maxPages int64 // WAL length at which the writer restarts the WAL (RESTART)
+	pages int64 // pages written since the last checkpoint that start one (PASSIVE)
+	// restartPages: the WAL length from which a PASSIVE checkpoint catches
+	// up and the writer restarts the WAL after it (RESTART).
+	restartPages int64
+	maxPages     int64 // WAL length from which the writer restarts it at any transaction
 }
 
+// catchUpPages: a PASSIVE checkpoint before a RESTART runs again while the
+// commits wrote this many pages or more during it (at most catchUpRounds
+// times), so the RESTART, which every commit waits for, copies few.
+const (
+	catchUpPages  = 128
+	catchUpRounds = 3
+)
+
 // defaultCheckpoints checkpoint every 4,000 pages (16 MiB of WAL, four
-// times SQLite's default); the writer restarts the WAL after each, and,
-// should readers hold that off, once it holds 16,000 pages (64 MiB).
+// times SQLite's default); the writer restarts the WAL after every third,
+// and, should readers hold that off, once it holds 16,000 pages (64 MiB).
 // A checkpoint copies each page once however often the WAL holds it, and
 // a turn rewrites the same few pages (the tails of the event, message and
 // action tables, their indexes, the game state): at SQLite's 1,000 a
 // checkpoint copied ~5.2 pages per action of BenchmarkPlayRound, at 4,000
 // ~3.4 (pread and pwrite each), with a quarter of the fsyncs. The cost is
-// the WAL a crash recovery reads back: usually 16 MiB, at most 128 MiB.
-var defaultCheckpoints = checkpointLimits{pages: 4000, maxPages: 16000}
+// the WAL a crash recovery reads back: usually up to 48 MiB, at most
+// 128 MiB.
+var defaultCheckpoints = checkpointLimits{pages: 4000, restartPages: 12000, maxPages: 16000}
 
 // checkpointer runs the WAL checkpoints of one DB on its own connection.
 type checkpointer struct {
@@ -68,8 +87,8 @@ type checkpointer struct {
 	// total counts the pages the writer put in the WAL since Open, for
 	// the benchmarks.
 	total atomic.Int64
-	// restartDue: a PASSIVE checkpoint finished since the writer's last
-	// RESTART, which now has little to copy.
+	// restartDue: a PASSIVE checkpoint of a long WAL finished since the
+	// writer's last RESTART, which now has little to copy.
 	restartDue atomic.Bool
 	// mu runs one checkpoint at a time: a RESTART one started while a
 	// PASSIVE one runs would give up at once (SQLITE_BUSY).
@@ -125,20 +144,39 @@ func (c *checkpointer) run() {
 	}
 }
 
-// passive runs a PASSIVE checkpoint. An error (of the disk, say) is not
+// passive runs a PASSIVE checkpoint, and once the WAL is long, catches up
+// and has the writer restart it. An error (of the disk, say) is not
 // reported: the next one tries again, and the writer's RESTART bounds the
 // WAL meanwhile.
 func (c *checkpointer) passive() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	log, err := c.passiveRound()
+	if err != nil || log < c.limits.restartPages {
+		return
+	}
+	for range catchUpRounds {
+		if c.written.Load() < catchUpPages {
+			break
+		}
+		if log, err = c.passiveRound(); err != nil {
+			return
+		}
+	}
+	c.restartDue.Store(true)
+}
+
+// passiveRound runs one PASSIVE checkpoint and returns the WAL's length.
+func (c *checkpointer) passiveRound() (log int64, err error) {
 	c.written.Store(0)
 	start := time.Now()
 	busy, log, err := checkpoint(context.Background(), c.db, "PASSIVE")
 	c.observed("passive", time.Since(start), err == nil && !busy)
-	if err == nil {
-		c.walPages.Store(log + c.written.Load())
-		c.restartDue.Store(true)
+	if err != nil {
+		return 0, err
 	}
+	c.walPages.Store(log + c.written.Load())
+	return log, nil
 }
 
 // checkpoint runs one checkpoint of the given mode on db and returns
@@ -166,7 +204,7 @@ type queryRower interface {
 const restartWait = 20
 
 // restartWAL runs the writer's RESTART checkpoint after a PASSIVE one
-// finished, or once the WAL holds maxPages frames. While a PASSIVE
+// asked for it (restartPages), or once the WAL holds maxPages frames. While a PASSIVE
 // checkpoint runs it tries again at the next transaction (the RESTART then
 // has little left to copy); only past twice maxPages does it wait for that
 // checkpoint. Call it on the writer between transactions.
