@@ -594,10 +594,10 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 	refusals := 0
 	for {
 		typ, data, err := c.conn.Read(ctx)
-		read := time.Now()
 		if err != nil {
 			return // closed, or over the read limit (the library closes with 1009)
 		}
+		read := time.Now()
 		if c.isClosing() {
 			// Drain what the peer still sends until its close frame
 			// arrives, so the close handshake completes instead of the

@@ -30,7 +30,7 @@ type Metrics struct {
 	llmCost       *prometheus.CounterVec
 	callsDropped  prometheus.Counter
 	restarts      prometheus.Counter
-	acks          *prometheus.HistogramVec
+	acks          map[string]prometheus.Observer // by frame: act, say
 	storeCommit   *prometheus.HistogramVec
 	storeTx       prometheus.Histogram
 	storeBatch    prometheus.Histogram
@@ -70,9 +70,6 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Model calls the call log could not keep (its queue was full or the store failed)."}),
 		restarts: prometheus.NewCounter(prometheus.CounterOpts{Name: "tavern_table_restarts_total",
 			Help: "Tables restarted from the store because a commit failed behind others in flight."}),
-		acks: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tavern_ack_seconds",
-			Help:    "Time from a player's act or say read off its socket to its ack queued for it (durable by then), by frame (act, say): what a player waits for the server to take an action.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"frame"}),
 		storeCommit: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tavern_store_commit_seconds",
 			Help:    "Time from a commit queued with the store to its answer (what an ack or a turn waits for the disk), by result (ok, failed).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"result"}),
@@ -90,6 +87,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			sockets: prometheus.NewDesc("tavern_sockets", "Open websocket connections by role.", []string{"role"}, nil),
 		},
 	}
+	acks := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "tavern_ack_seconds",
+		Help:    "Time from a player's act or say read off its socket to its ack queued for it (durable by then), by frame (act, say): what a player waits for the server to take an action.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}}, []string{"frame"})
+	m.acks = map[string]prometheus.Observer{"act": acks.WithLabelValues("act"), "say": acks.WithLabelValues("say")}
 	queue := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tavern_store_queue",
 		Help: "Commits waiting for the store's writer."}, func() float64 {
 		if f := m.storeQueue.Load(); f != nil {
@@ -100,7 +101,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	if reg != nil {
 		for _, c := range []prometheus.Collector{m.turns, m.turnDuration, m.events, m.deliveries, m.socketsClosed, m.moderation,
 			m.llmRequests, m.llmLatency, m.llmTokens, m.llmCost, m.callsDropped, m.restarts,
-			m.acks, m.storeCommit, m.storeTx, m.storeBatch, m.storeCkpt, queue, m.gauges} {
+			acks, m.storeCommit, m.storeTx, m.storeBatch, m.storeCkpt, queue, m.gauges} {
 			reg.MustRegister(c)
 		}
 	}
@@ -197,7 +198,7 @@ func (m *Metrics) published(events, sockets, subs int) {
 // acked records the ack of a frame (act, say) read since.
 func (m *Metrics) acked(frame string, since time.Time) {
 	if m != nil {
-		m.acks.WithLabelValues(frame).Observe(time.Since(since).Seconds())
+		m.acks[frame].Observe(time.Since(since).Seconds())
 	}
 }
 
