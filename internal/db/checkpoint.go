@@ -159,7 +159,7 @@ func (c *checkpointer) passive() {
 		if c.written.Load() < catchUpPages {
 			break
 		}
-		if log, err = c.passiveRound(); err != nil {
+		if _, err := c.passiveRound(); err != nil {
 			return
 		}
 	}
