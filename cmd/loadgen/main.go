@@ -7,7 +7,10 @@
 // apart (run it with TAVERN_QUOTAS=off), and with -server-pid (or
 // -metrics, reading process_cpu_seconds_total, with -metrics-token if
 // /metrics needs the admin token) it reports that server's own CPU per
-// action and per delivered frame.
+// action and per delivered frame; reading /metrics, it also reports the
+// server's own ack latencies (tavern_ack_seconds, scrape.go), which the
+// bots' own include their time to read. In-process, it reads them from
+// the server's registry.
 //
 // -mode fanout measures fan-out instead (fanout.go): N tables of players
 // and spectators, one `say` per second per table, against Tavern or
