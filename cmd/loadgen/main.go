@@ -65,11 +65,8 @@ func main() {
 }
 
 type config struct {
-	url   string
-	meter meter
-	// metrics reads the server's metrics, for its own ack latencies
-	// (serverAcks); nil: not known.
-	metrics                     families
+	url                         string
+	meter                       meter
 	tables, players, spectators int
 	actions                     int
 	timeout                     time.Duration
@@ -80,6 +77,9 @@ type config struct {
 	// warmup: the latencies of the actions sent this long after the start
 	// are also reported apart (0: not).
 	warmup time.Duration
+	// metrics reads the server's metrics, for its own ack latencies
+	// (serverAcks); nil: not known.
+	metrics families
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -131,13 +131,14 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	} else if err := loopbackOnly(c.url); err != nil {
 		return err
 	}
-	if *metrics || *metricsToken != "" {
-		c.metrics = scraped(metricsURL(c.url), *metricsToken)
-	}
-	c.meter = newMeter(c.url, *serverPID, c.metrics)
 	if inProcess {
 		c.metrics = srv.metrics
 		c.meter = procMeter{os.Getpid()} // server and bots together
+	} else {
+		if *metrics || *metricsToken != "" {
+			c.metrics = scraped(metricsURL(c.url), *metricsToken)
+		}
+		c.meter = newMeter(c.url, *serverPID, c.metrics)
 	}
 	if *mode == "fanout" {
 		fo.url, fo.meter, fo.inProcess = c.url, c.meter, inProcess
