@@ -236,7 +236,17 @@ func benchAcksBehindTurns(b *testing.B, turnTables int) {
 // table), each in a transaction of its own, as says spread over a second
 // are. cpu-ns/say is the CPU time of the process, wal-pages/say the pages
 // the writer put in the WAL.
-func BenchmarkCommitSay(b *testing.B) {
+func BenchmarkCommitSay(b *testing.B) { benchmarkSays(b, 0) }
+
+// BenchmarkCommitSayApart is BenchmarkCommitSay with the says quietFor
+// apart, as a fan-out run's come: each finds the writer idle and is
+// applied by its caller (applyNow). Its CPU per say includes the timer
+// that spaces them.
+func BenchmarkCommitSayApart(b *testing.B) { benchmarkSays(b, quietFor) }
+
+// benchmarkSays commits one chat line at a time, apart from the last by
+// at least gap, and reports the CPU and WAL pages per say.
+func benchmarkSays(b *testing.B, gap time.Duration) {
 	d := MustOpenDB(b)
 	ctx := context.Background()
 	mustCreateTable(b, d, "t1", fightingState(b))
@@ -244,6 +254,9 @@ func BenchmarkCommitSay(b *testing.B) {
 	cpu := processCPU(b)
 	says := 0
 	for seq := int64(1); b.Loop(); seq++ {
+		if gap > 0 {
+			time.Sleep(gap)
+		}
 		ev := engine.Event{Seq: seq, TS: t0, Kind: engine.EventChat, Turn: "t3",
 			Data: map[string]any{"player_id": "p1", "name": "Aldric", "text": "Anyone seen the miller?"}}
 		if err := d.Commit(ctx, store.Commit{TableID: "t1", Events: []engine.Event{ev}}); err != nil {

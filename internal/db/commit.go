@@ -42,10 +42,12 @@ WHERE table_id = ? AND id = ? AND status = 'pending'`
 // Commits are group-committed: one writer goroutine takes whatever commits
 // are queued and applies them in one transaction, in the order they
 // arrived, and Commit returns once the transaction holding c is durable
-// (or failed). A commit that fails does not fail the others of its batch:
-// the batch is rolled back and each of its commits is retried alone. ctx
-// bounds the wait for a place in the queue; once queued, c is applied and
-// Commit waits for the result. After Close, Commit fails.
+// (or failed); a chat line or an operator's mark that finds the writer
+// idle is applied by its caller instead (applyNow). A commit that fails
+// does not fail the others of its batch: the batch is rolled back and each
+// of its commits is retried alone. ctx bounds the wait for a place in the
+// queue; once queued, c is applied and Commit waits for the result. After
+// Close, Commit fails.
 //
 // c.State, once queued, belongs to the store: the caller must not change
 // it, nor anything it points to, ever after. The store keeps it (not a

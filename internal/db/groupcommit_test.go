@@ -335,6 +335,73 @@ func TestEnqueueChecksMessages(t *testing.T) {
 	}
 }
 
+// TestEnqueueAppliesWhenIdle: a chat line that finds the writer idle for
+// quietFor, and nothing queued, is applied on the caller's goroutine and
+// answered before Enqueue returns. It queues behind an unanswered commit
+// (so a caller's commits still land in order) and right after a
+// transaction (it may be one of a burst); an act and a turn always queue.
+func TestEnqueueAppliesWhenIdle(t *testing.T) {
+	d := MustOpenDB(t)
+	st := fightingState(t)
+	mustCreateTable(t, d, "t1", st)
+	// A writer whose goroutine does not run: what reaches its queue stays
+	// there until the test applies it.
+	m := idleCommitter(d)
+	running := d.committer
+	d.committer = m
+	t.Cleanup(func() { d.committer = running }) // before Close
+	var answered []int64
+	enqueue := func(n int64, c store.Commit) {
+		t.Helper()
+		if err := d.Enqueue(context.Background(), c, func(err error) {
+			if err != nil {
+				t.Errorf("commit %d: %v", n, err)
+			}
+			answered = append(answered, n)
+		}); err != nil {
+			t.Fatalf("Enqueue %d: %v", n, err)
+		}
+	}
+	said := func(n int64) {
+		enqueue(n, store.Commit{TableID: "t1", Events: []engine.Event{{Seq: n, TS: t0, Kind: engine.EventChat, Data: map[string]any{"text": "hello"}}}})
+	}
+	applyQueued := func() {
+		m.applying.Lock()
+		m.apply(m.queued(maxBatch))
+		m.applying.Unlock()
+		time.Sleep(quietFor)
+	}
+	expect := func(what string, want []int64, queued int) {
+		t.Helper()
+		if !slices.Equal(answered, want) || len(m.queue) != queued {
+			t.Fatalf("%s: answered %v with %d queued, want %v with %d queued", what, answered, len(m.queue), want, queued)
+		}
+	}
+
+	said(1)
+	expect("idle writer", []int64{1}, 0)
+	said(2) // right after the transaction of line 1
+	expect("right after a transaction", []int64{1}, 1)
+	applyQueued()
+	m.applying.Lock() // the writer is busy
+	said(3)
+	m.applying.Unlock()
+	said(4) // the writer is idle, but line 3 waits
+	expect("behind a queued commit", []int64{1, 2}, 2)
+	applyQueued()
+	enqueue(5, ack("t1", 5, "k5"))
+	expect("an act", []int64{1, 2, 3, 4}, 1)
+	applyQueued()
+	enqueue(6, store.Commit{TableID: "t1", State: st.Clone(), Events: []engine.Event{{Seq: 6, TS: t0, Kind: "narration", Data: map[string]any{}}}})
+	expect("a turn", []int64{1, 2, 3, 4, 5}, 1)
+	applyQueued()
+	said(7)
+	expect("idle again", []int64{1, 2, 3, 4, 5, 6, 7}, 0)
+	if td := mustLoad(t, d, "t1"); td.Seq != 7 || len(td.Pending) != 1 {
+		t.Errorf("stored seq %d and %d pending actions, want 7 and 1", td.Seq, len(td.Pending))
+	}
+}
+
 // TestChunkLen: a chunk takes turns while their rows fit in chunkRows, and
 // always at least one, however large.
 func TestChunkLen(t *testing.T) {

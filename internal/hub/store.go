@@ -32,9 +32,11 @@ type Store interface {
 	Commit(ctx context.Context, c store.Commit) error
 	// Enqueue queues c to be applied as Commit applies it and returns once
 	// it is queued (ctx bounds that wait; on error done is never called).
-	// done is then called exactly once, from the store's goroutine, with
-	// what Commit would have returned; it must not block. The commits of
-	// one caller are applied in the order queued; see store.Commit.Chain.
+	// done is then called exactly once, from the store's goroutine (or,
+	// if the store applies c at once, from the caller's, before Enqueue
+	// returns), with what Commit would have returned; it must not block.
+	// The commits of one caller are applied in the order queued; see
+	// store.Commit.Chain.
 	Enqueue(ctx context.Context, c store.Commit, done func(error)) error
 	// Events returns up to limit events with seq > since, in order.
 	Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error)
