@@ -340,8 +340,8 @@ func (s *Server) adminTablePage(w http.ResponseWriter, r *http.Request) {
 		var all []engine.Event
 		all, err = s.admin.AdminEvents(ctx, id, "", hub.MaxEventsPage)
 		for _, e := range all {
-			if !slices.Contains(v.Kinds, e.Kind) {
-				v.Kinds = append(v.Kinds, e.Kind)
+			if !slices.Contains(v.Kinds, string(e.Kind)) {
+				v.Kinds = append(v.Kinds, string(e.Kind))
 			}
 		}
 		slices.Sort(v.Kinds)
@@ -517,9 +517,36 @@ func uptime(sec int64) string {
 }
 
 // eventText is a one-line description of an event for the operator's log.
+// It is the event's words (text, message), else whom or what it names
+// (name, outcome, mode), else its data as JSON.
 func eventText(e engine.Event) string {
-	for _, k := range []string{"text", "message", "name", "outcome", "mode"} {
-		if v, ok := e.Data[k].(string); ok && v != "" {
+	var line []string
+	switch d := e.Data.(type) {
+	case engine.NarrationData:
+		line = []string{d.Text}
+	case engine.ActionData:
+		line = []string{d.Text, d.Name}
+	case engine.ChatData:
+		line = []string{d.Text, d.Name}
+	case engine.SystemData:
+		line = []string{d.Message, string(d.Outcome)}
+	case engine.PlayerJoinedData:
+		line = []string{d.Name}
+	case engine.PlayerLeftData:
+		line = []string{d.Name}
+	case engine.CombatantJoinedData:
+		line = []string{d.Name}
+	case engine.PartyMovedData:
+		line = []string{d.Name}
+	case engine.LocationCreatedData:
+		line = []string{d.Name}
+	case engine.CombatEndedData:
+		line = []string{string(d.Outcome)}
+	case engine.ModeData:
+		line = []string{d.Mode}
+	}
+	for _, v := range line {
+		if v != "" {
 			return v
 		}
 	}

@@ -225,7 +225,7 @@ func TestAdminModeration(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		f := spect.until("combat_ended", func(f wsFrame) bool { return f.Kind == "combat_ended" })
-		if f.Data["outcome"] != engine.OutcomeErrorAbort {
+		if f.Data["outcome"] != string(engine.OutcomeErrorAbort) {
 			t.Errorf("outcome %v", f.Data["outcome"])
 		}
 		if snap := e.do("GET", "/api/tables/"+id, nil, "").json(t); snap["mode"] != engine.ModeNarrative || snap["combat"] != nil {

@@ -269,7 +269,7 @@ func (e *testEnv) arrive(tableID, playerID string) {
 		e.t.Fatal(err)
 	}
 	for ev := range evs {
-		if ev.Kind == engine.EventNarration && ev.Data["action_id"] == id {
+		if d, ok := ev.Data.(engine.NarrationData); ok && d.ActionID == id {
 			return
 		}
 	}

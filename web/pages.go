@@ -142,7 +142,7 @@ func optInt(p *int) string {
 }
 
 // activeEntry returns the initiative entry whose turn it is, or "".
-func activeEntry(s hub.Snapshot) string {
+func activeEntry(s hub.Snapshot) engine.EntryID {
 	if s.Combat == nil || s.Combat.Index < 0 || s.Combat.Index >= len(s.Combat.Initiative) {
 		return ""
 	}

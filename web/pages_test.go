@@ -147,7 +147,7 @@ func combatSnapshot() hub.Snapshot {
 			{ID: "pc:2", Name: "Vesna", Kind: "pc", Initiative: hp(60), HP: hp(34), MaxHP: hp(34), Statuses: []string{"off-balance"}},
 			{ID: "dm:snikket", Name: "Snikket", Kind: "npc", Initiative: hp(58), HP: hp(6), MaxHP: hp(18)},
 		}},
-		Recent: []engine.Event{{Seq: 40, Kind: "turn", Data: map[string]any{"round": 2, "index": 2, "entry": map[string]any{"id": "pc:2", "name": "Vesna", "kind": "pc"}}}},
+		Recent: []engine.Event{{Seq: 40, Kind: "turn", Data: engine.TurnData{Round: 2, Index: 2, Entry: engine.InitiativeEntry{ID: "pc:2", Name: "Vesna", Kind: "pc"}}}},
 	}
 }
 
@@ -187,8 +187,8 @@ func TestTablePageCombat(t *testing.T) {
 	// rendered by table.js from the recent events the page ships as JSON.
 	if recent := shippedEvents(t, body); len(recent) != 1 || recent[0].Seq != 40 || recent[0].Kind != "turn" {
 		t.Errorf("the page ships the events %+v, want the turn event 40", recent)
-	} else if e, _ := recent[0].Data["entry"].(map[string]any); e["name"] != "Vesna" {
-		t.Errorf("the shipped turn event names %v, want Vesna", e["name"])
+	} else if d, _ := recent[0].Data.(engine.TurnData); d.Entry.Name != "Vesna" {
+		t.Errorf("the shipped turn event names %q, want Vesna", d.Entry.Name)
 	}
 	if regexp.MustCompile(`id="action-send"[^>]* disabled`).MatchString(body) {
 		t.Errorf("the active player's action box is disabled")
@@ -266,8 +266,8 @@ func TestStoryDownload(t *testing.T) {
 	}
 	var narration string
 	for _, ev := range page.Events {
-		if ev.Kind == engine.EventNarration {
-			narration, _ = ev.Data["text"].(string)
+		if d, ok := ev.Data.(engine.NarrationData); ok {
+			narration = d.Text
 		}
 	}
 	if narration == "" {

@@ -71,38 +71,31 @@ func (s *Server) story(w http.ResponseWriter, r *http.Request) {
 // storyLine is one paragraph of the story, or "" for an event it leaves
 // out.
 func storyLine(ev engine.Event, names map[string]string, md bool) string {
-	d := ev.Data
-	str := func(k string) string {
-		if v, ok := d[k].(string); ok {
-			return v
-		}
-		return ""
-	}
-	switch ev.Kind {
-	case engine.EventNarration:
-		return str("text")
-	case engine.EventAction:
-		who := str("name")
+	switch d := ev.Data.(type) {
+	case engine.NarrationData:
+		return d.Text
+	case engine.ActionData:
+		who := d.Name
 		if who == "" {
-			who = names[str("character_id")]
+			who = names[d.CharacterID]
 		}
 		if who == "" {
 			who = "Someone"
 		}
 		if md {
-			return fmt.Sprintf("> **%s:** %s", who, str("text"))
+			return fmt.Sprintf("> **%s:** %s", who, d.Text)
 		}
-		return fmt.Sprintf("%s: %s", who, str("text"))
-	case engine.EventCombatStarted:
+		return fmt.Sprintf("%s: %s", who, d.Text)
+	case engine.CombatStartedData:
 		if md {
 			return "---\n\n*A fight begins.*"
 		}
 		return "* A fight begins. *"
-	case engine.EventCombatEnded:
-		t := map[string]string{
+	case engine.CombatEndedData:
+		t := map[engine.Outcome]string{
 			engine.OutcomePlayerWin: "The party wins the fight.", engine.OutcomePlayerFlee: "The party flees the fight.",
 			engine.OutcomePlayerDie: "The party has fallen.", engine.OutcomeNPCFlee: "The foes flee.",
-		}[str("outcome")]
+		}[d.Outcome]
 		if t == "" {
 			t = "The fight is over."
 		}

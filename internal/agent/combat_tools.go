@@ -42,13 +42,13 @@ func attackTool() *Tool {
 			Attacker string `json:"attacker"`
 		}) (any, error) {
 			me, err := combatant(tc)
-			if a.Attacker != "" && (err != nil || a.Attacker != me.Entry) {
+			if a.Attacker != "" && (err != nil || engine.EntryID(a.Attacker) != me.Entry) {
 				me, err = foeActor(tc, a.Attacker)
 			}
 			if err != nil {
 				return nil, err
 			}
-			return takeAction(tc, me, func() (any, []engine.Event, error) { return tc.State.Attack(tc.Dice, me.Entry, a.Target) })
+			return takeAction(tc, me, func() (any, []engine.Event, error) { return tc.State.Attack(tc.Dice, string(me.Entry), a.Target) })
 		})
 }
 
@@ -57,7 +57,7 @@ func defendTool() *Tool {
 		map[string]any{},
 		func(tc *ToolContext, _ noArgs) (any, error) {
 			return asCombatant(tc, func(me engine.Combatant) (any, []engine.Event, error) {
-				evs, err := tc.State.Defend(me.Entry)
+				evs, err := tc.State.Defend(string(me.Entry))
 				return map[string]any{"defending": me.Name}, evs, err
 			})
 		})
@@ -68,7 +68,7 @@ func fleeTool() *Tool {
 		map[string]any{},
 		func(tc *ToolContext, _ noArgs) (any, error) {
 			return asCombatant(tc, func(me engine.Combatant) (any, []engine.Event, error) {
-				ok, evs, err := tc.State.Flee(tc.Dice, me.Entry)
+				ok, evs, err := tc.State.Flee(tc.Dice, string(me.Entry))
 				return map[string]any{"fled": ok, "who": me.Name}, evs, err
 			})
 		})
@@ -85,7 +85,7 @@ func useItemTool() *Tool {
 			Target string `json:"target"`
 		}) (any, error) {
 			return asCombatant(tc, func(me engine.Combatant) (any, []engine.Event, error) {
-				out, evs, err := tc.State.UseItem(tc.Dice, me.Entry, a.Item, a.Target)
+				out, evs, err := tc.State.UseItem(tc.Dice, string(me.Entry), a.Item, a.Target)
 				return map[string]any{"used": a.Item, "by": me.Name, "healed": out}, evs, err
 			})
 		})
@@ -175,7 +175,7 @@ func statusTool() *Tool {
 			}
 			status := "COMBAT_CONTINUE"
 			if out := tc.State.CheckEnd(); out != "" {
-				status = "COMBAT_END:" + out
+				status = "COMBAT_END:" + string(out)
 			}
 			var foes, party []string
 			for _, c := range cv.Combatants {
@@ -218,7 +218,7 @@ func continueTool() *Tool {
 				return nil, errf("The fight is over (%s): call end_combat with that outcome.", cb.Ending)
 			}
 			tc.Output = &Output{Tool: "continue_combat", Narration: strings.TrimSpace(a.Narration)}
-			tc.emit(narrationEvent(engine.AgentCombat, tc.Output))
+			tc.emit(narrationEvent(tc, engine.AgentCombat, tc.Output))
 			return "Turn ended.", nil
 		})
 }
@@ -227,20 +227,20 @@ func endCombatTool() *Tool {
 	return defineOutput("end_combat", "OUTPUT: end the fight. When the engine reports COMBAT_END the outcome is its; otherwise only player_flee, npc_flee (surrender or rout) or forced_end. Rewards are computed by the engine.", []string{"narration", "outcome"},
 		map[string]any{
 			"narration": str("How the fight ends."),
-			"outcome":   strEnum("The outcome.", engine.OutcomePlayerWin, engine.OutcomePlayerFlee, engine.OutcomePlayerDie, engine.OutcomeNPCFlee, engine.OutcomeForcedEnd),
+			"outcome":   strEnum("The outcome.", string(engine.OutcomePlayerWin), string(engine.OutcomePlayerFlee), string(engine.OutcomePlayerDie), string(engine.OutcomeNPCFlee), string(engine.OutcomeForcedEnd)),
 		},
 		func(tc *ToolContext, a struct {
-			Narration string `json:"narration"`
-			Outcome   string `json:"outcome"`
+			Narration string         `json:"narration"`
+			Outcome   engine.Outcome `json:"outcome"`
 		}) (any, error) {
 			out := &Output{Tool: "end_combat", Narration: strings.TrimSpace(a.Narration)}
 			res, evs, err := tc.State.EndCombat(a.Outcome, out.Narration)
 			if err != nil {
 				return nil, err
 			}
-			out.Outcome = res.Outcome
+			out.Outcome = string(res.Outcome)
 			tc.Output = out
-			tc.emit(narrationEvent(engine.AgentCombat, out))
+			tc.emit(narrationEvent(tc, engine.AgentCombat, out))
 			tc.emit(evs...)
 			return res, nil
 		})
@@ -276,7 +276,7 @@ func spend(tc *ToolContext, e engine.Combatant) error {
 		return errf("%s has already acted this turn; end the turn with continue_combat.", e.Name)
 	}
 	if tc.acted == nil {
-		tc.acted = map[string]bool{}
+		tc.acted = map[engine.EntryID]bool{}
 	}
 	tc.acted[e.Entry] = true
 	return nil
@@ -289,7 +289,7 @@ func foeActor(tc *ToolContext, ref string) (engine.Combatant, error) {
 		return engine.Combatant{}, errf("Only the combatant whose turn it is acts now (initiative is enforced).")
 	}
 	for _, e := range st.Game.Combat.Order {
-		if e.Entry == ref || e.Ref == ref || strings.EqualFold(e.Name, ref) {
+		if e.Entry == engine.EntryID(ref) || e.Ref == ref || strings.EqualFold(e.Name, ref) {
 			if e.Kind != engine.KindNPC {
 				return engine.Combatant{}, errf("%s is a player character: only its player decides what it does.", e.Name)
 			}

@@ -122,7 +122,7 @@ func respondTool() *Tool {
 				return nil, errf("A fight is under way: end the turn with continue_combat or end_combat.")
 			}
 			tc.Output = &Output{Tool: "respond", Narration: strings.TrimSpace(a.Narration), Hints: a.Hints}
-			tc.emit(narrationEvent(engine.AgentNarrative, tc.Output))
+			tc.emit(narrationEvent(tc, engine.AgentNarrative, tc.Output))
 			markResultSeen(tc)
 			return "Turn ended.", nil
 		})
@@ -147,7 +147,7 @@ func startCombatTool() *Tool {
 				return nil, err
 			}
 			tc.Output = out
-			tc.emit(narrationEvent(engine.AgentNarrative, out))
+			tc.emit(narrationEvent(tc, engine.AgentNarrative, out))
 			markResultSeen(tc)
 			// Dice first, then combat_started, then the mode change.
 			var mode []engine.Event
@@ -161,7 +161,7 @@ func startCombatTool() *Tool {
 			started := engine.CombatStartedEvent(cb)
 			tc.emit(started)
 			tc.emit(mode...)
-			return map[string]any{"combat_id": cb.ID, "initiative": started.Data["initiative"]}, nil
+			return map[string]any{"combat_id": cb.ID, "initiative": started.Data.(engine.CombatStartedData).Initiative}, nil
 		})
 }
 
@@ -171,6 +171,6 @@ func markResultSeen(tc *ToolContext) {
 	}
 }
 
-func narrationEvent(agentName string, o *Output) engine.Event {
-	return engine.NarrationEvent(agentName, o.Narration, o.Hints)
+func narrationEvent(tc *ToolContext, agentName string, o *Output) engine.Event {
+	return engine.NarrationEvent(agentName, o.Narration, o.Hints, tc.Turn.ActionID)
 }

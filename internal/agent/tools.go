@@ -145,7 +145,7 @@ type ToolContext struct {
 	// Data is the data agent's run (data_tools.go); nil in game turns.
 	Data *DataRun
 	// acted holds the combatants that have used their action this turn.
-	acted map[string]bool
+	acted map[engine.EntryID]bool
 	// created counts what this turn created, by kind; gold and xp what it
 	// granted (limits in world_tools.go).
 	created  map[string]int

@@ -31,6 +31,9 @@ type Turn struct {
 	Entry engine.Combatant
 	// Text is the player's words (player turns).
 	Text string
+	// ActionID is the action a player turn resolves: its narration
+	// names it.
+	ActionID string
 	// Adventure is the adventure's name and intro, part of the static
 	// narrative system prompt.
 	Adventure string
@@ -252,7 +255,7 @@ func combatOf(st *engine.State) *CombatView {
 	if cb == nil {
 		return nil
 	}
-	v := &CombatView{ID: cb.ID, Location: cb.Location, Round: cb.Round, Active: cb.Current().Entry, Ending: cb.Ending}
+	v := &CombatView{ID: cb.ID, Location: cb.Location, Round: cb.Round, Active: string(cb.Current().Entry), Ending: string(cb.Ending)}
 	if n := len(cb.Order) - countBookends(cb.Order); n > 0 {
 		v.Combatants = make([]CombatantView, 0, n) // nil when none: null in the JSON, as before
 	}
@@ -260,7 +263,7 @@ func combatOf(st *engine.State) *CombatView {
 		if e.Kind == engine.KindBookend {
 			continue
 		}
-		cv := CombatantView{Entry: e.Entry, Name: e.Name, Kind: e.Kind, Side: "foes", Initiative: e.Initiative, CanAct: st.CanAct(e)}
+		cv := CombatantView{Entry: string(e.Entry), Name: e.Name, Kind: e.Kind, Side: "foes", Initiative: e.Initiative, CanAct: st.CanAct(e)}
 		switch e.Kind {
 		case engine.KindNPC:
 			if n := st.World.NPCs[e.Ref]; n != nil {
@@ -373,7 +376,7 @@ func (t *Turn) userMessage(ctx *TurnContext) string {
 		b = strconv.AppendInt(b, int64(st.Game.Combat.Round), 10)
 		b = append(b, " begins: recap the last round and set the scene.\n"...)
 	case TurnResolution:
-		b = appendAll(b, "The fight is over (", st.Game.Combat.Ending, "): narrate how it ends and call end_combat.\n")
+		b = appendAll(b, "The fight is over (", string(st.Game.Combat.Ending), "): narrate how it ends and call end_combat.\n")
 	case TurnStart:
 		if hasBackstory(t.Text) {
 			b = appendAll(b, "Session start for ", t.Actor.Name, " (seat ", t.Actor.Seat, "). Read the backstory below. Create the items it names for them (create_item_for_player with fitting buffs and flaws) and the people it names (create_npc in the starting town, update_relationship), then respond with an intro that mentions them.\n")

@@ -98,7 +98,7 @@ func TestTurnMessageHeadLines(t *testing.T) {
 		{Turn{No: 7, Kind: TurnPlayer, Actor: aldric, Text: "I wait"}, "Turn 7. Aldric (seat 1) acts.\n"},
 		{Turn{No: 8, Kind: TurnNPC, Entry: snikket}, fmt.Sprintf("Turn 8. NPC turn: play %s now, by its profile and tactics.\n", snikket.Name)},
 		{Turn{No: 9, Kind: TurnBookend}, fmt.Sprintf("Turn 9. Round %d begins: recap the last round and set the scene.\n", round)},
-		{Turn{No: 10, Kind: TurnResolution}, "Turn 10. The fight is over (" + engine.OutcomePlayerWin + "): narrate how it ends and call end_combat.\n"},
+		{Turn{No: 10, Kind: TurnResolution}, "Turn 10. The fight is over (" + string(engine.OutcomePlayerWin) + "): narrate how it ends and call end_combat.\n"},
 		{Turn{No: 11, Kind: TurnStart, Actor: aldric, Text: "A smith's son."}, "Turn 11. Session start for Aldric (seat 1). Read the backstory below."},
 		{Turn{No: 12, Kind: TurnStart, Actor: aldric}, "Turn 12. Session start for Aldric (seat 1), who has no backstory. Respond"},
 		{Turn{No: 13, Kind: "other"}, contextOpen},

@@ -95,7 +95,7 @@ func TestTableMarksCommitWithTheirEvent(t *testing.T) {
 	ctx := context.Background()
 	mustCreateTable(t, d, "t1", newState(t, ""), engine.Event{Seq: 1, TS: t0, Kind: "table"})
 	audit := func(seq int64) []engine.Event {
-		return []engine.Event{{Seq: seq, TS: t0, Kind: engine.EventSystem, Data: map[string]any{"code": "moderation"}}}
+		return []engine.Event{{Seq: seq, TS: t0, Kind: engine.EventSystem, Data: raw(map[string]any{"code": "moderation"})}}
 	}
 	paused, resumed, closedAt := true, false, t0.Add(time.Hour)
 	if err := d.Commit(ctx, store.Commit{TableID: "t1", Paused: &paused, Events: audit(2)}); err != nil {

@@ -37,7 +37,7 @@ func benchTurn(st **engine.State, i int, seq *int64) store.Commit {
 	c.State = next
 	for range 4 {
 		*seq++
-		c.Events = append(c.Events, engine.Event{Seq: *seq, TS: t0, Kind: "dice", Data: map[string]any{"total": 12}})
+		c.Events = append(c.Events, engine.Event{Seq: *seq, TS: t0, Kind: "dice", Data: raw(map[string]any{"total": 12})})
 	}
 	return c
 }
@@ -258,7 +258,7 @@ func benchmarkSays(b *testing.B, gap time.Duration) {
 			time.Sleep(gap)
 		}
 		ev := engine.Event{Seq: seq, TS: t0, Kind: engine.EventChat, Turn: "t3",
-			Data: map[string]any{"player_id": "p1", "name": "Aldric", "text": "Anyone seen the miller?"}}
+			Data: raw(map[string]any{"player_id": "p1", "name": "Aldric", "text": "Anyone seen the miller?"})}
 		if err := d.Commit(ctx, store.Commit{TableID: "t1", Events: []engine.Event{ev}}); err != nil {
 			b.Fatal(err)
 		}
@@ -353,7 +353,7 @@ func (t *playTable) play() []store.Commit {
 	ack := store.Commit{TableID: t.id,
 		AddPending: &engine.PendingAction{ID: id, PlayerID: "p1", CharacterID: "c1", Seat: "1", ClientID: "k" + id, Text: "I swing at the goblin", CreatedAt: t0},
 		Events: []engine.Event{{Seq: t.seq, TS: t0, Kind: engine.EventAction, Turn: fmt.Sprintf("t%d", n),
-			Data: map[string]any{"action_id": id, "player_id": "p1", "character_id": "c1", "text": "I swing at the goblin"}}},
+			Data: raw(map[string]any{"action_id": id, "player_id": "p1", "character_id": "c1", "text": "I swing at the goblin"})}},
 	}
 	st := t.st.Clone()
 	st.Game.Turn = n
@@ -369,7 +369,7 @@ func (t *playTable) play() []store.Commit {
 	for i := range 5 {
 		t.seq++
 		turn.Events = append(turn.Events, engine.Event{Seq: t.seq, TS: t0, Kind: engine.EventDice, Turn: fmt.Sprintf("t%d", n),
-			Data: map[string]any{"actor": "c1", "roll": "1d20+3", "rolls": []int{i + 7}, "modifier": 3, "total": i + 10, "dc": 12, "success": i%2 == 0, "reason": "attack on the goblin"}})
+			Data: raw(map[string]any{"actor": "c1", "roll": "1d20+3", "rolls": []int{i + 7}, "modifier": 3, "total": i + 10, "dc": 12, "success": i%2 == 0, "reason": "attack on the goblin"})})
 	}
 	turn.Calls = []store.LLMCall{benchCall(n), benchCall(n + 1)}
 	turn.Calls[0].TableID, turn.Calls[1].TableID = t.id, t.id

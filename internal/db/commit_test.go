@@ -54,8 +54,8 @@ func TestCommitTurnThenReload(t *testing.T) {
 		{Agent: engine.AgentCombat, Turn: 2, Body: json.RawMessage(`{"role":"assistant","content":"Steel rings."}`)},
 	}
 	evs := []engine.Event{
-		{Seq: 3, TS: t0.Add(time.Second), Kind: "action", Turn: "t2", Data: map[string]any{"text": "I attack"}},
-		{Seq: 4, TS: t0.Add(2 * time.Second), Kind: "mode", Turn: "t2", Data: map[string]any{"mode": "combat"}},
+		{Seq: 3, TS: t0.Add(time.Second), Kind: "action", Turn: "t2", Data: raw(map[string]any{"text": "I attack"})},
+		{Seq: 4, TS: t0.Add(2 * time.Second), Kind: "mode", Turn: "t2", Data: raw(map[string]any{"mode": "combat"})},
 	}
 	resolvedAt := t0.Add(time.Minute)
 	d.now = func() time.Time { return resolvedAt }

@@ -97,7 +97,7 @@ func BenchmarkCommitTurn(b *testing.B) {
 		var evs []engine.Event
 		for range 4 {
 			seq++
-			evs = append(evs, engine.Event{Seq: seq, TS: t0, Kind: "dice", Data: map[string]any{"total": 12}})
+			evs = append(evs, engine.Event{Seq: seq, TS: t0, Kind: "dice", Data: raw(map[string]any{"total": 12})})
 		}
 		if err := d.Commit(ctx, store.Commit{TableID: "t1", State: st, Events: evs, Messages: []store.AgentMessage{
 			{Agent: engine.AgentCombat, Turn: i, Body: []byte(`{"role":"user","content":"I attack"}`)},

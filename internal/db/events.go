@@ -94,7 +94,7 @@ func insertEvents(w *writeTx, tableID string, evs []engine.Event) error {
 func insertEventRows(w *writeTx, tableID string, evs []engine.Event, rows []eventRow) error {
 	first, err := insertRows(w, qInsertEvents, len(evs), func(args []any, i int) []any {
 		e := &evs[i]
-		return append(args, tableID, e.Seq, rows[i].ts, e.Kind, e.Turn, rows[i].data)
+		return append(args, tableID, e.Seq, rows[i].ts, string(e.Kind), e.Turn, rows[i].data)
 	})
 	if err != nil {
 		return fmt.Errorf("insert events from %d: %w", evs[first].Seq, err)
@@ -144,7 +144,7 @@ func (d *DB) Events(ctx context.Context, tableID string, since int64, limit int)
 		if e.TS, err = parseTime(ts); err != nil {
 			return fmt.Errorf("event %d: %w", e.Seq, err)
 		}
-		if err := unjson(data, &e.Data, "data"); err != nil {
+		if e.Data, err = engine.DecodeData(e.Kind, []byte(data)); err != nil {
 			return fmt.Errorf("event %d: %w", e.Seq, err)
 		}
 		out = append(out, e)

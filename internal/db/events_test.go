@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func TestEvents(t *testing.T) {
 	var evs []engine.Event
 	for i := 1; i <= 10; i++ {
 		evs = append(evs, engine.Event{Seq: int64(i), TS: t0.Add(time.Duration(i) * time.Millisecond), Kind: "narration",
-			Turn: fmt.Sprintf("t%d", i/3), Data: map[string]any{"text": fmt.Sprint("line ", i), "n": i}})
+			Turn: fmt.Sprintf("t%d", i/3), Data: engine.NarrationData{Agent: engine.AgentNarrative, Text: fmt.Sprint("line ", i), Hints: []string{fmt.Sprint(i)}}})
 	}
 	mustCreateTable(t, d, "t1", newState(t, ""), evs[:4]...)
 	if err := d.Commit(ctx, store.Commit{TableID: "t1", Events: evs[4:]}); err != nil {
@@ -55,8 +56,8 @@ func TestEvents(t *testing.T) {
 				if e.Seq != want.Seq || !e.TS.Equal(want.TS) || e.Kind != want.Kind || e.Turn != want.Turn {
 					t.Errorf("event %d = %+v, want %+v", i, e, want)
 				}
-				// Data comes back as JSON decodes it.
-				if e.Data["text"] != want.Data["text"] || e.Data["n"] != float64(want.Data["n"].(int)) {
+				// Data comes back as the payload it was built with.
+				if !reflect.DeepEqual(e.Data, want.Data) {
 					t.Errorf("event %d data = %v, want %v", i, e.Data, want.Data)
 				}
 			}
@@ -149,8 +150,8 @@ func TestEventNotJSON(t *testing.T) {
 	ctx := context.Background()
 	mustCreateTable(t, d, "t1", newState(t, ""))
 	bad := store.Commit{TableID: "t1", Events: []engine.Event{
-		{Seq: 1, TS: t0, Kind: "narration", Data: map[string]any{"text": "fine"}},
-		{Seq: 2, TS: t0, Kind: "dice", Data: map[string]any{"total": func() {}}},
+		{Seq: 1, TS: t0, Kind: "narration", Data: engine.NarrationData{Text: "fine"}},
+		{Seq: 2, TS: t0, Kind: "dice", Data: engine.RawData("{not JSON")},
 	}}
 	err := d.Enqueue(ctx, bad, func(error) { t.Error("done called for a commit not queued") })
 	if err == nil || !strings.Contains(err.Error(), "encode event 2 (dice)") {
@@ -159,7 +160,7 @@ func TestEventNotJSON(t *testing.T) {
 	if err := d.Commit(ctx, bad); err == nil {
 		t.Fatal("Commit of an event without JSON succeeded")
 	}
-	batch, results := requests(bad, store.Commit{TableID: "t1", Events: []engine.Event{{Seq: 3, TS: t0, Kind: "chat", Data: map[string]any{"text": "hi"}}}})
+	batch, results := requests(bad, store.Commit{TableID: "t1", Events: []engine.Event{{Seq: 3, TS: t0, Kind: "chat", Data: engine.ChatData{Text: "hi"}}}})
 	d.committer.apply(batch)
 	if err := <-results[0]; err == nil || !strings.Contains(err.Error(), "encode event 2") {
 		t.Errorf("writer: err = %v, want an encoding error of event 2", err)
@@ -183,13 +184,13 @@ func TestEventDataHandedIn(t *testing.T) {
 	d := MustOpenDB(t)
 	ctx := context.Background()
 	mustCreateTable(t, d, "t1", fightingState(t))
-	evs := []engine.Event{{Seq: 1, TS: t0, Kind: "chat", Data: map[string]any{"text": "ignored"}}}
+	evs := []engine.Event{{Seq: 1, TS: t0, Kind: "chat", Data: engine.ChatData{Text: "ignored"}}}
 	c := store.Commit{TableID: "t1", Events: evs, EventData: []json.RawMessage{json.RawMessage(`{"text":"as handed"}`)}}
 	if err := d.Commit(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	got, err := d.Events(ctx, "t1", 0, 10)
-	if err != nil || len(got) != 1 || got[0].Data["text"] != "as handed" {
+	if err != nil || len(got) != 1 || got[0].Data != (engine.ChatData{Text: "as handed"}) {
 		t.Fatalf("events %v (%v), want the data handed in", got, err)
 	}
 	c.Events = []engine.Event{{Seq: 2, TS: t0, Kind: "chat"}, {Seq: 3, TS: t0, Kind: "chat"}}
@@ -199,4 +200,14 @@ func TestEventDataHandedIn(t *testing.T) {
 	if got, _ := d.Events(ctx, "t1", 1, 10); len(got) != 0 {
 		t.Errorf("%d events stored from the refused commit", len(got))
 	}
+}
+
+// raw is an event's data given as JSON fields, as an old event or one of
+// a kind the engine does not know holds them.
+func raw(fields map[string]any) engine.Payload {
+	b, err := json.Marshal(fields)
+	if err != nil {
+		panic(err)
+	}
+	return engine.RawData(b)
 }

@@ -21,7 +21,7 @@ func ack(table string, n int64, clientID string) store.Commit {
 	id := fmt.Sprintf("a%d", n)
 	return store.Commit{TableID: table,
 		AddPending: &engine.PendingAction{ID: id, PlayerID: "p1", CharacterID: "c1", Seat: "1", ClientID: clientID, Text: "I look", CreatedAt: t0},
-		Events:     []engine.Event{{Seq: n, TS: t0, Kind: "action", Data: map[string]any{"text": "I look"}}},
+		Events:     []engine.Event{{Seq: n, TS: t0, Kind: "action", Data: raw(map[string]any{"text": "I look"})}},
 	}
 }
 
@@ -199,7 +199,7 @@ func TestChainBreaksOnFailure(t *testing.T) {
 	chained := func(c store.Commit, chain uint64) store.Commit { c.Chain = chain; return c }
 	hurt := st.Clone()
 	hurt.Party[0].HP = 3
-	broken := store.Commit{TableID: "t1", State: hurt, Events: []engine.Event{{Seq: 1, TS: t0, Kind: "narration", Data: map[string]any{}}}} // seq 1 is taken below
+	broken := store.Commit{TableID: "t1", State: hurt, Events: []engine.Event{{Seq: 1, TS: t0, Kind: "narration", Data: raw(map[string]any{})}}} // seq 1 is taken below
 	batch, results := requests(
 		chained(ack("t1", 1, "k1"), 7),
 		chained(broken, 7),
@@ -249,7 +249,7 @@ func TestAcksBetweenTurnChunks(t *testing.T) {
 		id := fmt.Sprintf("t%d", i)
 		mustCreateTable(t, d, id, st)
 		c := store.Commit{TableID: id, State: st.Clone(), Chain: uint64(i + 1),
-			Events: []engine.Event{{Seq: 1, TS: t0, Kind: "narration", Data: map[string]any{}}}}
+			Events: []engine.Event{{Seq: 1, TS: t0, Kind: "narration", Data: raw(map[string]any{})}}}
 		turns = append(turns, c)
 		sum += rows(c)
 	}
@@ -259,7 +259,7 @@ func TestAcksBetweenTurnChunks(t *testing.T) {
 	m := idleCommitter(d) // its queue is read only by apply here
 	batch, results := requests(turns...)
 	behind, behindRes := requests(store.Commit{Chain: uint64(last + 1), TableID: turns[last].TableID,
-		AddPending: ack("x", 2, "k2").AddPending, Events: []engine.Event{{Seq: 2, TS: t0, Kind: "action", Data: map[string]any{}}}})
+		AddPending: ack("x", 2, "k2").AddPending, Events: []engine.Event{{Seq: 2, TS: t0, Kind: "action", Data: raw(map[string]any{})}}})
 	other, otherRes := requests(ack("other", 1, "k1"))
 	m.queue <- behind[0]
 	m.queue <- other[0]
@@ -295,7 +295,7 @@ func TestBurstInOneTransaction(t *testing.T) {
 		id := fmt.Sprintf("t%d", i)
 		mustCreateTable(t, d, id, st)
 		cs = append(cs, store.Commit{TableID: id, State: st.Clone(), Chain: 1,
-			Events: []engine.Event{{Seq: 1, TS: t0, Kind: "narration", Data: map[string]any{}}}})
+			Events: []engine.Event{{Seq: 1, TS: t0, Kind: "narration", Data: raw(map[string]any{})}}})
 		ack := ack(id, 2, "k")
 		ack.Chain = 1
 		cs = append(cs, ack)
@@ -363,7 +363,7 @@ func TestEnqueueAppliesWhenIdle(t *testing.T) {
 		}
 	}
 	said := func(n int64) {
-		enqueue(n, store.Commit{TableID: "t1", Events: []engine.Event{{Seq: n, TS: t0, Kind: engine.EventChat, Data: map[string]any{"text": "hello"}}}})
+		enqueue(n, store.Commit{TableID: "t1", Events: []engine.Event{{Seq: n, TS: t0, Kind: engine.EventChat, Data: raw(map[string]any{"text": "hello"})}}})
 	}
 	applyQueued := func() {
 		m.applying.Lock()
@@ -392,7 +392,7 @@ func TestEnqueueAppliesWhenIdle(t *testing.T) {
 	enqueue(5, ack("t1", 5, "k5"))
 	expect("an act", []int64{1, 2, 3, 4}, 1)
 	applyQueued()
-	enqueue(6, store.Commit{TableID: "t1", State: st.Clone(), Events: []engine.Event{{Seq: 6, TS: t0, Kind: "narration", Data: map[string]any{}}}})
+	enqueue(6, store.Commit{TableID: "t1", State: st.Clone(), Events: []engine.Event{{Seq: 6, TS: t0, Kind: "narration", Data: raw(map[string]any{})}}})
 	expect("a turn", []int64{1, 2, 3, 4, 5}, 1)
 	applyQueued()
 	said(7)

@@ -30,7 +30,7 @@ func TestUpgradeToWriteIndexes(t *testing.T) {
 	const turns = 8
 	for n := 1; n <= turns; n++ {
 		c := turnCommit("t1", engine.AgentNarrative, n, 10)
-		c.Events = []engine.Event{{Seq: int64(n), TS: t0.Add(time.Duration(n) * time.Minute), Kind: engine.EventNarration, Turn: fmt.Sprintf("t%d", n), Data: map[string]any{"text": "x"}}}
+		c.Events = []engine.Event{{Seq: int64(n), TS: t0.Add(time.Duration(n) * time.Minute), Kind: engine.EventNarration, Turn: fmt.Sprintf("t%d", n), Data: raw(map[string]any{"text": "x"})}}
 		if n == 6 {
 			c.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 4, Title: "The mill", Summary: "Snikket."}
 		}

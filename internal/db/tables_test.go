@@ -24,8 +24,8 @@ func TestCreateLoadRoundTrip(t *testing.T) {
 			st := c.state(t)
 			want := st.Clone()
 			evs := []engine.Event{
-				{Seq: 1, TS: t0, Kind: "table", Data: map[string]any{"name": "x"}},
-				{Seq: 2, TS: t0.Add(time.Nanosecond), Kind: "narration", Turn: "t0", Data: map[string]any{"text": "Rain."}},
+				{Seq: 1, TS: t0, Kind: "table", Data: raw(map[string]any{"name": "x"})},
+				{Seq: 2, TS: t0.Add(time.Nanosecond), Kind: "narration", Turn: "t0", Data: raw(map[string]any{"text": "Rain."})},
 			}
 			tbl := mustCreateTable(t, d, "t1", st, evs...)
 

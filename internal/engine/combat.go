@@ -14,18 +14,22 @@ const (
 	KindPC      = "pc"
 )
 
-// Combat outcomes (PROTOCOL.md, seed 000's CombatResultPayload).
+// Outcome is how a fight ends (PROTOCOL.md, seed 000's
+// CombatResultPayload).
+type Outcome string
+
+// Combat outcomes.
 const (
-	OutcomePlayerWin  = "player_win"
-	OutcomePlayerFlee = "player_flee"
-	OutcomePlayerDie  = "player_die"
-	OutcomeNPCFlee    = "npc_flee"
-	OutcomeForcedEnd  = "forced_end"
-	OutcomeErrorAbort = "error_abort"
+	OutcomePlayerWin  Outcome = "player_win"
+	OutcomePlayerFlee Outcome = "player_flee"
+	OutcomePlayerDie  Outcome = "player_die"
+	OutcomeNPCFlee    Outcome = "npc_flee"
+	OutcomeForcedEnd  Outcome = "forced_end"
+	OutcomeErrorAbort Outcome = "error_abort"
 )
 
 // ValidOutcome reports whether o is a known outcome.
-func ValidOutcome(o string) bool {
+func ValidOutcome(o Outcome) bool {
 	switch o {
 	case OutcomePlayerWin, OutcomePlayerFlee, OutcomePlayerDie, OutcomeNPCFlee, OutcomeForcedEnd, OutcomeErrorAbort:
 		return true
@@ -35,12 +39,12 @@ func ValidOutcome(o string) bool {
 
 // Combatant is one entry of the initiative order.
 type Combatant struct {
-	Entry      string `json:"entry"` // "dm", "dm:<npc>", "pc:<seat>"
-	Kind       string `json:"kind"`
-	Ref        string `json:"ref,omitempty"` // NPC id or character id
-	Name       string `json:"name"`
-	Initiative int    `json:"initiative"`
-	Mod        int    `json:"mod"`
+	Entry      EntryID `json:"entry"`
+	Kind       string  `json:"kind"`
+	Ref        string  `json:"ref,omitempty"` // NPC id or character id
+	Name       string  `json:"name"`
+	Initiative int     `json:"initiative"`
+	Mod        int     `json:"mod"`
 }
 
 // Combat is the state of a running fight.
@@ -51,10 +55,10 @@ type Combat struct {
 	Index    int         `json:"index"`
 	Order    []Combatant `json:"order"`
 	// SavedQueue is the exploration queue, restored when the fight ends.
-	SavedQueue []string `json:"saved_queue"`
+	SavedQueue []EntryID `json:"saved_queue"`
 	// Ending is set when an end condition holds: the next turn is the DM's
 	// forced resolution, which must end the combat with this outcome.
-	Ending string   `json:"ending,omitempty"`
+	Ending Outcome  `json:"ending,omitempty"`
 	Log    []string `json:"log"`
 	// Effects are the timed effects on combatants.
 	Effects []Effect `json:"effects,omitempty"`
@@ -73,7 +77,7 @@ func (c *Combat) Current() Combatant {
 }
 
 // Entry returns the combatant with entry id, or false.
-func (c *Combat) Entry(id string) (Combatant, bool) {
+func (c *Combat) Entry(id EntryID) (Combatant, bool) {
 	for _, e := range c.Order {
 		if e.Entry == id {
 			return e, true
@@ -82,7 +86,7 @@ func (c *Combat) Entry(id string) (Combatant, bool) {
 	return Combatant{}, false
 }
 
-func (c *Combat) remove(entry string) {
+func (c *Combat) remove(entry EntryID) {
 	i := slices.IndexFunc(c.Order, func(e Combatant) bool { return e.Entry == entry })
 	if i < 0 {
 		return
@@ -101,7 +105,7 @@ func (c *Combat) remove(entry string) {
 // next turn (seed 000's last_combat_result).
 type CombatResult struct {
 	CombatID string   `json:"combat_id"`
-	Outcome  string   `json:"outcome"`
+	Outcome  Outcome  `json:"outcome"`
 	XP       int      `json:"xp"`
 	Gold     int      `json:"gold"`
 	Loot     []string `json:"loot"`

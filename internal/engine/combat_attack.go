@@ -35,7 +35,7 @@ func (s *State) resolveCombatant(ref string) (Combatant, bool) {
 		if e.Kind == KindBookend {
 			continue
 		}
-		if e.Entry == ref || e.Ref == ref || strings.EqualFold(e.Name, ref) {
+		if e.Entry == EntryID(ref) || e.Ref == ref || strings.EqualFold(e.Name, ref) {
 			return e, true
 		}
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // The end of a fight: its outcome, rewards and where the party wakes.
@@ -14,7 +13,7 @@ import (
 // defeated NPCs: XP by level and their gold, shared among the PCs still
 // standing, and their items dropped where the party can take them. A
 // defeated party (player_die) wakes at the start location with 1 HP.
-func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error) {
+func (s *State) EndCombat(outcome Outcome, summary string) (CombatResult, []Event, error) {
 	cb := s.Game.Combat
 	if cb == nil {
 		return CombatResult{}, nil, Errorf(EINVALID, "There is no fight to end.")
@@ -56,7 +55,7 @@ func (s *State) EndCombat(outcome, summary string) (CombatResult, []Event, error
 
 // endOutcome is the outcome a fight ends with: the end condition that holds
 // (cb.Ending), else the DM's proposal if it is one the DM may choose.
-func (s *State) endOutcome(cb *Combat, proposed string) (string, error) {
+func (s *State) endOutcome(cb *Combat, proposed Outcome) (Outcome, error) {
 	if cb.Ending != "" {
 		return cb.Ending, nil
 	}
@@ -176,10 +175,10 @@ func (s *State) shareRewards(xp, gold int, standing []*Character) (levelUps []st
 
 // restoredQueue is the exploration queue saved when cb began (seed 002),
 // keeping PCs who joined during the fight and dropping those who left.
-func (s *State) restoredQueue(cb *Combat) []string {
-	q := []string{}
+func (s *State) restoredQueue(cb *Combat) []EntryID {
+	q := []EntryID{}
 	for _, e := range cb.SavedQueue {
-		if s.CharacterBySeat(strings.TrimPrefix(e, "pc:")) != nil {
+		if seat, ok := e.Seat(); ok && s.CharacterBySeat(seat) != nil {
 			q = append(q, e)
 		}
 	}

@@ -169,7 +169,7 @@ func (s *State) UseItem(d *Dice, actor, item, target string) (HealOutcome, []Eve
 		return HealOutcome{}, nil, Errorf(EINVALID, "%s cannot be used up in a fight; only consumables (potions, bandages) can.", it.Name)
 	}
 	if target == "" {
-		target = a.Entry
+		target = string(a.Entry)
 	}
 	t, err := s.healable(target)
 	if err != nil {

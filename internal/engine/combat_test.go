@@ -9,7 +9,7 @@ import (
 func entries(cb *Combat) []string {
 	var out []string
 	for _, e := range cb.Order {
-		out = append(out, e.Entry)
+		out = append(out, string(e.Entry))
 	}
 	return out
 }
@@ -26,7 +26,7 @@ func TestSortInitiativeTieBreaks(t *testing.T) {
 	SortInitiative(order)
 	var got []string
 	for _, e := range order {
-		got = append(got, e.Entry)
+		got = append(got, string(e.Entry))
 	}
 	// Bookend first; then by initiative; ties by higher modifier, then by
 	// name (case-insensitive).
@@ -53,15 +53,15 @@ func TestStartCombat(t *testing.T) {
 	if cb.Round != 1 || cb.Index != 0 || cb.Current().Kind != KindBookend {
 		t.Errorf("combat starts at round %d index %d (%s), want the bookend of round 1", cb.Round, cb.Index, cb.Current().Entry)
 	}
-	if st.Game.Mode != ModeCombat || !reflect.DeepEqual(cb.SavedQueue, []string{"pc:1", "pc:2"}) {
+	if st.Game.Mode != ModeCombat || !reflect.DeepEqual(cb.SavedQueue, []EntryID{"pc:1", "pc:2"}) {
 		t.Errorf("mode %s, saved queue %v", st.Game.Mode, cb.SavedQueue)
 	}
 	dice := 0
 	for _, e := range evs {
 		if e.Kind == "dice" {
 			dice++
-			if e.Data["purpose"] != "initiative" {
-				t.Errorf("dice purpose %v", e.Data["purpose"])
+			if d, _ := e.Data.(DiceData); d.Purpose != "initiative" {
+				t.Errorf("dice purpose %q", d.Purpose)
 			}
 		}
 	}
@@ -119,7 +119,7 @@ func TestAdvanceTurnSkipsAndWraps(t *testing.T) {
 		if ended, _ := st.AdvanceTurn(NewDice(1)); ended {
 			t.Fatal("ended early")
 		}
-		seen = append(seen, cb.Current().Entry)
+		seen = append(seen, string(cb.Current().Entry))
 	}
 	want := []string{"dm:boss", "pc:2", "pc:1", "dm:grunt", "dm"}
 	if !reflect.DeepEqual(seen, want) || cb.Round != 2 {
@@ -132,7 +132,7 @@ func TestAdvanceTurnSkipsAndWraps(t *testing.T) {
 	seen = nil
 	for range 3 {
 		st.AdvanceTurn(NewDice(1))
-		seen = append(seen, cb.Current().Entry)
+		seen = append(seen, string(cb.Current().Entry))
 	}
 	want = []string{"pc:1", "dm:grunt", "dm"}
 	if !reflect.DeepEqual(seen, want) || cb.Round != 3 {
@@ -147,7 +147,7 @@ func TestDefendLapsesAtOwnTurn(t *testing.T) {
 	if _, err := st.Defend("pc:2"); err != nil {
 		t.Fatal(err)
 	}
-	for cur := ""; cur != "pc:2"; cur = st.Game.Combat.Current().Entry {
+	for cur := EntryID(""); cur != "pc:2"; cur = st.Game.Combat.Current().Entry {
 		if !HasStatus(st.Party[1].Statuses, StatusDefending) {
 			t.Fatalf("defending lapsed before Brina's next turn (at %s)", cur)
 		}
@@ -171,7 +171,7 @@ func TestAttackAppliesDamageAndDeath(t *testing.T) {
 	}
 	kinds := []string{}
 	for _, e := range evs {
-		kinds = append(kinds, e.Kind)
+		kinds = append(kinds, string(e.Kind))
 	}
 	if !reflect.DeepEqual(kinds, []string{"dice", "dice", "damage", "status"}) {
 		t.Errorf("events %v", kinds)
@@ -223,7 +223,7 @@ func TestCheckEnd(t *testing.T) {
 	kill := func(n *NPC) { n.HP = 0; n.Statuses = []string{StatusDead} }
 	cases := map[string]struct {
 		prep func(*State)
-		want string
+		want Outcome
 	}{
 		"fight goes on": {func(*State) {}, ""},
 		"victory":       {func(s *State) { kill(s.World.NPCs["boss"]); kill(s.World.NPCs["grunt"]) }, OutcomePlayerWin},
@@ -293,7 +293,7 @@ func TestEndCombatRewards(t *testing.T) {
 	if st.Party[1].HP != 1 || HasStatus(st.Party[1].Statuses, StatusUnconscious) {
 		t.Errorf("Brina should come round at 1 HP after a victory: %d %v", st.Party[1].HP, st.Party[1].Statuses)
 	}
-	if st.Game.Mode != ModeNarrative || st.Game.Combat != nil || st.Game.LastCombatResult == nil || !reflect.DeepEqual(st.Game.Queue, []string{"pc:1", "pc:2"}) {
+	if st.Game.Mode != ModeNarrative || st.Game.Combat != nil || st.Game.LastCombatResult == nil || !reflect.DeepEqual(st.Game.Queue, []EntryID{"pc:1", "pc:2"}) {
 		t.Errorf("after end: mode %s combat %v queue %v", st.Game.Mode, st.Game.Combat, st.Game.Queue)
 	}
 	if last := evs[len(evs)-1]; last.Kind != "mode" {

@@ -20,7 +20,7 @@ func (s *State) CanAct(e Combatant) bool {
 // CheckEnd returns the outcome if a fight's end condition holds: victory
 // (no hostile NPC standing), all foes fled, TPK (no PC conscious) or the
 // party fled. It returns "" while the fight goes on.
-func (s *State) CheckEnd() string {
+func (s *State) CheckEnd() Outcome {
 	cb := s.Game.Combat
 	if cb == nil {
 		return ""

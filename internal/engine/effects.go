@@ -43,12 +43,12 @@ func EffectNames() []string {
 
 // Effect is a timed effect on a combatant. Rounds counts the ticks left.
 type Effect struct {
-	Name   string `json:"name"`
-	Entry  string `json:"entry"`
-	Rounds int    `json:"rounds"`
-	Tick   string `json:"tick"`
-	Dice   string `json:"dice,omitempty"`
-	Source string `json:"source,omitempty"`
+	Name   string  `json:"name"`
+	Entry  EntryID `json:"entry"`
+	Rounds int     `json:"rounds"`
+	Tick   string  `json:"tick"`
+	Dice   string  `json:"dice,omitempty"`
+	Source string  `json:"source,omitempty"`
 }
 
 // maxEffectRounds bounds how long the DM may make an effect last.

@@ -22,7 +22,7 @@ func TestPoisonTicksAtStartOfBearersTurn(t *testing.T) {
 	if st.Party[0].HP != hp-4 || st.Game.Combat.Current().Entry != "pc:1" {
 		t.Fatalf("HP %d, current %s; want %d on Aldric's turn", st.Party[0].HP, st.Game.Combat.Current().Entry, hp-4)
 	}
-	if len(evs) < 2 || evs[0].Kind != "dice" || evs[0].Data["purpose"] != "poison" || evs[1].Kind != "damage" {
+	if len(evs) < 2 || evs[0].Kind != "dice" || evs[0].Data.(DiceData).Purpose != "poison" || evs[1].Kind != "damage" {
 		t.Errorf("events %+v", evs)
 	}
 	for st.Game.Combat.Current().Entry != "pc:1" || st.Game.Combat.Round != 3 {
@@ -45,7 +45,8 @@ func TestStunSkipsTurn(t *testing.T) {
 	}
 	skipped := false
 	for _, e := range evs {
-		skipped = skipped || e.Data["skipped_turn"] == true
+		d, _ := e.Data.(StatusData)
+		skipped = skipped || d.SkippedTurn
 	}
 	if !skipped || HasStatus(st.Party[1].Statuses, EffectStunned) {
 		t.Errorf("skip event %v, statuses %v", skipped, st.Party[1].Statuses)

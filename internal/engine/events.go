@@ -2,63 +2,189 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
-// Event is one table event (PROTOCOL.md "Event"). The engine creates events
-// with only Kind and Data, through the constructors below; the hub numbers
-// them (Seq, one more per event per table), stamps TS and Turn, stores and
-// broadcasts them. Data holds the protocol fields of the kind.
+// Event is one table event (PROTOCOL.md "Event"). The engine builds events
+// from a payload through the constructors below; the hub numbers them (Seq,
+// one more per event per table), stamps TS and Turn, stores and broadcasts
+// them. An event's payload is a value and is never changed once built: a
+// caller that needs other data builds a new event.
 //
-// Data is a map so that the JSON on the wire is exactly the protocol's
-// (json.Marshal sorts map keys). A map built here holds Go values (ints,
-// []string, InitiativeEntry); one decoded from the store or the wire holds
-// JSON values (float64, []any, map[string]any). Readers that need a typed
-// payload use Decode, which reads both the same way.
+// Data is one of the payload structs below (TurnData, NarrationData…), the
+// same type whether the event was built in memory or decoded from the
+// store or the wire (DecodeData). Its JSON is the protocol's: the fields
+// of the payloads that the protocol writes as objects with sorted keys are
+// declared in that order, so encoding/json writes the same bytes.
 type Event struct {
-	Seq  int64          `json:"seq"`
-	TS   time.Time      `json:"ts"`
-	Kind string         `json:"kind"`
-	Turn string         `json:"turn,omitempty"`
-	Data map[string]any `json:"data"`
+	Seq  int64     `json:"seq"`
+	TS   time.Time `json:"ts"`
+	Kind Kind      `json:"kind"`
+	Turn string    `json:"turn,omitempty"`
+	Data Payload   `json:"data"`
 }
+
+// Kind is an event's kind (PROTOCOL.md "Event").
+type Kind string
 
 // Event kinds: PROTOCOL.md's "Event" table, plus combatant_joined (an NPC
 // added to a running fight).
 const (
-	EventPlayerJoined    = "player_joined"
-	EventPlayerLeft      = "player_left"
-	EventAction          = "action"
-	EventChat            = "chat"
-	EventNarration       = "narration"
-	EventDice            = "dice"
-	EventDamage          = "damage"
-	EventHeal            = "heal"
-	EventStatus          = "status"
-	EventCombatStarted   = "combat_started"
-	EventCombatantJoined = "combatant_joined"
-	EventTurn            = "turn"
-	EventCombatEnded     = "combat_ended"
-	EventMode            = "mode"
-	EventWorld           = "world"
-	EventSystem          = "system"
+	EventPlayerJoined    Kind = "player_joined"
+	EventPlayerLeft      Kind = "player_left"
+	EventAction          Kind = "action"
+	EventChat            Kind = "chat"
+	EventNarration       Kind = "narration"
+	EventDice            Kind = "dice"
+	EventDamage          Kind = "damage"
+	EventHeal            Kind = "heal"
+	EventStatus          Kind = "status"
+	EventCombatStarted   Kind = "combat_started"
+	EventCombatantJoined Kind = "combatant_joined"
+	EventTurn            Kind = "turn"
+	EventCombatEnded     Kind = "combat_ended"
+	EventMode            Kind = "mode"
+	EventWorld           Kind = "world"
+	EventSystem          Kind = "system"
 )
 
-// Decode reads the event's data into v (a pointer to a payload struct such
-// as TurnData) through JSON, so it gives the same result for an event built
-// in memory and one that went through JSON (the store, the wire).
-func (e Event) Decode(v any) error {
-	b, err := json.Marshal(e.Data)
+// Payload is the data of an event of one kind. The payload types are the
+// structs of this file whose names end in Data, and RawData.
+type Payload interface {
+	// EventKind is the kind of the events that carry this payload.
+	EventKind() Kind
+}
+
+// NewEvent is the event carrying p.
+func NewEvent(p Payload) Event { return Event{Kind: p.EventKind(), Data: p} }
+
+// RawData is the payload of an event of a kind this package does not know
+// (an old or a test event), kept as the JSON it came as.
+type RawData json.RawMessage
+
+// EventKind is "": RawData belongs to no kind.
+func (RawData) EventKind() Kind { return "" }
+
+// MarshalJSON writes the data as it came ("null" when empty).
+func (r RawData) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("null"), nil
+	}
+	return r, nil
+}
+
+// UnmarshalJSON keeps a copy of b.
+func (r *RawData) UnmarshalJSON(b []byte) error {
+	*r = append((*r)[:0], b...)
+	return nil
+}
+
+// DecodeData reads the JSON data of an event of kind into its payload
+// type. Data of an unknown kind, or JSON null, is kept as RawData.
+func DecodeData(kind Kind, data []byte) (Payload, error) {
+	if len(data) == 0 || string(data) == "null" {
+		return RawData(nil), nil
+	}
+	var err error
+	dec := func(p any) { err = json.Unmarshal(data, p) }
+	var p Payload
+	switch kind {
+	case EventPlayerJoined:
+		var d PlayerJoinedData
+		dec(&d)
+		p = d
+	case EventPlayerLeft:
+		var d PlayerLeftData
+		dec(&d)
+		p = d
+	case EventAction:
+		var d ActionData
+		dec(&d)
+		p = d
+	case EventChat:
+		var d ChatData
+		dec(&d)
+		p = d
+	case EventNarration:
+		var d NarrationData
+		dec(&d)
+		p = d
+	case EventSystem:
+		var d SystemData
+		dec(&d)
+		p = d
+	case EventMode:
+		var d ModeData
+		dec(&d)
+		p = d
+	case EventDice:
+		var d DiceData
+		dec(&d)
+		p = d
+	case EventDamage:
+		var d DamageData
+		dec(&d)
+		p = d
+	case EventHeal:
+		var d HealData
+		dec(&d)
+		p = d
+	case EventStatus:
+		var d StatusData
+		dec(&d)
+		p = d
+	case EventCombatStarted:
+		var d CombatStartedData
+		dec(&d)
+		p = d
+	case EventCombatantJoined:
+		var d CombatantJoinedData
+		dec(&d)
+		p = d
+	case EventTurn:
+		var d TurnData
+		dec(&d)
+		p = d
+	case EventCombatEnded:
+		var d CombatEndedData
+		dec(&d)
+		p = d
+	case EventWorld:
+		p, err = decodeWorld(data)
+	default:
+		return RawData(append([]byte(nil), data...)), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decode %s data: %w", kind, err)
+	}
+	return p, nil
+}
+
+// UnmarshalJSON decodes an event, its data into the payload of its kind.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Seq  int64           `json:"seq"`
+		TS   time.Time       `json:"ts"`
+		Kind Kind            `json:"kind"`
+		Turn string          `json:"turn"`
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	d, err := DecodeData(w.Kind, w.Data)
 	if err != nil {
 		return err
 	}
-	return json.Unmarshal(b, v)
+	*e = Event{Seq: w.Seq, TS: w.TS, Kind: w.Kind, Turn: w.Turn, Data: d}
+	return nil
 }
 
 // InitiativeEntry is PROTOCOL.md's InitiativeEntry: one place in the
 // initiative order as clients see it.
 type InitiativeEntry struct {
-	ID         string   `json:"id"`
+	ID         EntryID  `json:"id"`
 	Name       string   `json:"name"`
 	Kind       string   `json:"kind"`
 	Initiative *int     `json:"initiative,omitempty"`
@@ -67,232 +193,574 @@ type InitiativeEntry struct {
 	Statuses   []string `json:"statuses,omitempty"`
 }
 
-// TurnData is the payload of a `turn` event, for readers (Decode).
-type TurnData struct {
-	Round int             `json:"round"`
-	Index int             `json:"index"`
-	Entry InitiativeEntry `json:"entry"`
-	// Resolution is the outcome of a forced resolution turn, "" otherwise.
-	Resolution string `json:"resolution,omitempty"`
-	// Deadline (RFC 3339) is when a waiting PC's turn times out.
-	Deadline string `json:"deadline,omitempty"`
+// --- the table: seats, actions, chat, the DM's words ---
+
+// PlayerJoinedData is the payload of `player_joined`.
+type PlayerJoinedData struct {
+	Character   string `json:"character"`
+	CharacterID string `json:"character_id"`
+	Name        string `json:"name"`
+	PlayerID    string `json:"player_id"`
+	Role        string `json:"role"`
+	Seat        string `json:"seat"`
 }
 
-func event(kind string, data map[string]any) Event { return Event{Kind: kind, Data: data} }
+// PlayerLeftData is the payload of `player_left`.
+type PlayerLeftData struct {
+	Name     string `json:"name"`
+	PlayerID string `json:"player_id"`
+	Role     string `json:"role"`
+	Seat     string `json:"seat"`
+}
 
-// --- the table: seats, actions, chat, the DM's words ---
+// ActionData is the payload of `action`.
+type ActionData struct {
+	ActionID    string `json:"action_id"`
+	CharacterID string `json:"character_id"`
+	// Name is the acting character's name.
+	Name     string `json:"name"`
+	PlayerID string `json:"player_id"`
+	Text     string `json:"text"`
+}
+
+// ChatData is the payload of `chat`.
+type ChatData struct {
+	Name     string `json:"name"`
+	PlayerID string `json:"player_id"`
+	Text     string `json:"text"`
+}
+
+// NarrationData is the payload of `narration`.
+type NarrationData struct {
+	// ActionID is the action the narration resolves, so that a client
+	// among several players can match its own; "" for other turns.
+	ActionID string   `json:"action_id,omitempty"`
+	Agent    string   `json:"agent"`
+	Hints    []string `json:"hints,omitempty"`
+	Text     string   `json:"text"`
+}
+
+// SystemData is the payload of `system`: a notice from the server. The
+// fields after Code and Message are set by some codes only.
+type SystemData struct {
+	// Action is the operator's moderation action.
+	Action   string `json:"action,omitempty"`
+	ActionID string `json:"action_id,omitempty"`
+	// Attempts is how many times the DM has tried the turn.
+	Attempts int    `json:"attempts,omitempty"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+	// Outcome is the end of a fight the notice cuts short.
+	Outcome  Outcome `json:"outcome,omitempty"`
+	PlayerID string  `json:"player_id,omitempty"`
+}
+
+// ModeData is the payload of `mode`.
+type ModeData struct {
+	Mode string `json:"mode"`
+}
+
+func (PlayerJoinedData) EventKind() Kind { return EventPlayerJoined }
+func (PlayerLeftData) EventKind() Kind   { return EventPlayerLeft }
+func (ActionData) EventKind() Kind       { return EventAction }
+func (ChatData) EventKind() Kind         { return EventChat }
+func (NarrationData) EventKind() Kind    { return EventNarration }
+func (SystemData) EventKind() Kind       { return EventSystem }
+func (ModeData) EventKind() Kind         { return EventMode }
 
 // PlayerJoinedEvent is p taking seat with character c; role is the
 // protocol's role label ("player").
 func PlayerJoinedEvent(p Player, seat, role string, c *Character) Event {
-	return event(EventPlayerJoined, map[string]any{"player_id": p.ID, "name": p.Name, "seat": seat, "role": role,
-		"character_id": c.ID, "character": c.Name})
+	return NewEvent(PlayerJoinedData{PlayerID: p.ID, Name: p.Name, Seat: seat, Role: role, CharacterID: c.ID, Character: c.Name})
 }
 
 // PlayerLeftEvent is p leaving seat.
 func PlayerLeftEvent(p Player, seat, role string) Event {
-	return event(EventPlayerLeft, map[string]any{"player_id": p.ID, "name": p.Name, "seat": seat, "role": role})
+	return NewEvent(PlayerLeftData{PlayerID: p.ID, Name: p.Name, Seat: seat, Role: role})
 }
 
 // ActionEvent is a player's acknowledged action, played by the character
 // named character.
 func ActionEvent(a PendingAction, character string) Event {
-	return event(EventAction, map[string]any{"player_id": a.PlayerID, "character_id": a.CharacterID, "text": a.Text,
-		"action_id": a.ID, "name": character})
+	return NewEvent(ActionData{PlayerID: a.PlayerID, CharacterID: a.CharacterID, Text: a.Text, ActionID: a.ID, Name: character})
 }
 
 // ChatEvent is p's out-of-character table chat.
 func ChatEvent(p Player, text string) Event {
-	return event(EventChat, map[string]any{"player_id": p.ID, "name": p.Name, "text": text})
+	return NewEvent(ChatData{PlayerID: p.ID, Name: p.Name, Text: text})
 }
 
 // NarrationEvent is the final text of a DM turn by agent (AgentNarrative or
-// AgentCombat); hints appear only when there are some.
-func NarrationEvent(agent, text string, hints []string) Event {
-	d := map[string]any{"agent": agent, "text": text}
-	if len(hints) > 0 {
-		d["hints"] = hints
+// AgentCombat) resolving the action actionID ("" for none); hints appear
+// only when there are some.
+func NarrationEvent(agent, text string, hints []string, actionID string) Event {
+	if len(hints) == 0 {
+		hints = nil
 	}
-	return event(EventNarration, d)
+	return NewEvent(NarrationData{ActionID: actionID, Agent: agent, Text: text, Hints: hints})
 }
 
 // SystemEvent is a notice from the server (the DM is unavailable, a turn
-// timed out…).
+// timed out…) with no more than its code and message.
 func SystemEvent(code, message string) Event {
-	return event(EventSystem, map[string]any{"code": code, "message": message})
+	return NewEvent(SystemData{Code: code, Message: message})
 }
 
 // ModeEvent is the table switching to mode (ModeNarrative or ModeCombat).
-func ModeEvent(mode string) Event { return event(EventMode, map[string]any{"mode": mode}) }
+func ModeEvent(mode string) Event { return NewEvent(ModeData{Mode: mode}) }
 
 // --- dice, hit points, statuses ---
 
+// DiceData is the payload of `dice`: one recorded roll. The keep
+// notation's kept die, an attack's target number and its outcome appear
+// only when set.
+type DiceData struct {
+	Against  *int   `json:"against,omitempty"`
+	Kept     int    `json:"kept,omitempty"`
+	Modifier int    `json:"modifier"`
+	Notation string `json:"notation"`
+	Outcome  string `json:"outcome,omitempty"`
+	Purpose  string `json:"purpose"`
+	Roller   string `json:"roller"`
+	Rolls    []int  `json:"rolls"`
+	Total    int    `json:"total"`
+}
+
+// DamageData is the payload of `damage`: Target losing Amount HP, down to
+// HP of MaxHP.
+type DamageData struct {
+	Amount int    `json:"amount"`
+	HP     int    `json:"hp"`
+	MaxHP  int    `json:"max_hp"`
+	Target string `json:"target"`
+}
+
+// HealData is the payload of `heal`: Target regaining Amount HP, up to HP
+// of MaxHP.
+type HealData DamageData
+
+// StatusData is the payload of `status`: statuses added or removed, an
+// effect's rounds, or a lost turn and its reason.
+type StatusData struct {
+	Added       []string `json:"added,omitempty"`
+	Reason      string   `json:"reason,omitempty"`
+	Removed     []string `json:"removed,omitempty"`
+	Rounds      int      `json:"rounds,omitempty"`
+	SkippedTurn bool     `json:"skipped_turn,omitempty"`
+	Target      string   `json:"target"`
+}
+
+func (DiceData) EventKind() Kind   { return EventDice }
+func (DamageData) EventKind() Kind { return EventDamage }
+func (HealData) EventKind() Kind   { return EventHeal }
+func (StatusData) EventKind() Kind { return EventStatus }
+
 // DiceEvent is one recorded roll.
-// The keep notation's kept die, an attack's target number and its outcome
-// appear only when set.
 func DiceEvent(r Roll) Event {
-	d := map[string]any{"roller": r.Roller, "purpose": r.Purpose, "notation": r.Notation,
-		"rolls": r.Rolls, "modifier": r.Modifier, "total": r.Total}
-	if r.Kept != 0 {
-		d["kept"] = r.Kept
-	}
+	d := DiceData{Roller: r.Roller, Purpose: r.Purpose, Notation: r.Notation, Rolls: r.Rolls, Modifier: r.Modifier, Total: r.Total, Kept: r.Kept}
 	if r.Outcome != "" {
-		d["against"] = r.Against
-		d["outcome"] = r.Outcome
+		against := r.Against
+		d.Against, d.Outcome = &against, r.Outcome
 	}
-	return event(EventDice, d)
+	return NewEvent(d)
 }
 
 // DamageEvent is target losing amount HP, down to hp of maxHP.
 func DamageEvent(target string, amount, hp, maxHP int) Event {
-	return event(EventDamage, map[string]any{"target": target, "amount": amount, "hp": hp, "max_hp": maxHP})
+	return NewEvent(DamageData{Target: target, Amount: amount, HP: hp, MaxHP: maxHP})
 }
 
 // HealEvent is target regaining amount HP, up to hp of maxHP.
 func HealEvent(target string, amount, hp, maxHP int) Event {
-	return event(EventHeal, map[string]any{"target": target, "amount": amount, "hp": hp, "max_hp": maxHP})
+	return NewEvent(HealData{Target: target, Amount: amount, HP: hp, MaxHP: maxHP})
 }
 
-// StatusAddedEvent is target gaining statuses.
-func StatusAddedEvent(target string, statuses ...string) Event {
-	return event(EventStatus, map[string]any{"target": target, "added": statuses})
+// StatusAddedEvent is target gaining status.
+func StatusAddedEvent(target, status string) Event {
+	return NewEvent(StatusData{Target: target, Added: []string{status}})
 }
 
-// StatusRemovedEvent is target losing statuses.
-func StatusRemovedEvent(target string, statuses ...string) Event {
-	return event(EventStatus, map[string]any{"target": target, "removed": statuses})
+// StatusRemovedEvent is target losing status.
+func StatusRemovedEvent(target, status string) Event {
+	return NewEvent(StatusData{Target: target, Removed: []string{status}})
 }
 
-// EffectEvent is target gaining the status of an effect for rounds rounds.
+// EffectEvent is target gaining the status of an effect for rounds rounds
+// (at least one).
 func EffectEvent(target, effect string, rounds int) Event {
-	return event(EventStatus, map[string]any{"target": target, "added": []string{effect}, "rounds": rounds})
+	return NewEvent(StatusData{Target: target, Added: []string{effect}, Rounds: rounds})
 }
 
 // TurnSkippedEvent is target losing its turn to reason (an effect).
 func TurnSkippedEvent(target, reason string) Event {
-	return event(EventStatus, map[string]any{"target": target, "skipped_turn": true, "reason": reason})
+	return NewEvent(StatusData{Target: target, SkippedTurn: true, Reason: reason})
 }
 
 // --- combat ---
 
-// CombatStartedEvent is the start of cb with its initiative order (the
-// bookend without an initiative number).
+// CombatStartedData is the payload of `combat_started`.
+type CombatStartedData struct {
+	CombatID   string         `json:"combat_id"`
+	Initiative []StartedEntry `json:"initiative"`
+	Location   string         `json:"location"`
+}
+
+// StartedEntry is one place in a starting fight's order: the bookend has
+// no initiative number.
+type StartedEntry struct {
+	ID         EntryID `json:"id"`
+	Initiative *int    `json:"initiative,omitempty"`
+	Kind       string  `json:"kind"`
+	Name       string  `json:"name"`
+}
+
+// CombatantJoinedData is the payload of `combatant_joined`: an NPC added
+// to a running fight.
+type CombatantJoinedData struct {
+	Entry      EntryID `json:"entry"`
+	Initiative int     `json:"initiative"`
+	Name       string  `json:"name"`
+}
+
+// TurnData is the payload of `turn`.
+type TurnData struct {
+	// Deadline (RFC 3339) is when a waiting PC's turn times out.
+	Deadline string          `json:"deadline,omitempty"`
+	Entry    InitiativeEntry `json:"entry"`
+	Index    int             `json:"index"`
+	// Resolution is the outcome of a forced resolution turn, "" otherwise.
+	Resolution Outcome `json:"resolution,omitempty"`
+	Round      int     `json:"round"`
+}
+
+// StartsPCTurn tells whether the turn passes to a PC (not a forced
+// resolution), the turns that a timer may cut short.
+func (d TurnData) StartsPCTurn() bool { return d.Resolution == "" && d.Entry.Kind == KindPC }
+
+// CombatEndedData is the payload of `combat_ended`.
+type CombatEndedData struct {
+	CombatID string  `json:"combat_id"`
+	Outcome  Outcome `json:"outcome"`
+	Rewards  Rewards `json:"rewards"`
+}
+
+// Rewards is what a fight paid. Who got what (shares), who missed out and
+// the level-ups appear only when there are some.
+type Rewards struct {
+	Gold     int           `json:"gold"`
+	LevelUps []string      `json:"level_ups,omitempty"`
+	Loot     []string      `json:"loot"`
+	Missed   []string      `json:"missed,omitempty"`
+	Shares   []RewardShare `json:"shares,omitempty"`
+	XP       int           `json:"xp"`
+}
+
+func (CombatStartedData) EventKind() Kind   { return EventCombatStarted }
+func (CombatantJoinedData) EventKind() Kind { return EventCombatantJoined }
+func (TurnData) EventKind() Kind            { return EventTurn }
+func (CombatEndedData) EventKind() Kind     { return EventCombatEnded }
+
+// CombatStartedEvent is the start of cb with its initiative order.
 func CombatStartedEvent(cb *Combat) Event {
-	// Maps, not InitiativeEntry: this payload has always been written with
-	// sorted keys and no HP, and the wire stays byte for byte the same.
-	var order []map[string]any
+	var order []StartedEntry
 	for _, e := range cb.Order {
-		m := map[string]any{"id": e.Entry, "name": e.Name, "kind": e.Kind}
+		s := StartedEntry{ID: e.Entry, Name: e.Name, Kind: e.Kind}
 		if e.Kind != KindBookend {
-			m["initiative"] = e.Initiative
+			n := e.Initiative
+			s.Initiative = &n
 		}
-		order = append(order, m)
+		order = append(order, s)
 	}
-	return event(EventCombatStarted, map[string]any{"combat_id": cb.ID, "location": cb.Location, "initiative": order})
+	return NewEvent(CombatStartedData{CombatID: cb.ID, Location: cb.Location, Initiative: order})
 }
 
 // CombatantJoinedEvent is e added to a running fight.
 func CombatantJoinedEvent(e Combatant) Event {
-	return event(EventCombatantJoined, map[string]any{"entry": e.Entry, "name": e.Name, "initiative": e.Initiative})
+	return NewEvent(CombatantJoinedData{Entry: e.Entry, Name: e.Name, Initiative: e.Initiative})
 }
 
 // TurnEvent is the turn passing to entry, at index of the order in round.
 func TurnEvent(round, index int, entry InitiativeEntry) Event {
-	return event(EventTurn, map[string]any{"round": round, "index": index, "entry": entry})
+	return NewEvent(TurnData{Round: round, Index: index, Entry: entry})
+}
+
+// DeadlineTurnEvent is the turn of d handed to a PC who must act by
+// deadline (RFC 3339).
+func DeadlineTurnEvent(d TurnData, deadline string) Event {
+	d.Deadline = deadline
+	return NewEvent(d)
 }
 
 // ResolutionTurnEvent is the DM's forced resolution turn once an end
 // condition (outcome) holds.
-func ResolutionTurnEvent(round, index int, outcome string) Event {
-	return event(EventTurn, map[string]any{"round": round, "index": index,
-		"entry": InitiativeEntry{ID: BookendEntry, Name: "DM", Kind: KindBookend}, "resolution": outcome})
+func ResolutionTurnEvent(round, index int, outcome Outcome) Event {
+	return NewEvent(TurnData{Round: round, Index: index,
+		Entry: InitiativeEntry{ID: BookendEntry, Name: "DM", Kind: KindBookend}, Resolution: outcome})
 }
 
 // CombatEndedEvent is the end of a fight with its rewards.
-// Who got what (shares), who missed out and the level-ups appear only
-// when there are some.
 func CombatEndedEvent(res CombatResult) Event {
-	rw := map[string]any{"xp": res.XP, "gold": res.Gold, "loot": res.Loot}
+	rw := Rewards{XP: res.XP, Gold: res.Gold, Loot: res.Loot}
 	if len(res.Shares) > 0 {
-		rw["shares"] = res.Shares
+		rw.Shares = res.Shares
 	}
 	if len(res.Missed) > 0 {
-		rw["missed"] = res.Missed
+		rw.Missed = res.Missed
 	}
 	if len(res.LevelUps) > 0 {
-		rw["level_ups"] = res.LevelUps
+		rw.LevelUps = res.LevelUps
 	}
-	return event(EventCombatEnded, map[string]any{"combat_id": res.CombatID, "outcome": res.Outcome, "rewards": rw})
+	return NewEvent(CombatEndedData{CombatID: res.CombatID, Outcome: res.Outcome, Rewards: rw})
 }
 
 // --- the world (kind `world`: one key says what changed) ---
 
-// PartyAtEvent is the party set down at location (after a fight).
-func PartyAtEvent(location string) Event {
-	return event(EventWorld, map[string]any{"location": location})
+// The payloads of `world` events, one per change. Their keys tell them
+// apart when decoded (decodeWorld).
+type (
+	// PartyAtData is the party set down at Location (after a fight).
+	PartyAtData struct {
+		Location string `json:"location"`
+	}
+	// PartyMovedData is the party travelling to Location.
+	PartyMovedData struct {
+		Location string `json:"location"`
+		Name     string `json:"name"`
+	}
+	// InventoryData is an item coming into or leaving a character's
+	// inventory.
+	InventoryData struct {
+		Inventory InventoryChange `json:"inventory"`
+	}
+	// EquippedData is a character equipping an item.
+	EquippedData struct {
+		Equipped EquipChange `json:"equipped"`
+	}
+	// GoldData is a character's gold changing.
+	GoldData struct {
+		Gold GoldChange `json:"gold"`
+	}
+	// XPData is a character gaining XP.
+	XPData struct {
+		XP XPChange `json:"xp"`
+	}
+	// RelationshipData is the relationship between two beings changing.
+	RelationshipData struct {
+		Relationship RelationshipChange `json:"relationship"`
+	}
+	// NPCMovedData is an NPC going to another location.
+	NPCMovedData struct {
+		LocationName string `json:"location_name"`
+		NPC          string `json:"npc"`
+		NPCLocation  string `json:"npc_location"`
+	}
+	// NPCCreatedData is an NPC appearing in the world (Created is true).
+	NPCCreatedData struct {
+		Created     bool   `json:"created"`
+		NPC         string `json:"npc"`
+		NPCLocation string `json:"npc_location"`
+	}
+	// NPCBehaviorData is an NPC's behaviour changing.
+	NPCBehaviorData struct {
+		Behavior string `json:"behavior"`
+		NPC      string `json:"npc"`
+	}
+	// QuestData is a quest offered or changing status.
+	QuestData struct {
+		Quest QuestChange `json:"quest"`
+	}
+	// LocationCreatedData is a location added to the world.
+	LocationCreatedData struct {
+		Name        string `json:"name"`
+		NewLocation string `json:"new_location"`
+	}
+)
+
+// InventoryChange is an item Added to or Removed from (one of them, by
+// name) a character's inventory.
+type InventoryChange struct {
+	Added       string `json:"added,omitempty"`
+	CharacterID string `json:"character_id"`
+	ItemID      string `json:"item_id"`
+	Removed     string `json:"removed,omitempty"`
 }
+
+// EquipChange is a character equipping Item in Slot ("weapon", "armour").
+type EquipChange struct {
+	CharacterID string `json:"character_id"`
+	Item        string `json:"item"`
+	ItemID      string `json:"item_id"`
+	Slot        string `json:"slot"`
+}
+
+// GoldChange is a character's gold changing by Change to Gold.
+type GoldChange struct {
+	Change      int    `json:"change"`
+	CharacterID string `json:"character_id"`
+	Gold        int    `json:"gold"`
+	Reason      string `json:"reason"`
+}
+
+// XPChange is a character gaining Gain XP, to XP at Level.
+type XPChange struct {
+	CharacterID string `json:"character_id"`
+	Gain        int    `json:"gain"`
+	Level       int    `json:"level"`
+	XP          int    `json:"xp"`
+}
+
+// RelationshipChange is the relationship between the beings named A and B
+// becoming Value.
+type RelationshipChange struct {
+	A     string `json:"a"`
+	B     string `json:"b"`
+	Value int    `json:"value"`
+}
+
+// QuestChange is a quest's new status.
+type QuestChange struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+func (PartyAtData) EventKind() Kind         { return EventWorld }
+func (PartyMovedData) EventKind() Kind      { return EventWorld }
+func (InventoryData) EventKind() Kind       { return EventWorld }
+func (EquippedData) EventKind() Kind        { return EventWorld }
+func (GoldData) EventKind() Kind            { return EventWorld }
+func (XPData) EventKind() Kind              { return EventWorld }
+func (RelationshipData) EventKind() Kind    { return EventWorld }
+func (NPCMovedData) EventKind() Kind        { return EventWorld }
+func (NPCCreatedData) EventKind() Kind      { return EventWorld }
+func (NPCBehaviorData) EventKind() Kind     { return EventWorld }
+func (QuestData) EventKind() Kind           { return EventWorld }
+func (LocationCreatedData) EventKind() Kind { return EventWorld }
+
+// decodeWorld reads a `world` event's data into the payload its keys name.
+func decodeWorld(data []byte) (Payload, error) {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return nil, err
+	}
+	has := func(k string) bool { _, ok := keys[k]; return ok }
+	var p Payload
+	var err error
+	switch {
+	case has("inventory"):
+		var d InventoryData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("equipped"):
+		var d EquippedData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("gold"):
+		var d GoldData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("xp"):
+		var d XPData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("relationship"):
+		var d RelationshipData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("quest"):
+		var d QuestData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("new_location"):
+		var d LocationCreatedData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("created"):
+		var d NPCCreatedData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("behavior"):
+		var d NPCBehaviorData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("npc"):
+		var d NPCMovedData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("name"):
+		var d PartyMovedData
+		err = json.Unmarshal(data, &d)
+		p = d
+	case has("location"):
+		var d PartyAtData
+		err = json.Unmarshal(data, &d)
+		p = d
+	default:
+		return RawData(append([]byte(nil), data...)), nil
+	}
+	return p, err
+}
+
+// PartyAtEvent is the party set down at location (after a fight).
+func PartyAtEvent(location string) Event { return NewEvent(PartyAtData{Location: location}) }
 
 // PartyMovedEvent is the party travelling to l.
 func PartyMovedEvent(l *Location) Event {
-	return event(EventWorld, map[string]any{"location": l.ID, "name": l.Name})
+	return NewEvent(PartyMovedData{Location: l.ID, Name: l.Name})
 }
 
 // ItemAddedEvent is it coming into the character's inventory.
 func ItemAddedEvent(characterID string, it *Item) Event {
-	return inventoryEvent(characterID, "added", it)
+	return NewEvent(InventoryData{InventoryChange{CharacterID: characterID, Added: it.Name, ItemID: it.ID}})
 }
 
 // ItemRemovedEvent is it leaving the character's inventory.
 func ItemRemovedEvent(characterID string, it *Item) Event {
-	return inventoryEvent(characterID, "removed", it)
-}
-
-func inventoryEvent(characterID, change string, it *Item) Event {
-	return event(EventWorld, map[string]any{"inventory": map[string]any{"character_id": characterID, change: it.Name, "item_id": it.ID}})
+	return NewEvent(InventoryData{InventoryChange{CharacterID: characterID, Removed: it.Name, ItemID: it.ID}})
 }
 
 // EquippedEvent is a character equipping it in slot ("weapon", "armour").
 func EquippedEvent(characterID string, it *Item, slot string) Event {
-	return event(EventWorld, map[string]any{"equipped": map[string]any{"character_id": characterID, "item": it.Name, "item_id": it.ID, "slot": slot}})
+	return NewEvent(EquippedData{EquipChange{CharacterID: characterID, Item: it.Name, ItemID: it.ID, Slot: slot}})
 }
 
 // GoldEvent is a character's gold changing by change to gold.
 func GoldEvent(characterID string, change, gold int, reason string) Event {
-	return event(EventWorld, map[string]any{"gold": map[string]any{"character_id": characterID, "change": change, "gold": gold, "reason": reason}})
+	return NewEvent(GoldData{GoldChange{CharacterID: characterID, Change: change, Gold: gold, Reason: reason}})
 }
 
 // XPEvent is c gaining gain XP (c holds its new XP and level).
 func XPEvent(c *Character, gain int) Event {
-	return event(EventWorld, map[string]any{"xp": map[string]any{"character_id": c.ID, "gain": gain, "xp": c.XP, "level": c.Level}})
+	return NewEvent(XPData{XPChange{CharacterID: c.ID, Gain: gain, XP: c.XP, Level: c.Level}})
 }
 
 // RelationshipEvent is the relationship between the beings named a and b
 // becoming value.
 func RelationshipEvent(a, b string, value int) Event {
-	return event(EventWorld, map[string]any{"relationship": map[string]any{"a": a, "b": b, "value": value}})
+	return NewEvent(RelationshipData{RelationshipChange{A: a, B: b, Value: value}})
 }
 
 // NPCMovedEvent is the NPC named name going to l.
 func NPCMovedEvent(name string, l *Location) Event {
-	return event(EventWorld, map[string]any{"npc": name, "npc_location": l.ID, "location_name": l.Name})
+	return NewEvent(NPCMovedData{NPC: name, NPCLocation: l.ID, LocationName: l.Name})
 }
 
 // NPCCreatedEvent is n appearing in the world.
 func NPCCreatedEvent(n *NPC) Event {
-	return event(EventWorld, map[string]any{"npc": n.Name, "npc_location": n.Location, "created": true})
+	return NewEvent(NPCCreatedData{NPC: n.Name, NPCLocation: n.Location, Created: true})
 }
 
 // NPCBehaviorEvent is n's behaviour changing.
 func NPCBehaviorEvent(n *NPC) Event {
-	return event(EventWorld, map[string]any{"npc": n.Name, "behavior": n.Behavior})
+	return NewEvent(NPCBehaviorData{NPC: n.Name, Behavior: n.Behavior})
 }
 
 // QuestEvent is q offered or changing status.
 func QuestEvent(q *Quest) Event {
-	return event(EventWorld, map[string]any{"quest": map[string]any{"id": q.ID, "name": q.Name, "status": q.Status}})
+	return NewEvent(QuestData{QuestChange{ID: q.ID, Name: q.Name, Status: q.Status}})
 }
 
 // LocationCreatedEvent is l added to the world.
 func LocationCreatedEvent(l *Location) Event {
-	return event(EventWorld, map[string]any{"new_location": l.ID, "name": l.Name})
+	return NewEvent(LocationCreatedData{NewLocation: l.ID, Name: l.Name})
 }

@@ -72,7 +72,7 @@ func TestPropertiesOverRandomFights(t *testing.T) {
 			if st.Game.Mode != ModeNarrative || st.Game.Combat != nil || r == nil || !ValidOutcome(r.Outcome) {
 				t.Fatalf("%s seed %d: mode %s result %+v", ruleset, seed, st.Game.Mode, r)
 			}
-			outcomes[ruleset+" "+r.Outcome]++
+			outcomes[ruleset+" "+string(r.Outcome)]++
 		}
 	}
 	t.Logf("outcomes over %d fights per ruleset: %v", n, outcomes)
@@ -93,26 +93,26 @@ func randomAction(st *State, d *Dice, cur Combatant) {
 	if cur.Kind == KindBookend {
 		if d.Intn(5) == 0 && len(foes)+len(allies) > 0 {
 			all := append(foes, allies...)
-			_, _ = st.ApplyEffect(all[d.Intn(len(all))].Entry, EffectNames()[d.Intn(4)], 0, "")
+			_, _ = st.ApplyEffect(string(all[d.Intn(len(all))].Entry), EffectNames()[d.Intn(4)], 0, "")
 		}
 		return
 	}
 	switch r := d.Intn(100); {
 	case r < 70 && len(foes) > 0:
-		if _, _, err := st.Attack(d, cur.Entry, foes[d.Intn(len(foes))].Entry); err != nil {
+		if _, _, err := st.Attack(d, string(cur.Entry), string(foes[d.Intn(len(foes))].Entry)); err != nil {
 			panic(err) // the policy only picks valid targets
 		}
 	case r < 80:
-		_, _ = st.Defend(cur.Entry)
+		_, _ = st.Defend(string(cur.Entry))
 	case r < 86:
-		_, _, _ = st.Flee(d, cur.Entry)
+		_, _, _ = st.Flee(d, string(cur.Entry))
 	case r < 93 && cur.Kind == KindPC:
 		if inv := st.Inventory(cur.Ref); len(inv) > 0 {
-			_, _, _ = st.UseItem(d, cur.Entry, inv[0].ID, "")
+			_, _, _ = st.UseItem(d, string(cur.Entry), inv[0].ID, "")
 		}
 	default:
 		if len(allies) > 0 {
-			_, _, _ = st.Heal(d, cur.Name, allies[d.Intn(len(allies))].Entry, "1d8")
+			_, _, _ = st.Heal(d, cur.Name, string(allies[d.Intn(len(allies))].Entry), "1d8")
 		}
 	}
 	_ = DiceEvents(d)

@@ -67,7 +67,7 @@ type Game struct {
 	Location string `json:"location"`
 	Previous string `json:"previous,omitempty"`
 	// Queue is the exploration turn order ("pc:<seat>" entries).
-	Queue []string `json:"queue"`
+	Queue []EntryID `json:"queue"`
 	// Turn counts the turns played at this table; events carry "t<Turn>".
 	Turn             int           `json:"turn"`
 	Combat           *Combat       `json:"combat,omitempty"`
@@ -103,7 +103,7 @@ func NewState(cfg Config, adv *Adventure, cat *Catalogue, seed uint64) *State {
 		Config:    cfg,
 		World:     NewWorld(adv),
 		Party:     []*Character{},
-		Game:      Game{Mode: ModeNarrative, Location: adv.Start, Queue: []string{}},
+		Game:      Game{Mode: ModeNarrative, Location: adv.Start, Queue: []EntryID{}},
 		Catalogue: cat,
 	}
 	if cfg.Ruleset == RulesetD20 {
@@ -232,9 +232,9 @@ func (s *State) RemoveCharacter(seat string) *Character {
 	for _, it := range s.World.ItemsOwned(OwnerCharacter, c.ID) {
 		it.OwnerType, it.OwnerID = OwnerLocation, s.Game.Location
 	}
-	s.Game.Queue = slices.DeleteFunc(s.Game.Queue, func(e string) bool { return e == PCEntry(seat) })
+	s.Game.Queue = slices.DeleteFunc(s.Game.Queue, func(e EntryID) bool { return e == PCEntry(seat) })
 	if cb := s.Game.Combat; cb != nil {
-		cb.SavedQueue = slices.DeleteFunc(cb.SavedQueue, func(e string) bool { return e == PCEntry(seat) })
+		cb.SavedQueue = slices.DeleteFunc(cb.SavedQueue, func(e EntryID) bool { return e == PCEntry(seat) })
 		cb.remove(PCEntry(seat))
 	}
 	return c
@@ -253,14 +253,36 @@ func (s *State) ItemName(tpl string) string {
 	return tpl
 }
 
-// PCEntry is the initiative/queue entry id of a seat.
-func PCEntry(seat string) string { return "pc:" + seat }
-
-// NPCEntry is the initiative entry id of an NPC.
-func NPCEntry(npcID string) string { return "dm:" + npcID }
+// EntryID names a place in the initiative order or the turn queue:
+// "pc:<seat>" for a PC (PCEntry), "dm:<npc id>" for an NPC (NPCEntry) and
+// "dm" for the DM's round bookend (BookendEntry).
+type EntryID string
 
 // BookendEntry is the DM's round bookend entry.
-const BookendEntry = "dm"
+const BookendEntry EntryID = "dm"
+
+const (
+	pcPrefix  = "pc:"
+	npcPrefix = "dm:"
+)
+
+// PCEntry is the entry of the PC in seat.
+func PCEntry(seat string) EntryID { return EntryID(pcPrefix + seat) }
+
+// NPCEntry is the entry of the NPC whose id is npcID.
+func NPCEntry(npcID string) EntryID { return EntryID(npcPrefix + npcID) }
+
+// Seat is the seat of a PC's entry, and whether e is one.
+func (e EntryID) Seat() (string, bool) { return strings.CutPrefix(string(e), pcPrefix) }
+
+// NPC is the NPC id of an NPC's entry, and whether e is one.
+func (e EntryID) NPC() (string, bool) { return strings.CutPrefix(string(e), npcPrefix) }
+
+// IsPC tells whether e is a PC's entry.
+func (e EntryID) IsPC() bool { return strings.HasPrefix(string(e), pcPrefix) }
+
+// IsNPC tells whether e is an NPC's entry.
+func (e EntryID) IsNPC() bool { return strings.HasPrefix(string(e), npcPrefix) }
 
 // SeatLess orders seats numerically when both are numbers ("2" < "10"),
 // as the party is ordered.

@@ -438,7 +438,7 @@ func (h *Hub) AdminEvents(ctx context.Context, id, kind string, limit int) ([]en
 		}
 		var page []engine.Event
 		for _, e := range evs {
-			if kind == "" || e.Kind == kind {
+			if kind == "" || e.Kind == engine.Kind(kind) {
 				page = append(page, e)
 			}
 		}

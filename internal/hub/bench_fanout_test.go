@@ -108,7 +108,7 @@ func benchFanout(b *testing.B, n int) {
 					return
 				}
 				var f struct{ Type, Kind string }
-				if json.Unmarshal(data, &f) == nil && f.Type == "event" && f.Kind == engine.EventChat {
+				if json.Unmarshal(data, &f) == nil && f.Type == "event" && f.Kind == string(engine.EventChat) {
 					got <- struct{}{}
 				}
 				if f.Type == "snapshot" {

@@ -298,7 +298,7 @@ func eventFrameOf(e engine.Event, data json.RawMessage) []byte {
 	b = strconv.AppendInt(b, e.Seq, 10)
 	b = append(b, `,"ts":"`...)
 	b = append(e.TS.AppendFormat(b, time.RFC3339Nano), `","kind":`...)
-	b = jsonstr.Append(b, e.Kind)
+	b = jsonstr.Append(b, string(e.Kind))
 	if e.Turn != "" {
 		b = append(b, `,"turn":`...)
 		b = jsonstr.Append(b, e.Turn)
@@ -315,7 +315,7 @@ func eventData(evs []engine.Event) ([]json.RawMessage, error) {
 	}
 	out := make([]json.RawMessage, len(evs))
 	for i, e := range evs {
-		data, err := marshalData(e.Data)
+		data, err := json.Marshal(e.Data)
 		if err != nil {
 			return nil, fmt.Errorf("encode event %s: %w", e.Kind, err)
 		}

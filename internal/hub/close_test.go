@@ -126,7 +126,7 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 		for {
 			select {
 			case e := <-evs:
-				if e.Kind == "system" && e.Data["code"] == hub.CodeUnavailable {
+				if d, ok := e.Data.(engine.SystemData); ok && d.Code == hub.CodeUnavailable {
 					break wait
 				}
 			case <-timeout:

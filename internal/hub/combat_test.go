@@ -17,7 +17,7 @@ import (
 // absent and must be resolved by the turn timer. It returns the outcome
 // and counts.
 type fightLog struct {
-	outcome          string
+	outcome          engine.Outcome
 	rounds, timeouts int
 	npcTurns, pcActs int
 }
@@ -51,7 +51,7 @@ func fight(t *testing.T, watcher *wsClient, act map[string]*wsClient, words func
 		})
 		switch f.Kind {
 		case "combat_ended":
-			log.outcome = dataOf(f)["outcome"].(string)
+			log.outcome = engine.Outcome(dataOf(f)["outcome"].(string))
 			return log
 		case "system":
 			log.timeouts++
@@ -236,7 +236,7 @@ func TestNarrativeCombatMode(t *testing.T) {
 			t.Fatalf("a turn event in narrative combat: %s", f.Data)
 		}
 		if f.Kind == "combat_ended" {
-			if o := dataOf(f)["outcome"]; o != engine.OutcomePlayerWin && o != engine.OutcomePlayerDie {
+			if o := dataOf(f)["outcome"]; o != string(engine.OutcomePlayerWin) && o != string(engine.OutcomePlayerDie) {
 				t.Fatalf("outcome %v", o)
 			}
 			return

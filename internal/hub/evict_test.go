@@ -285,7 +285,7 @@ func TestAdminTablesLeaveTablesUnloaded(t *testing.T) {
 	}
 	played.State.Game.Turn = 3
 	noon := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	ev := engine.NarrationEvent(engine.AgentNarrative, "The mill is quiet.", nil)
+	ev := engine.NarrationEvent(engine.AgentNarrative, "The mill is quiet.", nil, "")
 	ev.Seq, ev.TS, ev.Turn = played.Seq+1, noon, "t3"
 	if err := d.Commit(ctx, store.Commit{TableID: ids[1], State: played.State, Events: []engine.Event{ev}}); err != nil {
 		t.Fatal(err)

@@ -115,7 +115,7 @@ func TestFullGame(t *testing.T) {
 			t.Fatal("fight did not end")
 		}
 	}
-	if outcome != engine.OutcomePlayerWin {
+	if engine.Outcome(outcome) != engine.OutcomePlayerWin {
 		t.Fatalf("outcome %q, want player_win (seed 7)", outcome)
 	}
 	a.event("mode")

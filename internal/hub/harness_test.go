@@ -180,7 +180,7 @@ func awaitArrival(tb testing.TB, h *hub.Hub, tableID string, p engine.Player) {
 		tb.Fatal(err)
 	}
 	for ev := range evs {
-		if ev.Kind == engine.EventNarration && ev.Data["action_id"] == id {
+		if d, ok := ev.Data.(engine.NarrationData); ok && d.ActionID == id {
 			return
 		}
 	}

@@ -367,7 +367,7 @@ func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSp
 		Config: engine.Config{Ruleset: spec.Ruleset, CombatMode: spec.CombatMode, TurnTimeoutS: *spec.TurnTimeoutS},
 	}
 	st := engine.NewState(meta.Config, adv, h.cfg.Catalogue, h.cfg.Seed())
-	intro := engine.NarrationEvent(engine.AgentNarrative, strings.TrimSpace(adv.Intro), nil)
+	intro := engine.NarrationEvent(engine.AgentNarrative, strings.TrimSpace(adv.Intro), nil, "")
 	intro.Seq, intro.TS, intro.Turn = 1, meta.CreatedAt, "t0"
 	if err := h.cfg.Store.CreateTable(ctx, meta, st, []engine.Event{intro}); err != nil {
 		return TableSummary{}, fmt.Errorf("create table: %w", err)

@@ -377,7 +377,7 @@ func TestDMFailuresBackOffThenAbortTheFight(t *testing.T) {
 	a.act("k", "I attack Snikket")
 	started := s.event("combat_started")
 	ended := s.event("combat_ended")
-	if got := dataOf(ended)["outcome"]; got != engine.OutcomeErrorAbort {
+	if got := dataOf(ended)["outcome"]; got != string(engine.OutcomeErrorAbort) {
 		t.Fatalf("outcome %v", got)
 	}
 	var told []frame
@@ -386,7 +386,7 @@ func TestDMFailuresBackOffThenAbortTheFight(t *testing.T) {
 			told = append(told, f)
 		}
 	}
-	if len(told) != 2 || dataOf(told[1])["outcome"] != engine.OutcomeErrorAbort {
+	if len(told) != 2 || dataOf(told[1])["outcome"] != string(engine.OutcomeErrorAbort) {
 		t.Errorf("system events during the fight: %d, want 2 (the first failure, the abort)", len(told))
 		for _, f := range told {
 			t.Logf("#%d %s", f.Seq, f.Data)

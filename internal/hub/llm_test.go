@@ -154,7 +154,7 @@ func TestLLMNarrativeToolRoundsThenCombatThenEnd(t *testing.T) {
 		t.Fatalf("initiative %v", init)
 	}
 	ended := a.event("combat_ended")
-	if out := dataOf(ended)["outcome"]; out != engine.OutcomeNPCFlee {
+	if out := dataOf(ended)["outcome"]; out != string(engine.OutcomeNPCFlee) {
 		t.Fatalf("outcome %v", out)
 	}
 	a.until("mode narrative", func(f frame) bool {

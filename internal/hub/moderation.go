@@ -49,9 +49,7 @@ func (h *Hub) moderate(ctx context.Context, id, action string, closedOK bool, f 
 
 // auditEvent is the `system` event that records a moderation action.
 func auditEvent(action, message string) engine.Event {
-	ev := engine.SystemEvent(CodeModeration, message)
-	ev.Data["action"] = action
-	return ev
+	return engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: message, Action: action})
 }
 
 // audit commits the audit event of action with the rest of c.
@@ -152,8 +150,8 @@ func (h *Hub) AbandonAction(ctx context.Context, id, actionID string) error {
 		if !t.isAction(actionID) {
 			return engine.Errorf(engine.ENOTFOUND, "No waiting action %q at this table.", actionID)
 		}
-		ev := auditEvent("abandon", "The operator abandoned an action; it will not be played.")
-		ev.Data["action_id"] = actionID
+		ev := engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: "The operator abandoned an action; it will not be played.",
+			Action: "abandon", ActionID: actionID})
 		if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}, Abandon: []string{actionID}}, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
 			return fmt.Errorf("abandon %s: %w", actionID, err)
 		}

@@ -192,10 +192,10 @@ func TestAbandonWhileItsTurnRuns(t *testing.T) {
 	for {
 		select {
 		case ev := <-events:
-			if ev.Kind == engine.EventNarration && ev.Data["action_id"] == actionID {
+			if d, ok := ev.Data.(engine.NarrationData); ok && d.ActionID == actionID {
 				t.Fatalf("the abandoned action was narrated: %+v", ev)
 			}
-			if ev.Kind == engine.EventSystem && ev.Data["action"] == "abandon" && ev.Data["action_id"] == actionID {
+			if d, ok := ev.Data.(engine.SystemData); ok && d.Action == "abandon" && d.ActionID == actionID {
 				audited = true
 			}
 			continue
@@ -273,7 +273,7 @@ func TestMarksCommitWithTheirAudit(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ev := range evs {
-			if ev.Kind == engine.EventSystem && ev.Data["code"] == hub.CodeModeration {
+			if d, ok := ev.Data.(engine.SystemData); ok && d.Code == hub.CodeModeration {
 				n++
 			}
 		}

@@ -126,7 +126,7 @@ func TestBatchedFramesAndStatePush(t *testing.T) {
 	var chat, action int64
 	for {
 		f := c.next()
-		if f.Type == "event" && f.Kind == engine.EventChat {
+		if f.Type == "event" && f.Kind == string(engine.EventChat) {
 			chat = f.Seq
 		}
 		if f.Type == "event" && f.Kind == "action" {

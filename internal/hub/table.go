@@ -374,7 +374,7 @@ func (t *table) number(evs []engine.Event, turn string) {
 			evs[i].Turn = turn
 		}
 		if evs[i].Data == nil {
-			evs[i].Data = map[string]any{}
+			evs[i].Data = engine.RawData("{}")
 		}
 	}
 }
@@ -763,10 +763,8 @@ func abandonedEvent(a engine.PendingAction, why string) engine.Event {
 	if r := []rune(text); len(r) > 80 {
 		text = string(r[:80]) + "…"
 	}
-	ev := engine.SystemEvent(CodeAbandoned, fmt.Sprintf("The action %q was abandoned without being played: %s.", text, why))
-	ev.Data["action_id"] = a.ID
-	ev.Data["player_id"] = a.PlayerID
-	return ev
+	return engine.NewEvent(engine.SystemData{Code: CodeAbandoned, Message: fmt.Sprintf("The action %q was abandoned without being played: %s.", text, why),
+		ActionID: a.ID, PlayerID: a.PlayerID})
 }
 
 func (t *table) ackStatus(a engine.PendingAction) string {
@@ -833,7 +831,7 @@ func (t *table) nextTurn() *job {
 			if !ready(*a) || a.Kind == engine.ActionStart {
 				continue // session starts wait for the fight to end
 			}
-			if t.meta.Config.CombatMode == engine.CombatTactical && a.Seat != strings.TrimPrefix(cur.Entry, "pc:") {
+			if t.meta.Config.CombatMode == engine.CombatTactical && engine.PCEntry(a.Seat) != cur.Entry {
 				continue
 			}
 			return &job{kind: agent.TurnPlayer, action: a, entry: cur}
@@ -896,6 +894,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 	if j.action != nil {
 		turn.Actor = st.Character(j.action.CharacterID)
 		turn.Text = j.action.Text
+		turn.ActionID = j.action.ID
 		if turn.Actor == nil {
 			return agent.Result{}, nil, engine.Errorf(engine.EINVALID, "The acting character has left.")
 		}
@@ -971,15 +970,6 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		}
 		msgs := agentMessages(res.Agent, j.turnNo, res.Messages)
 		t.stampDeadlines(res.Events)
-		if j.action != nil {
-			// Additive: which action this turn's narration resolves, so a
-			// client among several players can match its own.
-			for _, e := range res.Events {
-				if e.Kind == engine.EventNarration {
-					e.Data["action_id"] = j.action.ID
-				}
-			}
-		}
 		c := store.Commit{State: st, Events: res.Events, Messages: msgs, Archive: j.archive}
 		if j.action != nil {
 			c.Resolve = []string{j.action.ID}
@@ -1081,10 +1071,7 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 		}
 	}
 	if msg != "" {
-		ev := engine.SystemEvent(CodeUnavailable, msg)
-		ev.Data["action_id"] = a.ID
-		ev.Data["attempts"] = n
-		t.tell(ctx, ev, j.turnNo)
+		t.tell(ctx, engine.NewEvent(engine.SystemData{Code: CodeUnavailable, Message: msg, ActionID: a.ID, Attempts: n}), j.turnNo)
 	}
 	if n < maxAttempts {
 		t.holdFor(time.Duration(n*n) * time.Second)
@@ -1116,8 +1103,7 @@ func (t *table) dmFailed(ctx context.Context, j *job, err error) {
 	t.log.Warn("turn failed", "turn", j.turnNo, "kind", j.kind, "attempt", n, "err", err)
 	if n >= dmMaxFailures && t.st.Game.Combat != nil {
 		msg := fmt.Sprintf("The DM failed %d times in a row and the fight cannot go on: it ends here.", n)
-		lead := engine.SystemEvent(CodeUnavailable, msg)
-		lead.Data["outcome"] = engine.OutcomeErrorAbort
+		lead := engine.NewEvent(engine.SystemData{Code: CodeUnavailable, Message: msg, Outcome: engine.OutcomeErrorAbort})
 		aerr := t.abortCombat(ctx, lead, "The fight was cut short: the DM was unavailable.")
 		if aerr == nil {
 			t.log.Warn("fight aborted", "turn", j.turnNo, "kind", j.kind, "failures", n)
@@ -1126,9 +1112,8 @@ func (t *table) dmFailed(ctx context.Context, j *job, err error) {
 		t.log.Error("abort the fight", "err", aerr)
 	}
 	if n == 1 {
-		ev := engine.SystemEvent(CodeUnavailable, "The DM could not play its turn; it will be retried, waiting longer each time.")
-		ev.Data["attempts"] = n
-		t.tell(ctx, ev, j.turnNo)
+		t.tell(ctx, engine.NewEvent(engine.SystemData{Code: CodeUnavailable,
+			Message: "The DM could not play its turn; it will be retried, waiting longer each time.", Attempts: n}), j.turnNo)
 	}
 	t.holdFor(dmBackoff(n))
 }

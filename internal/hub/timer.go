@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"tavern/internal/engine"
@@ -38,7 +37,8 @@ func (t *table) waitingPC() string {
 	if cur.Kind != engine.KindPC {
 		return ""
 	}
-	return strings.TrimPrefix(cur.Entry, "pc:")
+	seat, _ := cur.Entry.Seat()
+	return seat
 }
 
 func (t *table) turnTimeout() time.Duration {
@@ -111,7 +111,7 @@ func (t *table) timeout(key string) {
 	}
 	evs = append(evs, engine.SystemEvent("turn_timeout",
 		fmt.Sprintf("%s did not act within %ds and takes a defensive stance.", cur.Name, t.meta.Config.TurnTimeoutS)))
-	dev, err := next.Defend(cur.Entry)
+	dev, err := next.Defend(string(cur.Entry))
 	if err != nil {
 		t.log.Error("turn timeout: defend", "err", err)
 		return
@@ -137,32 +137,16 @@ func (t *table) timeout(key string) {
 	t.maybeStart()
 }
 
-// stampDeadlines adds the timer's deadline to `turn` events that start a
-// PC's tactical turn.
+// stampDeadlines replaces each `turn` event of evs (not yet numbered) that
+// starts a PC's tactical turn with one that carries the timer's deadline.
 func (t *table) stampDeadlines(evs []engine.Event) {
 	if t.turnTimeout() <= 0 || t.meta.Config.CombatMode != engine.CombatTactical {
 		return
 	}
 	deadline := t.h.cfg.Now().Add(t.turnTimeout()).UTC().Format(time.RFC3339)
-	for _, e := range evs {
-		if e.Kind != engine.EventTurn {
-			continue
-		}
-		if startsPCTurn(e) {
-			e.Data["deadline"] = deadline
+	for i, e := range evs {
+		if td, ok := e.Data.(engine.TurnData); ok && td.StartsPCTurn() {
+			evs[i] = engine.DeadlineTurnEvent(td, deadline)
 		}
 	}
-}
-
-// startsPCTurn tells whether a turn event hands the turn to a PC (not a
-// forced resolution). The engine's events hold the entry as a value, read
-// as it is; an event that went through JSON holds a map there, decoded, so
-// that it does not silently get no deadline.
-func startsPCTurn(e engine.Event) bool {
-	if entry, ok := e.Data["entry"].(engine.InitiativeEntry); ok {
-		resolution, _ := e.Data["resolution"].(string)
-		return resolution == "" && entry.Kind == engine.KindPC
-	}
-	var td engine.TurnData
-	return e.Decode(&td) == nil && td.Resolution == "" && td.Entry.Kind == engine.KindPC
 }

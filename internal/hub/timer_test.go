@@ -33,19 +33,23 @@ func TestStampDeadlines(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		ev   engine.Event
-		want any
+		want string
 	}{
 		{"PC turn, built", pc, want},
 		{"PC turn, through JSON", roundTrip(pc), want},
-		{"NPC turn, built", npc, nil},
-		{"NPC turn, through JSON", roundTrip(npc), nil},
-		{"resolution turn, built", resolution, nil},
-		{"resolution turn, through JSON", roundTrip(resolution), nil},
+		{"NPC turn, built", npc, ""},
+		{"NPC turn, through JSON", roundTrip(npc), ""},
+		{"resolution turn, built", resolution, ""},
+		{"resolution turn, through JSON", roundTrip(resolution), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tb.stampDeadlines([]engine.Event{tc.ev})
-			if got := tc.ev.Data["deadline"]; got != tc.want {
-				t.Errorf("deadline = %v, want %v", got, tc.want)
+			evs := []engine.Event{tc.ev}
+			tb.stampDeadlines(evs)
+			if got := evs[0].Data.(engine.TurnData).Deadline; got != tc.want {
+				t.Errorf("deadline = %q, want %q", got, tc.want)
+			}
+			if tc.ev.Data.(engine.TurnData).Deadline != "" {
+				t.Error("the event handed in was changed")
 			}
 		})
 	}

@@ -129,7 +129,7 @@ type Snapshot struct {
 	// Additive fields.
 	DM          string               `json:"dm"`    // which game master runs: "offline" or the model name
 	Busy        bool                 `json:"busy"`  // a DM turn is running
-	Queue       []string             `json:"queue"` // exploration order ("pc:<seat>")
+	Queue       []engine.EntryID     `json:"queue"` // exploration order
 	LastCombat  *engine.CombatResult `json:"last_combat_result,omitempty"`
 	AdventureID string               `json:"adventure_id"`
 	Quests      []QuestView          `json:"quests"`

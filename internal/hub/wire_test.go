@@ -199,9 +199,9 @@ func readFrame(r *bufio.Reader) (byte, []byte, error) {
 func TestEventFrameOf(t *testing.T) {
 	ts := time.Date(2026, 11, 23, 8, 30, 1, 0, time.UTC)
 	for _, e := range []engine.Event{
-		{Seq: 1, TS: ts, Kind: "narration", Turn: "t3", Data: map[string]any{"text": "Rain <falls> & \"drips\"", "n": 2.5}},
-		{Seq: 1 << 40, TS: ts.Add(123456789), Kind: "chat", Data: map[string]any{}},
-		{Seq: 7, TS: ts.Add(time.Millisecond), Kind: "odd\"kind<>", Turn: "t\u2028é\\", Data: map[string]any{"nested": map[string]any{"a": []any{1.0, "b", nil}}}},
+		{Seq: 1, TS: ts, Kind: "narration", Turn: "t3", Data: engine.NarrationData{Agent: "narrative", Text: "Rain <falls> & \"drips\"", Hints: []string{"2.5"}}},
+		{Seq: 1 << 40, TS: ts.Add(123456789), Kind: "chat", Data: engine.RawData("{}")},
+		{Seq: 7, TS: ts.Add(time.Millisecond), Kind: "odd\"kind<>", Turn: "t\u2028é\\", Data: engine.RawData(`{"nested":{"a":[1,"b",null]}}`)},
 		{Seq: 8, TS: time.Date(2026, 1, 2, 3, 4, 5, 6, time.FixedZone("x", 3600)), Kind: "dice", Data: nil},
 	} {
 		want := mustFrame(struct {

@@ -80,7 +80,7 @@ func TestEncounterBalance(t *testing.T) {
 
 // fight plays one fight at the mill to its end: the first PC attacks
 // Snikket, then the DM plays its entries and every PC attacks.
-func fight(t *testing.T, st *engine.State, d *engine.Dice) (outcome string, rounds int, hpLeft float64) {
+func fight(t *testing.T, st *engine.State, d *engine.Dice) (outcome engine.Outcome, rounds int, hpLeft float64) {
 	t.Helper()
 	r := &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}
 	history := map[string][]agent.Message{}

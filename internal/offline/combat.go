@@ -113,7 +113,7 @@ func (t *offlineTurn) heal(words map[string]bool) reply {
 		}
 	}
 	if target == "" && t.Ctx.Actor != nil {
-		target = engine.PCEntry(t.Ctx.Actor.Seat)
+		target = string(engine.PCEntry(t.Ctx.Actor.Seat))
 	}
 	dice := "1d6"
 	if t.Ctx.Actor != nil && t.Ctx.Actor.Class == "cleric" {
@@ -194,7 +194,7 @@ func (t *offlineTurn) foes() []agent.CombatantView {
 	if t.Ctx.Kind == agent.TurnNPC {
 		mySide = "foes"
 		for _, c := range t.Ctx.Combat.Combatants {
-			if t.Ctx.NPC != nil && c.Entry == engine.NPCEntry(t.Ctx.NPC.ID) {
+			if t.Ctx.NPC != nil && c.Entry == string(engine.NPCEntry(t.Ctx.NPC.ID)) {
 				mySide = c.Side
 			}
 		}
@@ -338,7 +338,7 @@ func locName(t *offlineTurn) string {
 }
 
 func (t *offlineTurn) ending(outcome string) string {
-	switch outcome {
+	switch engine.Outcome(outcome) {
 	case engine.OutcomePlayerWin:
 		return t.pick("win", "The last foe falls. Silence returns, broken only by ragged breathing.", "It is over. You stand among the fallen, victorious.")
 	case engine.OutcomeNPCFlee:
