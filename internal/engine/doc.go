@@ -7,4 +7,8 @@
 // everything one table knows, then [Ruleset] and the combat functions in
 // combat.go. A State is not safe for concurrent use: the hub gives each table
 // one owner goroutine and hands turn jobs a [State.Clone].
+//
+// Rules return the [Event] values players see. An event's data is one
+// payload struct of its [Kind] (events.go), built once by a constructor and
+// never changed; the example shows a fight's first blow and its events.
 package engine
