@@ -27,6 +27,10 @@ func TestEventJSON(t *testing.T) {
 	}{
 		{"dice", DiceEvent(roll),
 			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"dice","data":{"modifier":2,"notation":"1d100+2","purpose":"attack on Brunhild","roller":"Snikket","rolls":[55],"total":57}}`},
+		{"dice, attack against 0", DiceEvent(Roll{Roller: "Aldric", Purpose: "attack on Snikket", Notation: "1d20+3", Rolls: []int{12}, Modifier: 3, Total: 15, Against: 0, Outcome: "hit"}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"dice","data":{"against":0,"modifier":3,"notation":"1d20+3","outcome":"hit","purpose":"attack on Snikket","roller":"Aldric","rolls":[12],"total":15}}`},
+		{"dice, advantage", DiceEvent(Roll{Roller: "Aldric", Purpose: "attack on Snikket", Notation: "2d20kh1+3", Rolls: []int{4, 17}, Modifier: 3, Total: 20, Kept: 17, Against: 14, Outcome: "hit"}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"dice","data":{"against":14,"kept":17,"modifier":3,"notation":"2d20kh1+3","outcome":"hit","purpose":"attack on Snikket","roller":"Aldric","rolls":[4,17],"total":20}}`},
 		{"mode combat", ModeEvent(ModeCombat),
 			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"mode","data":{"mode":"combat"}}`},
 		{"status removed", StatusRemovedEvent("Vesna", StatusDefending),
@@ -79,6 +83,23 @@ func TestEventJSON(t *testing.T) {
 			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"narration","data":{"agent":"combat","hints":["attack","flee"],"text":"Snikket snarls."}}`},
 		{"system", SystemEvent("turn_timeout", "Vesna did not act within 30s and takes a defensive stance."),
 			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"system","data":{"code":"turn_timeout","message":"Vesna did not act within 30s and takes a defensive stance."}}`},
+		{"system, a failed action", NewEvent(SystemData{Code: "unavailable", Message: "The DM could not resolve the turn.", ActionID: "a-1", Attempts: 2}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"system","data":{"action_id":"a-1","attempts":2,"code":"unavailable","message":"The DM could not resolve the turn."}}`},
+		{"system, abandoned", NewEvent(SystemData{Code: "abandoned", Message: "Dropped.", ActionID: "a-1", PlayerID: "p1"}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"system","data":{"action_id":"a-1","code":"abandoned","message":"Dropped.","player_id":"p1"}}`},
+		{"system, audit", NewEvent(SystemData{Code: "moderation", Message: "Abandoned.", Action: "abandon", ActionID: "a-1"}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"system","data":{"action":"abandon","action_id":"a-1","code":"moderation","message":"Abandoned."}}`},
+		{"system, fight aborted", NewEvent(SystemData{Code: "unavailable", Message: "It ends here.", Outcome: OutcomeErrorAbort}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"system","data":{"code":"unavailable","message":"It ends here.","outcome":"error_abort"}}`},
+		{"narration of an action", NarrationEvent(AgentNarrative, "You look.", []string{"go north"}, "a-1"),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"narration","data":{"action_id":"a-1","agent":"narrative","hints":["go north"],"text":"You look."}}`},
+		{"equipped", EquippedEvent("c1", &Item{ID: "i9", Name: "Axe"}, "weapon"),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"world","data":{"equipped":{"character_id":"c1","item":"Axe","item_id":"i9","slot":"weapon"}}}`},
+		{"combat ended, shares", CombatEndedEvent(CombatResult{CombatID: "cb3", Outcome: OutcomePlayerWin, XP: 40, Gold: 6, Loot: []string{}, LevelUps: []string{"Brunhild"},
+			Shares: []RewardShare{{Name: "Brunhild", XP: 40, Gold: 6}}, Missed: []string{"Vesna"}}),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"combat_ended","data":{"combat_id":"cb3","outcome":"player_win","rewards":{"gold":6,"level_ups":["Brunhild"],"loot":[],"missed":["Vesna"],"shares":[{"name":"Brunhild","xp":40,"gold":6}],"xp":40}}}`},
+		{"turn with a deadline", DeadlineTurnEvent(TurnData{Round: 1, Index: 1, Entry: InitiativeEntry{ID: "pc:1", Name: "Brunhild", Kind: KindPC}}, "2026-01-01T12:00:30Z"),
+			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"turn","data":{"deadline":"2026-01-01T12:00:30Z","entry":{"id":"pc:1","name":"Brunhild","kind":"pc"},"index":1,"round":1}}`},
 		{"player joined", PlayerJoinedEvent(ann, "1", "player", brunhild),
 			`{"seq":0,"ts":"0001-01-01T00:00:00Z","kind":"player_joined","data":{"character":"Brunhild","character_id":"c1","name":"Ann","player_id":"p1","role":"player","seat":"1"}}`},
 		{"player left", PlayerLeftEvent(ann, "1", "player"),
@@ -135,5 +156,8 @@ func TestDecodeData(t *testing.T) {
 	}
 	if _, err := DecodeData(EventTurn, []byte(`{"round":"two"}`)); err == nil {
 		t.Error("a turn whose round is a string decoded")
+	}
+	if _, err := DecodeData(EventWorld, []byte(`[1]`)); err == nil {
+		t.Error("a world event whose data is an array decoded")
 	}
 }

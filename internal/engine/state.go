@@ -272,11 +272,18 @@ func PCEntry(seat string) EntryID { return EntryID(pcPrefix + seat) }
 // NPCEntry is the entry of the NPC whose id is npcID.
 func NPCEntry(npcID string) EntryID { return EntryID(npcPrefix + npcID) }
 
-// Seat is the seat of a PC's entry, and whether e is one.
-func (e EntryID) Seat() (string, bool) { return strings.CutPrefix(string(e), pcPrefix) }
+// Seat is the seat of a PC's entry, and whether e is one ("" if not).
+func (e EntryID) Seat() (string, bool) { return e.after(pcPrefix) }
 
-// NPC is the NPC id of an NPC's entry, and whether e is one.
-func (e EntryID) NPC() (string, bool) { return strings.CutPrefix(string(e), npcPrefix) }
+// NPC is the NPC id of an NPC's entry, and whether e is one ("" if not).
+func (e EntryID) NPC() (string, bool) { return e.after(npcPrefix) }
+
+func (e EntryID) after(prefix string) (string, bool) {
+	if rest, ok := strings.CutPrefix(string(e), prefix); ok {
+		return rest, true
+	}
+	return "", false
+}
 
 // IsPC tells whether e is a PC's entry.
 func (e EntryID) IsPC() bool { return strings.HasPrefix(string(e), pcPrefix) }
