@@ -183,7 +183,7 @@ func TestTablePageShell(t *testing.T) {
 	shell := regexp.MustCompile(`(?s)<script id="snapshot-data".*?</script>`).ReplaceAllString(body, "")
 	wantHas(t, shell, nil, "data-entry=", "data-character=", "Snikket", "30/45", "Waiting for")
 	// The log line ("Round 2: Vesna's turn", static/eventline.test.mjs) is
-	// rendered by table.js from the recent events the page ships as JSON.
+	// rendered by log.js from the recent events the page ships as JSON.
 	if recent := shippedEvents(t, body); len(recent) != 1 || recent[0].Seq != 40 || recent[0].Kind != "turn" {
 		t.Errorf("the page ships the events %+v, want the turn event 40", recent)
 	} else if e, _ := recent[0].Data["entry"].(map[string]any); e["name"] != "Vesna" {
@@ -192,7 +192,7 @@ func TestTablePageShell(t *testing.T) {
 }
 
 // shippedEvents decodes the recent events of the page's snapshot JSON, the
-// ones table.js renders into the log.
+// ones log.js renders into the log.
 func shippedEvents(t *testing.T, body string) []engine.Event {
 	t.Helper()
 	m := regexp.MustCompile(`(?s)<script id="snapshot-data" type="application/json">(.*?)</script>`).FindStringSubmatch(body)
