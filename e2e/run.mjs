@@ -1,6 +1,7 @@
 // Browser test of Tavern: two players and a spectator at one table, played
 // with the offline narrator until tactical combat has shown a PC turn where
-// the action box is enabled for exactly the active player.
+// the action box is enabled for exactly the active player, the one the
+// server's can_act names.
 //
 // Usage: TAVERN_URL=http://127.0.0.1:18089 node e2e/run.mjs
 // (e2e/run.sh builds and starts the server, then runs this.)
@@ -263,6 +264,25 @@ async function main() {
       await shot(s, '04-combat-spectator');
     });
 
+    await step('each panel is panels.js drawing the JSON view the server sends; what drawing one state costs', async () => {
+      const id = new URL(tableURL).pathname.split('/').pop();
+      const r = await waitFor('the spectator\'s party panel to match the server\'s snapshot', () => s.evaluate(async (tid) => {
+        const panels = await import('/static/panels.js');
+        const { mount } = await import('/static/dom.js');
+        const snap = await (await fetch(`/api/tables/${encodeURIComponent(tid)}`)).json();
+        const drawn = panels.party(snap).map((v) => mount(v).outerHTML).join('');
+        if (drawn !== document.querySelector('#party').innerHTML) return null;
+        // Every panel drawn from this snapshot, as on each state frame.
+        const n = 200;
+        const t0 = performance.now();
+        for (let i = 0; i < n; i++) {
+          for (const f of [panels.combatPanel, panels.party, panels.location, panels.quests]) f(snap).map((v) => mount(v));
+        }
+        return { ms: (performance.now() - t0) / n, entries: snap.combat ? snap.combat.initiative.length : 0 };
+      }, id));
+      log(`drawing the panels from one state (${r.entries} initiative entries) takes ${r.ms.toFixed(3)} ms in the browser`);
+    });
+
     await step('on a phone (390x844) the compact combat bar shows the round, the turn and your HP', async () => {
       await b.setViewportSize({ width: 390, height: 844 });
       const bar = await waitFor('the combat bar', async () => {
@@ -317,6 +337,12 @@ async function main() {
           assert(vs[i].canAct === mine, `${name} (seat ${seat}) action box enabled=${vs[i].canAct} on ${id}'s turn`);
         });
         assert(!vs[2].hasActionBox, 'spectator still has no action box');
+        // The server decided it: its snapshot lets exactly the active player act.
+        const sent = await a.evaluate(async (url) => (await (await fetch('/api/tables/' + url.split('/').pop())).json()).party, tableURL);
+        players.forEach(([, seat, name], i) => {
+          const c = sent.find((x) => x.seat === seat);
+          assert(c.can_act === ('pc:' + seat === id) && c.can_act === vs[i].canAct, `${name}: the server's can_act ${c.can_act} (turn ${c.turn}), the box enabled=${vs[i].canAct}, on ${id}'s turn`);
+        });
         verified++;
         const [p, , name] = players.find(([, seat]) => 'pc:' + seat === id);
         log(`round ${vs[0].round}: ${id} (${name}) may act, the other may not`);

@@ -2,11 +2,8 @@ package web
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/a-h/templ"
 
@@ -120,7 +117,7 @@ func (s *Server) notFoundPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusNotFound, errorPage(http.StatusNotFound, "There is nothing here.", s.assetVersion))
 }
 
-// --- view helpers shared by the templates; static/table.js mirrors them ---
+// --- view helpers shared by the templates ---
 
 // dmLabel describes which game master runs.
 func dmLabel(dm string) string {
@@ -139,68 +136,6 @@ func optInt(p *int) string {
 		return ""
 	}
 	return strconv.Itoa(*p)
-}
-
-// activeEntry returns the initiative entry whose turn it is, or "".
-func activeEntry(s hub.Snapshot) engine.EntryID {
-	if s.Combat == nil || s.Combat.Index < 0 || s.Combat.Index >= len(s.Combat.Initiative) {
-		return ""
-	}
-	return s.Combat.Initiative[s.Combat.Index].ID
-}
-
-// down reports whether a character can no longer act.
-func down(c *hub.Character) bool {
-	return c.HP <= 0 || slices.Contains(c.Statuses, engine.StatusDead) || slices.Contains(c.Statuses, engine.StatusUnconscious)
-}
-
-// questText describes a quest's giver, reward and requirement.
-func questText(q hub.QuestView) string {
-	t := q.Description
-	if q.GiverName != "" {
-		t += " From " + q.GiverName + "."
-	}
-	if q.RewardXP > 0 || q.RewardGold > 0 {
-		t += fmt.Sprintf(" Reward: %d XP, %d gold.", q.RewardXP, q.RewardGold)
-	}
-	return t
-}
-
-// canAct reports whether the viewer may send an action now, and a hint
-// saying why (not). The hub enforces the same rules; this only keeps the
-// action box honest.
-func canAct(s hub.Snapshot, me *hub.Character) (bool, string) {
-	if me == nil {
-		return false, ""
-	}
-	if down(me) {
-		return false, "You are down and cannot act."
-	}
-	if s.Busy {
-		return false, "The DM is resolving a turn…"
-	}
-	if s.Mode == engine.ModeCombat && s.Table.CombatMode != "narrative" && s.Combat != nil {
-		act := activeEntry(s)
-		if act == engine.PCEntry(me.Seat) {
-			return true, "Your turn! What do you do?"
-		}
-		for _, e := range s.Combat.Initiative {
-			if e.ID == act {
-				return false, "Waiting for " + e.Name + "…"
-			}
-		}
-		return false, "Waiting…"
-	}
-	return true, "What do you do?"
-}
-
-// modeText is the #mode badge.
-func modeText(s hub.Snapshot) string {
-	m := s.Mode
-	if m == "" {
-		m = engine.ModeNarrative
-	}
-	return m
 }
 
 // modeWord names a table mode for people: exploring or fighting (the
@@ -226,30 +161,6 @@ func combatStyleHelp(mode string) string {
 		return "Free combat: anyone may act; the DM resolves the fight as it goes."
 	}
 	return "Turn-based combat: initiative order, one turn at a time."
-}
-
-func spectatorsText(n int) string {
-	if n == 1 {
-		return "1 watching"
-	}
-	return strconv.Itoa(n) + " watching"
-}
-
-// defenceText is the sheet's defence: the armour class in d20, the armour's
-// absorption in d100.
-func defenceText(c hub.Character) string {
-	if c.AC > 0 {
-		return "AC " + strconv.Itoa(c.AC)
-	}
-	return "absorbs " + strconv.Itoa(c.Absorption) + " damage"
-}
-
-// statusText joins statuses for display.
-func statusText(ss []string) string { return strings.Join(ss, ", ") }
-
-// xpText is the sheet's XP with what the next level needs.
-func xpText(c hub.Character) string {
-	return strconv.Itoa(c.XP) + " / " + strconv.Itoa(c.XPNext) + " (level " + strconv.Itoa(c.Level+1) + ")"
 }
 
 // difficultyText says how hard a table's fights are for its party: the

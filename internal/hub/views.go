@@ -67,6 +67,42 @@ type Character struct {
 	AC         int `json:"ac,omitempty"`
 	Absorption int `json:"absorption,omitempty"`
 	XPNext     int `json:"xp_next"`
+	// CanAct and Turn are additive: whether the character may send an act
+	// now, and why (turnOf). They are decided here once for every viewer,
+	// so clients obey them instead of re-deriving the rules.
+	CanAct bool   `json:"can_act"`
+	Turn   string `json:"turn"`
+}
+
+// Character.Turn values: where a character stands for acting now.
+const (
+	// TurnFree: no turn order holds (exploring, or a free fight); may act.
+	TurnFree = "free"
+	// TurnYours: a turn-based fight, and it is this character's turn; may act.
+	TurnYours = "yours"
+	// TurnWaiting: a turn-based fight, and another combatant's turn (or the
+	// fight is ending); may not act.
+	TurnWaiting = "waiting"
+	// TurnDown: unconscious or dead; may not act.
+	TurnDown = "down"
+)
+
+// turnOf says where c stands for acting now, by the rules an act must pass
+// (PROTOCOL.md "act": in tactical combat only on your turn; a character
+// who is down cannot act). A running DM turn (Snapshot.Busy) is told
+// apart: it delays acts but refuses none.
+func turnOf(st *engine.State, c *engine.Character) string {
+	if !c.Conscious() {
+		return TurnDown
+	}
+	cb := st.Game.Combat
+	if cb == nil || st.Config.CombatMode != engine.CombatTactical {
+		return TurnFree
+	}
+	if cb.Ending == "" && cb.Current().Entry == engine.PCEntry(c.Seat) {
+		return TurnYours
+	}
+	return TurnWaiting
 }
 
 // onlineSeats lists the seats whose player has a live player connection
@@ -196,7 +232,9 @@ func characterView(st *engine.State, c *engine.Character, names map[string]strin
 		Inventory: itemViews(st, st.Inventory(c.ID)),
 		Player:    names[c.PlayerID],
 		XPNext:    engine.XPForLevel(c.Level + 1),
+		Turn:      turnOf(st, c),
 	}
+	v.CanAct = v.Turn == TurnFree || v.Turn == TurnYours
 	for _, slot := range []string{"weapon", "armour"} {
 		if it := st.WieldedItem(c, slot); it != nil {
 			v.Equipped[slot] = Ref{ID: v.Equipped[slot].ID, Name: it.Name}

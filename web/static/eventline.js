@@ -1,11 +1,11 @@
 // The one renderer of an event line: what the table page's log shows for
-// an event of PROTOCOL.md ("Event"). table.js uses it for the events the
+// an event of PROTOCOL.md ("Event"). log.js uses it for the events the
 // page ships in its snapshot JSON and for live events alike, so the two
 // cannot drift apart.
 //
 // Pure: no DOM and no state, so `node --test web/static/` checks it
-// (eventline.test.mjs). It returns plain strings; table.js puts them in the
-// page with textContent, never as HTML.
+// (eventline.test.mjs). It returns plain strings; log.js puts them in the
+// page as text nodes, never as HTML.
 
 const outcomes = {
   player_win: 'victory',

@@ -1,127 +1,107 @@
-// Tavern table page: keeps the server-rendered page live over the
-// websocket of PROTOCOL.md (subprotocol tavern.v1).
+// Tavern table page: keeps the page live over the websocket of
+// PROTOCOL.md (subprotocol tavern.v1).
 //
-// Every piece of player or model text is put in the page with textContent
-// (through el() and text()), never as HTML. The markup built here mirrors
-// table.templ: same ids, classes and data attributes. The log is the one
-// part only this script renders: the page ships its recent events in the
-// snapshot JSON, and eventline.js reads them and the live ones alike.
+// table.templ renders only the shell. The panels are drawn by panels.js
+// from the JSON view alone: the snapshot the page ships, then each
+// `state` frame the hub pushes after a change (?state=1). Events only add
+// log lines (log.js) and the DM's hints. Whether the viewer may act comes
+// from the server (the party entry's can_act and turn).
+//
+// Every piece of player or model text reaches the page as a text node
+// (dom.js), never as HTML.
 
-import { asList, eventLine } from './eventline.js';
+import { asList } from './eventline.js';
+import { mount } from './dom.js';
+import { Log } from './log.js';
+import * as panels from './panels.js';
 
 const page = document.getElementById('table-page');
 const tableId = page.dataset.tableId;
 let role = page.dataset.role; // "player" or "spectator"
 let seat = page.dataset.seat || '';
 
-// state is the last snapshot, updated in place by events.
+// state is the last snapshot or state frame, as the server sent it.
 let state = JSON.parse(document.getElementById('snapshot-data').textContent);
-state.deadline = state.combat && state.combat.deadline ? Date.parse(state.combat.deadline) : 0;
 let lastSeq = Number(page.dataset.seq) || 0;
 
 const $ = (id) => document.getElementById(id);
-const logEl = $('log');
+const text = (node, s) => { if (node) node.textContent = s; };
+const viewer = () => (role === 'player' ? seat : '');
 
-// ---------- DOM helpers (text only) ----------
-
-function el(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    e.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children) {
-    if (c === undefined || c === null || c === false) continue;
-    e.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
-  }
-  return e;
-}
-
-function text(node, s) {
-  if (node) node.textContent = s;
-}
-
-// ---------- formatting (mirrors pages.go) ----------
-
-const hpText = (hp, max) => `${hp}/${max}`;
-
-function characterName(id) {
+const characterName = (id) => {
   const c = (state.party || []).find((p) => p.id === id);
   return c ? c.name : '';
-}
+};
+const log = new Log($('log'), characterName);
 
-function logItem(ev) {
-  const l = eventLine(ev, characterName);
-  if (!l) return null;
-  const li = el('li', { class: `ev ev-${ev.kind}${l.outcome ? ' outcome-' + l.outcome : ''}`, 'data-seq': ev.seq });
-  if (l.who) {
-    li.append(el('strong', { class: 'who' }, l.who), el('span', { class: 'text' }, ': ' + l.text));
-  } else {
-    li.append(el('span', { class: 'text' }, l.text));
-  }
-  return li;
-}
+// ---------- drawing the panels ----------
 
-// ---------- rendering the panels ----------
+// Each panel's container, and its renderer in panels.js: a function of
+// the state and the viewer's seat.
+const boxes = [
+  ['combat-panel', panels.combatPanel],
+  ['party', panels.party],
+  ['sheet', panels.sheet],
+  ['location', panels.location],
+  ['quests', panels.quests],
+  ['hints', () => panels.hints(hints)],
+];
 
-function me() {
-  if (role !== 'player' || !seat) return null;
-  return (state.party || []).find((c) => c.seat === seat) || null;
-}
-
-function activeEntry() {
-  const cb = state.combat;
-  if (!cb || !cb.initiative || cb.index < 0 || cb.index >= cb.initiative.length) return null;
-  return cb.initiative[cb.index];
-}
-
-function isDown(c) {
-  const st = c.statuses || [];
-  return c.hp <= 0 || st.includes('dead') || st.includes('unconscious');
-}
-
-// canAct mirrors pages.go canAct; the hub enforces the same rules.
-function canAct() {
-  const c = me();
-  if (!c) return [false, ''];
-  if (isDown(c)) return [false, 'You are down and cannot act.'];
-  if (state.busy) return [false, 'The DM is resolving a turn…'];
-  if (state.mode === 'combat' && state.table.combat_mode !== 'narrative' && state.combat) {
-    const act = activeEntry();
-    const left = state.deadline ? Math.max(0, Math.round((state.deadline - Date.now()) / 1000)) : -1;
-    const clock = left >= 0 && act && act.kind === 'pc' ? ` (${left}s left)` : '';
-    if (act && act.id === 'pc:' + seat) return [true, 'Your turn! What do you do?' + clock];
-    return [false, act ? `Waiting for ${act.name}…${clock}` : 'Waiting…'];
-  }
-  return [true, 'What do you do?'];
-}
-
+let hints = [];
 let sending = false; // an act is in flight (sent, no ack or error yet)
+let connected = false;
+let everConnected = false;
 
 function renderAction() {
+  const a = panels.action(state, viewer(), { connected, everConnected, sending });
   const box = $('action-text');
   const send = $('action-send');
-  if (!box || !send) return;
-  const [ok, hint] = canAct();
-  const enabled = ok && !sending && connected;
-  box.disabled = !enabled;
-  send.disabled = !enabled;
-  text($('turn-hint'), connected ? hint : everConnected ? 'Reconnecting…' : 'Connecting…');
-  page.classList.toggle('my-turn', ok && state.mode === 'combat');
-  signalTurn(isMyTurn());
+  if (box && send) {
+    box.disabled = !a.enabled;
+    send.disabled = !a.enabled;
+    text($('turn-hint'), a.hint);
+  }
+  page.classList.toggle('my-turn', a.marked);
+  signalTurn(a.myTurn);
 }
+
+function renderAll() {
+  const b = panels.badges(state);
+  text($('mode'), b.modeText);
+  $('mode').dataset.mode = b.mode;
+  page.dataset.mode = b.mode;
+  text($('spectators'), b.spectators);
+  const bar = panels.combatBar(state, viewer());
+  const barEl = $('combat-bar');
+  barEl.hidden = bar.hidden;
+  barEl.classList.toggle('mine', bar.mine);
+  barEl.replaceChildren(...bar.children.map((v) => mount(v)));
+  for (const [id, render] of boxes) {
+    const box = $(id);
+    if (box) box.replaceChildren(...render(state, viewer()).map((v) => mount(v)));
+  }
+  const hintBox = $('hints');
+  if (hintBox) hintBox.hidden = !hints.length;
+  renderAction();
+}
+
+// Any [data-fill] button (a hint, an exit, an NPC, an item, an item's
+// equip/use/drop) puts its words in the action box, ready to send.
+page.addEventListener('click', (e) => {
+  const b = e.target.closest('[data-fill]');
+  const box = $('action-text');
+  if (!b || !box) return;
+  box.value = b.dataset.fill;
+  box.focus();
+});
+
+// The turn timer's countdown ticks in the action hint.
+setInterval(() => { if (state.combat && state.combat.deadline) renderAction(); }, 1000);
 
 // ---------- whose turn: the title, a sound, a notification ----------
 
 const baseTitle = document.title;
 let wasMyTurn = false;
-
-function isMyTurn() {
-  if (!seat || role !== 'player' || state.mode !== 'combat' || !state.combat || freeCombat()) return false;
-  const act = activeEntry();
-  return !!act && act.id === 'pc:' + seat;
-}
-
 const soundOn = () => localStorage.getItem('tavern.turnSound') === '1';
 
 function beep() {
@@ -139,10 +119,12 @@ function beep() {
 
 // signalTurn marks the moment it becomes your turn outside the action box:
 // the page title, a short sound if you turned it on, a notification if the
-// browser allows them and the page is not in front.
+// browser allows them and the page is not in front. Refusals shown before
+// no longer apply.
 function signalTurn(mine) {
   document.title = mine ? `\u25b6 Your turn \u2014 ${baseTitle}` : baseTitle;
   if (mine && !wasMyTurn) {
+    $('error').hidden = true;
     if (soundOn()) beep();
     if (document.hidden && 'Notification' in window && Notification.permission === 'granted') {
       try { new Notification('Your turn', { body: state.table ? state.table.name : '' }); } catch { /* not allowed here */ }
@@ -168,178 +150,10 @@ if (soundBtn) {
   show();
 }
 
-// freeCombat: the table's combat style is free (combat_mode "narrative"):
-// no initiative turns, so no order and no active marker.
-const freeCombat = () => !!state.table && state.table.combat_mode === 'narrative';
+// ---------- frames ----------
 
-function renderMode() {
-  const m = $('mode');
-  const mode = state.mode || 'narrative';
-  text(m, mode === 'combat' ? 'fighting' : 'exploring');
-  m.dataset.mode = mode;
-  page.dataset.mode = mode;
-  const n = (state.table && state.table.spectators) || 0;
-  text($('spectators'), `${n} watching`);
-}
-
-// renderCombatBar fills the compact combat bar (shown on small screens
-// while a fight runs): the round, whose turn, your HP.
-function renderCombatBar() {
-  const bar = $('combat-bar');
-  if (!bar) return;
-  const cb = state.combat;
-  bar.hidden = !(cb && state.mode === 'combat');
-  if (bar.hidden) return;
-  text($('cb-round'), String(cb.round));
-  const act = activeEntry();
-  let turn = 'Free combat: act any time';
-  if (!freeCombat()) turn = act ? (isMyTurn() ? 'Your turn!' : `${act.name}'s turn`) : '';
-  text($('cb-turn'), turn);
-  bar.classList.toggle('mine', isMyTurn());
-  const c = me();
-  text($('cb-hp'), c ? `${c.name} ${hpText(c.hp, c.max_hp)} HP` : '');
-}
-
-const isOut = (st) => (st || []).some((s) => s === 'dead' || s === 'unconscious' || s === 'fled');
-
-function renderInitiative() {
-  const cb = state.combat;
-  text($('round'), cb ? String(cb.round) : '–');
-  const ol = $('initiative');
-  const act = activeEntry();
-  const items = [];
-  const free = freeCombat();
-  ol.classList.toggle('free', free);
-  for (const e of (cb && cb.initiative) || []) {
-    if (free && e.kind === 'bookend') continue;
-    const active = !free && act && act.id === e.id;
-    const li = el('li', {
-      'data-entry': e.id,
-      class: `entry kind-${e.kind}${active ? ' active' : ''}${isOut(e.statuses) ? ' out' : ''}`,
-      'aria-current': active ? 'true' : null,
-    }, el('span', { class: 'e-name' }, e.name));
-    if (!free && e.initiative !== undefined && e.initiative !== null) li.append(el('span', { class: 'e-init', title: 'initiative' }, String(e.initiative)));
-    if (e.hp !== undefined && e.hp !== null && e.max_hp !== undefined && e.max_hp !== null) li.append(el('span', { class: 'e-hp' }, hpText(e.hp, e.max_hp) + ' HP'));
-    if (e.statuses && e.statuses.length) li.append(el('span', { class: 'e-status' }, e.statuses.join(', ')));
-    items.push(li);
-  }
-  ol.replaceChildren(...items);
-  $('no-combat').hidden = !!cb;
-}
-
-function hpMeter(hp, max) {
-  return el('meter', {
-    class: 'hp', min: 0, max: Math.max(max, 1), low: Math.floor(max / 3) + 1, high: Math.floor((max * 2) / 3), optimum: max, value: hp,
-  }, hpText(hp, max));
-}
-
-function renderParty() {
-  const online = new Set(state.online || []);
-  const items = (state.party || []).map((c) => {
-    c = { ...c, online: online.has(c.seat) };
-    const li = el('li', { 'data-character': c.id, 'data-seat': c.seat },
-      el('div', { class: 'row' },
-        el('span', { class: `c-online${c.online ? ' on' : ''}`, title: c.online ? 'online' : 'not connected', 'aria-label': c.online ? 'online' : 'not connected' }, c.online ? '\u25cf' : '\u25cb'),
-        el('span', { class: 'c-name' }, c.name),
-        el('span', { class: 'c-class' }, `${c.class} ${c.level}`),
-        el('span', { class: 'c-hp' }, hpText(c.hp, c.max_hp))),
-      hpMeter(c.hp, c.max_hp));
-    if (c.player || (c.statuses && c.statuses.length)) {
-      const sub = el('div', { class: 'c-sub muted' });
-      if (c.player) sub.append(el('span', { class: 'c-player' }, c.player));
-      if (c.statuses && c.statuses.length) sub.append(el('span', { class: 'c-status' }, c.statuses.join(', ')));
-      li.append(sub);
-    }
-    return li;
-  });
-  $('party').replaceChildren(...items);
-}
-
-function renderSheet() {
-  const box = $('sheet');
-  const c = me();
-  if (!box || !c) return;
-  const eq = c.equipped || {};
-  const st = c.stats || {};
-  const row = (label, field, value) => [el('dt', null, label), el('dd', { 'data-field': field }, value)];
-  const defence = c.ac ? `AC ${c.ac}` : `absorbs ${c.absorption || 0} damage`;
-  const dl = el('dl', { class: 'sheet' },
-    ...row('Class', 'class', c.class),
-    ...row('Level', 'level', String(c.level)),
-    ...row('XP', 'xp', c.xp_next ? `${c.xp} / ${c.xp_next} (level ${c.level + 1})` : String(c.xp)),
-    ...row('HP', 'hp', hpText(c.hp, c.max_hp)),
-    ...row('Gold', 'gold', String(c.gold)),
-    ...row('Weapon', 'weapon', (eq.weapon && eq.weapon.name) || ''),
-    ...row('Armour', 'armour', (eq.armour && eq.armour.name) || ''),
-    ...row('Defence', 'defence', defence),
-    ...row('Stats', 'stats', `STR ${st.str} · AGI ${st.agi} · CON ${st.con} · INT ${st.int} · WIS ${st.wis} · CHA ${st.cha}`),
-    ...(c.statuses && c.statuses.length ? row('Status', 'statuses', c.statuses.join(', ')) : []));
-  const inv = (c.inventory || []).map((it) => {
-    const li = el('li', { 'data-item': it.id }, el('span', { class: 'i-name' }, it.name));
-    for (const b of it.buffs || []) li.append(el('span', { class: 'tag buff', title: 'buff' }, '+ ' + b));
-    for (const f of it.flaws || []) li.append(el('span', { class: 'tag flaw', title: 'flaw' }, '\u2212 ' + f));
-    if (it.equipped) li.append(el('span', { class: 'tag follow' }, 'equipped'));
-    const acts = el('span', { class: 'i-acts' });
-    const verbs = [];
-    if ((it.category === 'weapon' || it.category === 'armour') && !it.equipped) verbs.push('equip');
-    if (it.category === 'consumable') verbs.push('use');
-    verbs.push('drop');
-    for (const verb of verbs) {
-      acts.append(el('button', { type: 'button', class: 'chip small', 'data-fill': `${verb} ${it.name}` }, verb));
-    }
-    li.append(acts);
-    return li;
-  });
-  if (!inv.length) inv.push(el('li', { class: 'muted' }, 'nothing'));
-  box.replaceChildren(el('h2', null, c.name), dl, el('h3', null, 'Inventory'), el('ul', { class: 'inventory', 'data-field': 'inventory' }, ...inv));
-}
-
-function renderLocation() {
-  const l = state.location || {};
-  const fill = (label, action) => el('button', { type: 'button', class: 'fill', 'data-fill': action, title: action }, label);
-  const exits = (l.exits || []).map((e) => el('li', { 'data-to': e.to }, fill(e.name || e.to, `go to ${e.name || e.to}`)));
-  if (!exits.length) exits.push(el('li', { class: 'muted' }, 'none'));
-  const here = [];
-  for (const n of state.npcs || []) {
-    const dead = (n.statuses || []).includes('dead');
-    const li = el('li', { 'data-npc': n.id, class: n.hostile ? 'hostile' : null },
-      dead ? el('span', { class: 'n-name' }, n.name) : fill(n.name, n.hostile ? `attack ${n.name}` : `talk to ${n.name}`));
-    li.firstChild.classList.add('n-name');
-    if (n.hostile) li.append(el('span', { class: 'tag' }, 'hostile'));
-    if (n.behavior === 'following') li.append(el('span', { class: 'tag follow' }, 'with the party'));
-    if (n.hp !== undefined && n.hp !== null && n.max_hp !== undefined && n.max_hp !== null) li.append(el('span', { class: 'n-hp' }, hpText(n.hp, n.max_hp) + ' HP'));
-    if (n.statuses && n.statuses.length) li.append(el('span', { class: 'n-status' }, n.statuses.join(', ')));
-    here.push(li);
-  }
-  for (const it of l.items || []) here.push(el('li', { 'data-item': it.id, class: 'item' }, fill(it.name, `take ${it.name}`)));
-  if (!here.length) here.push(el('li', { class: 'muted' }, 'nobody, nothing'));
-  $('location').replaceChildren(
-    el('h2', { id: 'location-name' }, l.name || ''),
-    el('p', { class: 'loc-desc' }, l.description || ''),
-    el('h3', null, 'Exits'), el('ul', { class: 'exits' }, ...exits),
-    el('h3', null, 'Here'), el('ul', { class: 'npcs' }, ...here));
-}
-
-function questText(q) {
-  let t = q.description || '';
-  if (q.giver_name) t += ` From ${q.giver_name}.`;
-  if (q.reward_xp > 0 || q.reward_gold > 0) t += ` Reward: ${q.reward_xp} XP, ${q.reward_gold} gold.`;
-  return t;
-}
-
-function renderQuests() {
-  const box = $('quests');
-  if (!box) return;
-  const items = (state.quests || []).map((q) => el('li', { 'data-quest': q.id, 'data-status': q.status },
-    el('span', { class: 'q-name' }, q.name), el('span', { class: 'tag' }, q.status), el('p', { class: 'q-desc muted' }, questText(q))));
-  if (!items.length) items.push(el('li', { class: 'muted' }, 'none yet'));
-  box.replaceChildren(el('h2', null, 'Quests'), el('ul', { class: 'quests' }, ...items));
-}
-
-// ---------- hints: the DM's suggestions as chips ----------
-
-let hints = [];
-
+// lastHints are the hints of the last narration, unless an action came
+// after it.
 function lastHints(events) {
   for (let i = events.length - 1; i >= 0; i--) {
     const ev = events[i];
@@ -348,154 +162,6 @@ function lastHints(events) {
   }
   return [];
 }
-
-function renderHints() {
-  const box = $('hints');
-  if (!box) return;
-  box.replaceChildren(...hints.map((h) => el('button', { type: 'button', class: 'chip', 'data-fill': h }, h)));
-  box.hidden = !hints.length;
-}
-
-// Any [data-fill] button (a hint, an exit, an NPC, an item, an item's
-// equip/use/drop) puts its words in the action box, ready to send.
-page.addEventListener('click', (e) => {
-  const b = e.target.closest('[data-fill]');
-  if (!b) return;
-  const box = $('action-text');
-  if (!box) return;
-  box.value = b.dataset.fill;
-  box.focus();
-});
-
-function renderAll() {
-  renderQuests();
-  renderMode();
-  renderCombatBar();
-  renderHints();
-  renderInitiative();
-  renderParty();
-  renderSheet();
-  renderLocation();
-  renderAction();
-}
-
-// ---------- the log ----------
-
-function nearBottom() {
-  return logEl.scrollHeight - logEl.scrollTop - logEl.clientHeight < 80;
-}
-
-function appendLog(ev) {
-  const li = logItem(ev);
-  if (!li) return;
-  const stick = nearBottom();
-  const streaming = $('narrating');
-  // The next turn may stream while this one's narration is being saved:
-  // only the narration of the streaming turn ends it.
-  const ends = ev.kind === 'narration' || ev.kind === 'system';
-  if (streaming && ends && (!ev.turn || streaming.dataset.turn === ev.turn)) streaming.remove();
-  logEl.insertBefore(li, $('narrating'));
-  while (logEl.children.length > 500) logEl.firstElementChild.remove();
-  if (stick) logEl.scrollTop = logEl.scrollHeight;
-}
-
-function narrationDelta(f) {
-  let li = $('narrating');
-  if (!li || li.dataset.turn !== f.turn) {
-    if (li) li.remove();
-    li = el('li', { id: 'narrating', class: 'ev ev-narration streaming', 'data-turn': f.turn || '' },
-      el('em', { class: 'who' }, 'DM is narrating… '), el('span', { class: 'text' }, ''));
-    logEl.append(li);
-  }
-  const stick = nearBottom();
-  const span = li.querySelector('.text');
-  span.textContent += f.text || '';
-  if (stick) logEl.scrollTop = logEl.scrollHeight;
-}
-
-// ---------- applying events to the state ----------
-
-function findByName(name) {
-  const out = [];
-  for (const c of state.party || []) if (c.name === name) out.push(c);
-  for (const n of state.npcs || []) if (n.name === name) out.push(n);
-  if (state.combat) for (const e of state.combat.initiative || []) if (e.name === name) out.push(e);
-  return out;
-}
-
-// withHP completes a combat_started entry with what the state knows of
-// that combatant, until the next snapshot brings the real thing.
-function withHP(e) {
-  let who = null;
-  if (e.id && e.id.startsWith('pc:')) who = (state.party || []).find((c) => 'pc:' + c.seat === e.id);
-  else if (e.id && e.id.startsWith('dm:')) who = (state.npcs || []).find((n) => 'dm:' + n.id === e.id);
-  if (!who || e.hp !== undefined) return e;
-  const out = { ...e };
-  if (typeof who.hp === 'number') out.hp = who.hp;
-  if (typeof who.max_hp === 'number') out.max_hp = who.max_hp;
-  if (who.statuses && who.statuses.length) out.statuses = who.statuses;
-  return out;
-}
-
-function applyEvent(ev) {
-  const d = ev.data || {};
-  switch (ev.kind) {
-    case 'action':
-      state.busy = true;
-      break;
-    case 'narration':
-      if (state.mode !== 'combat') state.busy = false;
-      break;
-    case 'damage':
-    case 'heal':
-      for (const x of findByName(d.target)) {
-        if (typeof d.hp === 'number') x.hp = d.hp;
-        if (typeof d.max_hp === 'number') x.max_hp = d.max_hp;
-      }
-      break;
-    case 'status':
-      for (const x of findByName(d.target)) {
-        let st = (x.statuses || []).filter((s) => !asList(d.removed).includes(s));
-        for (const a of asList(d.added)) if (!st.includes(a)) st.push(a);
-        x.statuses = st;
-      }
-      break;
-    case 'combat_started':
-      state.mode = 'combat';
-      state.combat = { combat_id: d.combat_id, round: 1, index: 0, initiative: (d.initiative || []).map(withHP) };
-      state.busy = true;
-      break;
-    case 'turn':
-      if (state.combat) {
-        state.combat.round = d.round;
-        state.combat.index = d.index;
-        if (d.entry) {
-          const i = state.combat.initiative.findIndex((e) => e.id === d.entry.id);
-          if (i >= 0) {
-            state.combat.initiative[i] = { ...state.combat.initiative[i], ...d.entry };
-            state.combat.index = i;
-          }
-        }
-      }
-      state.busy = !(d.entry && d.entry.kind === 'pc');
-      state.deadline = d.deadline ? Date.parse(d.deadline) : 0;
-      if (d.entry && d.entry.id === 'pc:' + seat) $('error').hidden = true; // old refusals no longer apply
-      break;
-    case 'combat_ended':
-      state.combat = null;
-      break;
-    case 'mode':
-      state.mode = d.mode;
-      if (d.mode !== 'combat') state.combat = null;
-      break;
-  }
-}
-
-// The server pushes a `state` frame (?state=1) whenever what the panels
-// show changes beyond what applyEvent can derive: one encoding per change
-// for every watcher, no snapshot fetch per event.
-// The turn timer's countdown ticks in the action hint.
-setInterval(() => { if (state.deadline) renderAction(); }, 1000);
 
 function onEvent(ev) {
   if (typeof ev.seq !== 'number' || ev.seq <= lastSeq) return; // replayed twice
@@ -507,26 +173,23 @@ function onEvent(ev) {
   lastSeq = ev.seq;
   if (ev.kind === 'action') hints = [];
   if (ev.kind === 'narration') hints = asList((ev.data || {}).hints);
-  applyEvent(ev);
-  appendLog(ev);
-  renderAll();
+  log.append(ev);
+  // The panels change with the state frame that follows every event but
+  // chat; only the hints come from the event.
+  if (ev.kind === 'action' || ev.kind === 'narration') renderAll();
 }
 
 // onState takes a pushed state: the snapshot's fields without recent.
 function onState(f) {
   if (typeof f.seq !== 'number' || f.seq < lastSeq) return; // older than the log
-  const recent = state.recent;
   state = f;
-  state.recent = recent;
-  state.deadline = f.combat && f.combat.deadline ? Date.parse(f.combat.deadline) : 0;
   renderAll();
 }
 
 function onSnapshot(snap) {
   state = snap;
-  state.deadline = snap.combat && snap.combat.deadline ? Date.parse(snap.combat.deadline) : 0;
   for (const ev of snap.recent || []) {
-    if (ev.seq > lastSeq) appendLog(ev);
+    if (ev.seq > lastSeq) log.append(ev);
   }
   lastSeq = Math.max(lastSeq, snap.seq || 0);
   renderAll();
@@ -535,8 +198,6 @@ function onSnapshot(snap) {
 // ---------- the websocket ----------
 
 let ws = null;
-let connected = false;
-let everConnected = false;
 let attempts = 0;
 let failedJoins = 0;
 let retryTimer = 0;
@@ -586,7 +247,7 @@ function connect() {
         onEvent(f);
         break;
       case 'narration_delta':
-        narrationDelta(f);
+        log.delta(f);
         break;
       case 'ack':
         if (unacked.delete(f.id)) sending = false;
@@ -779,9 +440,7 @@ async function loadEarlier() {
     if (!res.ok) throw new Error(`${res.status}`);
     const pg = await res.json();
     const evs = (pg.events || []).filter((ev) => ev.seq < firstSeq);
-    const before = logEl.scrollHeight;
-    logEl.prepend(...evs.map(logItem).filter(Boolean));
-    logEl.scrollTop += logEl.scrollHeight - before;
+    log.prepend(evs);
     firstSeq = evs.length ? evs[0].seq : 1;
   } catch (err) {
     showError('Could not load earlier events: ' + err.message);
@@ -794,7 +453,6 @@ if (earlierBtn) earlierBtn.addEventListener('click', loadEarlier);
 
 hints = lastHints(state.recent || []);
 renderEarlier();
-logEl.replaceChildren(...(state.recent || []).map(logItem).filter(Boolean));
-logEl.scrollTop = logEl.scrollHeight;
+log.reset(state.recent || []);
 renderAll();
 connect();

@@ -1,0 +1,238 @@
+// The one renderer of the table page's panels: initiative, party, sheet,
+// location, quests, hints, the combat bar, the badges and the action box.
+//
+// Why here and not in templ: each panel is built only from the JSON view
+// the hub already sends (the page's snapshot, then `state` frames), and
+// table.templ renders only the shell these fill. The alternative,
+// re-rendering templ fragments per watcher and morphing them in, costs
+// the server for every watcher of every state change. BenchmarkStateChange
+// (web/panels_bench_test.go), at 16 spectators, load average 19-22 on 2
+// cores: the state frame the hub sends anyway is encoded once, 19-58 µs
+// and 4.6 kB per watcher; the four panels' HTML rendered for each watcher
+// took 460-550 µs and 5,040 allocations, 4.3 kB per watcher, before any
+// request to fetch it or trip through the table's goroutine. The browser
+// pays the rendering here instead (e2e/run.mjs logs it per state).
+//
+// Whether the viewer may act is the server's decision (the party entry's
+// can_act and turn, views.go turnOf): this file obeys it.
+//
+// Pure: functions of the state, returning node descriptions (dom.js), so
+// `node --test web/static/` reads them (panels.test.mjs).
+
+import { h } from './dom.js';
+
+const hpText = (hp, max) => `${hp}/${max}`;
+const has = (v) => v !== undefined && v !== null;
+const list = (v) => (Array.isArray(v) ? v : []);
+
+// me is the viewer's character: the party member at seat ('' for a
+// spectator), or null.
+export function me(s, seat) {
+  if (!seat) return null;
+  return list(s.party).find((c) => c.seat === seat) || null;
+}
+
+// activeEntry is the initiative entry whose turn it is, or null.
+export function activeEntry(s) {
+  const cb = s.combat;
+  if (!cb || !cb.initiative || cb.index < 0 || cb.index >= cb.initiative.length) return null;
+  return cb.initiative[cb.index];
+}
+
+// freeCombat: the table's combat style is free (combat_mode "narrative"):
+// no initiative turns, so no order and no active marker.
+const freeCombat = (s) => !!s.table && s.table.combat_mode === 'narrative';
+
+// action is what the action box shows: whether it takes an act, the hint
+// under it, whether it is the viewer's turn, and whether to mark the box
+// (a fight in which the viewer may act now). conn is what only the page
+// knows: {connected, everConnected, sending (an act awaits its ack)};
+// now is the clock, for the turn timer.
+export function action(s, seat, conn, now = Date.now()) {
+  const c = me(s, seat);
+  if (!c) return { enabled: false, hint: '', myTurn: false, marked: false };
+  const act = activeEntry(s);
+  const deadline = s.combat && s.combat.deadline ? Date.parse(s.combat.deadline) : 0;
+  const left = deadline ? Math.max(0, Math.round((deadline - now) / 1000)) : -1;
+  const clock = left >= 0 && act && act.kind === 'pc' ? ` (${left}s left)` : '';
+  let hint = 'What do you do?';
+  if (c.turn === 'down') hint = 'You are down and cannot act.';
+  else if (s.busy) hint = 'The DM is resolving a turn…';
+  else if (c.turn === 'yours') hint = 'Your turn! What do you do?' + clock;
+  else if (c.turn === 'waiting') hint = act ? `Waiting for ${act.name}…${clock}` : 'Waiting…';
+  if (!conn.connected) hint = conn.everConnected ? 'Reconnecting…' : 'Connecting…';
+  const may = !!c.can_act && !s.busy;
+  return {
+    enabled: may && !conn.sending && !!conn.connected,
+    hint,
+    myTurn: c.turn === 'yours',
+    marked: may && s.mode === 'combat',
+  };
+}
+
+// badges: the #mode and #spectators badges.
+export function badges(s) {
+  const mode = s.mode || 'narrative';
+  const n = (s.table && s.table.spectators) || 0;
+  return { mode, modeText: mode === 'combat' ? 'fighting' : 'exploring', spectators: `${n} watching` };
+}
+
+// combatBar is the compact bar shown on small screens while a fight runs:
+// the round, whose turn, your HP.
+export function combatBar(s, seat) {
+  const cb = s.combat;
+  if (!cb || s.mode !== 'combat') return { hidden: true, mine: false, children: [] };
+  const c = me(s, seat);
+  const mine = !!c && c.turn === 'yours';
+  const act = activeEntry(s);
+  let turn = 'Free combat: act any time';
+  if (!freeCombat(s)) turn = act ? (mine ? 'Your turn!' : `${act.name}'s turn`) : '';
+  return {
+    hidden: false,
+    mine,
+    children: [
+      h('span', { class: 'cb-round' }, 'Round ', h('span', { id: 'cb-round' }, String(cb.round))),
+      h('span', { class: 'cb-turn', id: 'cb-turn' }, turn),
+      h('span', { class: 'cb-hp', id: 'cb-hp' }, c ? `${c.name} ${hpText(c.hp, c.max_hp)} HP` : ''),
+    ],
+  };
+}
+
+const isOut = (st) => list(st).some((x) => x === 'dead' || x === 'unconscious' || x === 'fled');
+
+// combatPanel is the initiative card: the round and the order, the active
+// entry marked.
+export function combatPanel(s) {
+  const cb = s.combat;
+  const act = activeEntry(s);
+  const free = freeCombat(s);
+  const items = [];
+  for (const e of (cb && cb.initiative) || []) {
+    if (free && e.kind === 'bookend') continue;
+    const active = !free && !!act && act.id === e.id;
+    items.push(h('li', {
+      'data-entry': e.id,
+      class: `entry kind-${e.kind}${active ? ' active' : ''}${isOut(e.statuses) ? ' out' : ''}`,
+      'aria-current': active ? 'true' : null,
+    },
+    h('span', { class: 'e-name' }, e.name),
+    !free && has(e.initiative) && h('span', { class: 'e-init', title: 'initiative' }, String(e.initiative)),
+    has(e.hp) && has(e.max_hp) && h('span', { class: 'e-hp' }, hpText(e.hp, e.max_hp) + ' HP'),
+    list(e.statuses).length > 0 && h('span', { class: 'e-status' }, e.statuses.join(', '))));
+  }
+  return [
+    h('h2', null, 'Initiative ', h('span', { class: 'round-label' }, 'Round ', h('span', { id: 'round' }, cb ? String(cb.round) : '–'))),
+    h('ol', { id: 'initiative', class: free ? 'initiative free' : 'initiative' }, items),
+    h('p', { id: 'no-combat', class: 'muted', hidden: !!cb }, 'No fight right now.'),
+  ];
+}
+
+// hpMeter is an HP bar: a <meter> colours itself from low/high/optimum,
+// so no inline style is needed (the CSP forbids them).
+function hpMeter(hp, max) {
+  return h('meter', {
+    class: 'hp', min: 0, max: Math.max(max, 1), low: Math.floor(max / 3) + 1, high: Math.floor((max * 2) / 3), optimum: max, value: hp,
+  }, hpText(hp, max));
+}
+
+// party lists the characters: online or not, class and level, HP.
+export function party(s) {
+  const online = new Set(list(s.online));
+  return list(s.party).map((c) => {
+    const on = online.has(c.seat);
+    const sts = list(c.statuses);
+    return h('li', { 'data-character': c.id, 'data-seat': c.seat },
+      h('div', { class: 'row' },
+        h('span', { class: `c-online${on ? ' on' : ''}`, title: on ? 'online' : 'not connected', 'aria-label': on ? 'online' : 'not connected' }, on ? '\u25cf' : '\u25cb'),
+        h('span', { class: 'c-name' }, c.name),
+        h('span', { class: 'c-class' }, `${c.class} ${c.level}`),
+        h('span', { class: 'c-hp' }, hpText(c.hp, c.max_hp))),
+      hpMeter(c.hp, c.max_hp),
+      (c.player || sts.length > 0) && h('div', { class: 'c-sub muted' },
+        c.player && h('span', { class: 'c-player' }, c.player),
+        sts.length > 0 && h('span', { class: 'c-status' }, sts.join(', '))));
+  });
+}
+
+// inventoryItem is one thing the character carries, with the verbs that
+// fit it as buttons that fill the action box.
+function inventoryItem(it) {
+  const verbs = [];
+  if ((it.category === 'weapon' || it.category === 'armour') && !it.equipped) verbs.push('equip');
+  if (it.category === 'consumable') verbs.push('use');
+  verbs.push('drop');
+  return h('li', { 'data-item': it.id },
+    h('span', { class: 'i-name' }, it.name),
+    list(it.buffs).map((b) => h('span', { class: 'tag buff', title: 'buff' }, '+ ' + b)),
+    list(it.flaws).map((f) => h('span', { class: 'tag flaw', title: 'flaw' }, '\u2212 ' + f)),
+    it.equipped && h('span', { class: 'tag follow' }, 'equipped'),
+    h('span', { class: 'i-acts' }, verbs.map((verb) => h('button', { type: 'button', class: 'chip small', 'data-fill': `${verb} ${it.name}` }, verb))));
+}
+
+// sheet is the viewer's character sheet, or nothing for a spectator.
+export function sheet(s, seat) {
+  const c = me(s, seat);
+  if (!c) return [];
+  const eq = c.equipped || {};
+  const st = c.stats || {};
+  const sts = list(c.statuses);
+  const row = (label, field, value) => [h('dt', null, label), h('dd', { 'data-field': field }, value)];
+  const inv = list(c.inventory).map(inventoryItem);
+  return [
+    h('h2', null, c.name),
+    h('dl', { class: 'sheet' },
+      row('Class', 'class', c.class),
+      row('Level', 'level', String(c.level)),
+      row('XP', 'xp', c.xp_next ? `${c.xp} / ${c.xp_next} (level ${c.level + 1})` : String(c.xp)),
+      row('HP', 'hp', hpText(c.hp, c.max_hp)),
+      row('Gold', 'gold', String(c.gold)),
+      row('Weapon', 'weapon', (eq.weapon && eq.weapon.name) || ''),
+      row('Armour', 'armour', (eq.armour && eq.armour.name) || ''),
+      row('Defence', 'defence', c.ac ? `AC ${c.ac}` : `absorbs ${c.absorption || 0} damage`),
+      row('Stats', 'stats', `STR ${st.str} · AGI ${st.agi} · CON ${st.con} · INT ${st.int} · WIS ${st.wis} · CHA ${st.cha}`),
+      sts.length > 0 && row('Status', 'statuses', sts.join(', '))),
+    h('h3', null, 'Inventory'),
+    h('ul', { class: 'inventory', 'data-field': 'inventory' }, inv.length ? inv : h('li', { class: 'muted' }, 'nothing')),
+  ];
+}
+
+// fill is a button that puts an action in the action box.
+const fill = (label, act, cls) => h('button', { type: 'button', class: cls ? `fill ${cls}` : 'fill', 'data-fill': act, title: act }, label);
+
+// location is where the party is: its exits, who and what is here.
+export function location(s) {
+  const l = s.location || {};
+  const exits = list(l.exits).map((e) => h('li', { 'data-to': e.to }, fill(e.name || e.to, `go to ${e.name || e.to}`)));
+  const here = list(s.npcs).map((n) => h('li', { 'data-npc': n.id, class: n.hostile ? 'hostile' : null },
+    list(n.statuses).includes('dead') ? h('span', { class: 'n-name' }, n.name) : fill(n.name, n.hostile ? `attack ${n.name}` : `talk to ${n.name}`, 'n-name'),
+    n.hostile && h('span', { class: 'tag' }, 'hostile'),
+    n.behavior === 'following' && h('span', { class: 'tag follow' }, 'with the party'),
+    has(n.hp) && has(n.max_hp) && h('span', { class: 'n-hp' }, hpText(n.hp, n.max_hp) + ' HP'),
+    list(n.statuses).length > 0 && h('span', { class: 'n-status' }, n.statuses.join(', '))));
+  for (const it of list(l.items)) here.push(h('li', { 'data-item': it.id, class: 'item' }, fill(it.name, `take ${it.name}`)));
+  return [
+    h('h2', { id: 'location-name' }, l.name || ''),
+    h('p', { class: 'loc-desc' }, l.description || ''),
+    h('h3', null, 'Exits'), h('ul', { class: 'exits' }, exits.length ? exits : h('li', { class: 'muted' }, 'none')),
+    h('h3', null, 'Here'), h('ul', { class: 'npcs' }, here.length ? here : h('li', { class: 'muted' }, 'nobody, nothing')),
+  ];
+}
+
+function questText(q) {
+  let t = q.description || '';
+  if (q.giver_name) t += ` From ${q.giver_name}.`;
+  if (q.reward_xp > 0 || q.reward_gold > 0) t += ` Reward: ${q.reward_xp} XP, ${q.reward_gold} gold.`;
+  return t;
+}
+
+// quests lists the quests with their status, giver and reward.
+export function quests(s) {
+  const items = list(s.quests).map((q) => h('li', { 'data-quest': q.id, 'data-status': q.status },
+    h('span', { class: 'q-name' }, q.name), h('span', { class: 'tag' }, q.status), h('p', { class: 'q-desc muted' }, questText(q))));
+  return [h('h2', null, 'Quests'), h('ul', { class: 'quests' }, items.length ? items : h('li', { class: 'muted' }, 'none yet'))];
+}
+
+// hints are the DM's suggestions as chips that fill the action box.
+export function hints(xs) {
+  return xs.map((x) => h('button', { type: 'button', class: 'chip', 'data-fill': x }, x));
+}
