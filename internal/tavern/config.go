@@ -17,20 +17,24 @@ import (
 
 // Config is every setting of a Tavern. DefaultConfig gives the defaults;
 // FromEnv and Flags read them from the environment and the command line.
-// The fields after the settings are for programs and tests that build a
-// Tavern in-process; they have no flag or variable.
+// What each setting does is written once, in the settings table below
+// (tavern -h prints it). The fields after the settings are for programs
+// and tests that build a Tavern in-process; they have no flag or variable.
 type Config struct {
+	// The server.
 	Addr     string
 	DB       string
 	LogLevel slog.Level
 	Pprof    string
 
+	// The operator and the limits.
 	AdminToken   string
 	Quotas       bool
 	QuotaPlayers int
 	QuotaTables  int
 	EvictAfter   time.Duration
 
+	// The game master's models.
 	OpenAIKey      string
 	OpenAIBaseURL  string
 	Model          string

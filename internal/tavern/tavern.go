@@ -137,10 +137,10 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 		cfg.Hub(&hc)
 	}
 	h := hub.New(hc)
+	t.Hub = h // closed by Close even if Start fails
 	if err := h.Start(ctx); err != nil {
 		return nil, err
 	}
-	t.Hub = h
 
 	// PROTOCOL.md "Operator (admin)": without a configured token, a new
 	// one for this run.
@@ -233,16 +233,27 @@ func (t *Tavern) URL() string {
 }
 
 // Serve serves HTTP on the listener (Listen is called if it was not) until
-// Close, and then returns nil; any other error is returned as it comes.
-// It serves once: a second call returns an error.
+// Close, and then returns nil, as it does at once once Close was called;
+// any other error is returned as it comes. It serves once: a second call
+// while it serves returns an error.
 func (t *Tavern) Serve() error {
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return nil
+	}
 	if err := t.Listen(); err != nil {
 		return err
 	}
 	t.mu.Lock()
-	if t.closed || t.serving {
+	if t.closed {
 		t.mu.Unlock()
-		return errors.New("tavern: closed or already serving")
+		return nil
+	}
+	if t.serving {
+		t.mu.Unlock()
+		return errors.New("tavern: already serving")
 	}
 	t.serving = true
 	ln := t.ln

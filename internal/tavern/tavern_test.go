@@ -58,6 +58,10 @@ func TestServe(t *testing.T) {
 	if code, body := get(t, tv.URL()+"/"); code != http.StatusOK || !strings.Contains(body, "Tavern") {
 		t.Errorf("lobby: %d %.200s", code, body)
 	}
+	// It answered, so it serves: a second Serve refuses.
+	if err := tv.Serve(); err == nil {
+		t.Error("a second Serve served")
+	}
 	if tv.DM != "offline" || !tv.AdminTokenMade || len(tv.AdminToken) < 20 {
 		t.Errorf("DM %q, admin token %q made %v", tv.DM, tv.AdminToken, tv.AdminTokenMade)
 	}
@@ -70,8 +74,11 @@ func TestServe(t *testing.T) {
 	if err := tv.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if err := tv.Serve(); err == nil {
-		t.Error("Serve after Close served")
+	if err := tv.Serve(); err != nil {
+		t.Errorf("Serve after Close: %v, want nil at once", err)
+	}
+	if err := tv.Listen(); err == nil {
+		t.Error("Listen after Close listened")
 	}
 }
 
