@@ -32,7 +32,7 @@ e2e:
 # Benchmarks, then the load generator (in-process server with the offline
 # narrator, so the CPU it reports includes the bots'): 20 tables of 3
 # players and 2 spectators, then 5 s of say fan-out to 20 tables × 20
-# sockets. README "Performance" has the runs against a separate server.
+# sockets. docs/performance.md has the runs against a separate server.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./cmd/loadgen -tables 20 -players 3 -spectators 2 -actions 15

@@ -51,7 +51,7 @@ func setupTable(t testing.TB, c *child) (tableID, token string) {
 // An action acknowledged before a kill -9 that struck between the ack and
 // the commit of its turn (the model call was in flight) is resolved
 // exactly once after the restart: one action event, one narration carrying
-// its action_id (issue 11).
+// its action_id.
 func TestKillBetweenAckAndCommit(t *testing.T) {
 	fake := openaitest.New(t, openaitest.FromModel(offline.Narrator{}))
 	dbPath := filepath.Join(t.TempDir(), "crash.db")
@@ -137,7 +137,8 @@ func TestKillBetweenAckAndCommit(t *testing.T) {
 }
 
 // On SIGTERM every websocket is closed with 1001 before the process exits,
-// and the process exits cleanly (issue 11: 11 of 480 saw 1006).
+// and the process exits cleanly. Before Close waited for the handshakes,
+// 11 sockets of 480 saw 1006 instead.
 func TestSIGTERMClosesEverySocketWith1001(t *testing.T) {
 	c := startChild(t, filepath.Join(t.TempDir(), "term.db"))
 	tableID, token := setupTable(t, c)

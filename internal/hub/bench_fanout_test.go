@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -17,9 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"tavern/adventures"
 	"tavern/internal/agent"
-	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
 	"tavern/internal/offline"
@@ -37,24 +34,10 @@ func BenchmarkFanout(b *testing.B) {
 
 func benchFanout(b *testing.B, n int) {
 	ctx := context.Background()
-	st, err := db.Open(ctx, filepath.Join(b.TempDir(), "tavern.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	lib, err := adventures.Load()
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := hub.New(hub.Config{
-		Store: st, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}},
-		Log:    slog.New(slog.DiscardHandler), Seed: func() uint64 { return 1 }, ShutdownGrace: time.Second,
-	})
-	if err := h.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close()
+	tv := openTavern(b, filepath.Join(b.TempDir(), "tavern.db"), &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}},
+		func(c *hub.Config) { c.Seed, c.ShutdownGrace = func() uint64 { return 1 }, time.Second })
+	defer tv.Close()
+	st, h := tv.Store, tv.Hub
 	p := engine.Player{ID: "p1", Name: "Ann"}
 	if err := st.CreatePlayer(ctx, p, []byte("tok")); err != nil {
 		b.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"tavern/adventures"
 	"tavern/internal/agent"
 	"tavern/internal/db"
 	"tavern/internal/engine"
@@ -56,22 +54,12 @@ func playTurns(tb testing.TB, turns int) (reqs []llmtest.Request, mems, beforeLa
 	ctx := context.Background()
 	fake := llmtest.New(tb, llmtest.FromModel(offline.Narrator{}))
 	model := openai.New(openai.Config{APIKey: "sk-bench", BaseURL: fake.URL, Model: "fake-gm", CallTimeout: 10 * time.Second})
-	store, err := db.Open(ctx, filepath.Join(tb.TempDir(), "tavern.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	lib, err := adventures.Load()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	h := hub.New(hub.Config{
-		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: model, Combat: model, Memory: store},
-		DM:     model.Name(), Log: slog.New(slog.DiscardHandler), Seed: func() uint64 { return 42 },
+	runner := &agent.Runner{Narrative: model, Combat: model}
+	tv := openTavern(tb, filepath.Join(tb.TempDir(), "tavern.db"), runner, func(c *hub.Config) {
+		runner.Memory = c.Store.(*db.DB)
+		c.DM, c.Seed = model.Name(), func() uint64 { return 42 }
 	})
-	if err := h.Start(ctx); err != nil {
-		tb.Fatal(err)
-	}
+	store, h := tv.Store, tv.Hub
 	owner := engine.Player{ID: "p-ann", Name: "Ann"}
 	if err := store.CreatePlayer(ctx, owner, []byte("tok")); err != nil {
 		tb.Fatal(err)
@@ -89,8 +77,7 @@ func playTurns(tb testing.TB, turns int) (reqs []llmtest.Request, mems, beforeLa
 	}))
 	defer func() {
 		srv.CloseClientConnections()
-		h.Close()
-		store.Close()
+		tv.Close()
 		srv.Close()
 	}()
 	var conn *websocket.Conn

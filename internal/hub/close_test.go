@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
@@ -14,11 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"tavern/adventures"
 	"tavern/internal/agent"
-	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/internal/tavern"
 )
 
 // downModel fails every turn, like a DM whose API is down.
@@ -76,16 +74,6 @@ func hubGoroutines(t *testing.T, label string) []string {
 // that never leaves.
 func TestCloseLeavesNoGoroutine(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "tavern.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(tlogWriter{t}, &slog.HandlerOptions{Level: slog.LevelError}))
 	// The clock never fires; it counts the backoffs scheduled on it.
 	var scheduled atomic.Int32
 	never := func(time.Duration, func()) hub.Timer {
@@ -95,15 +83,11 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 
 	const label = "close-leaves-no-goroutine"
 	var h *hub.Hub
+	var tv *tavern.Tavern
 	pprof.Do(ctx, pprof.Labels("test", label), func(ctx context.Context) {
-		h = hub.New(hub.Config{
-			Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-			Runner: &agent.Runner{Narrative: downModel{}, Combat: downModel{}}, Log: log,
-			Seed: func() uint64 { return 7 }, AfterFunc: never,
-		})
-		if err := h.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
+		tv = openTavern(t, filepath.Join(t.TempDir(), "tavern.db"), &agent.Runner{Narrative: downModel{}, Combat: downModel{}},
+			func(c *hub.Config) { c.Seed, c.AfterFunc = func() uint64 { return 7 }, never })
+		h = tv.Hub
 		owner := engine.Player{ID: "p-owner", Name: "Owner"}
 		ts, err := h.CreateTable(ctx, owner, hub.TableSpec{Name: "Leaks"})
 		if err != nil {
@@ -152,7 +136,7 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 		t.Error("before Close, no backoff scheduled on the clock")
 	}
 
-	if err := h.Close(); err != nil {
+	if err := tv.Close(); err != nil {
 		t.Fatal(err)
 	}
 	// A goroutine that Close waited for may still be returning from its

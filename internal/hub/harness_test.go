@@ -15,13 +15,13 @@ import (
 
 	"github.com/coder/websocket"
 
-	"tavern/adventures"
 	"tavern/internal/agent"
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
 	"tavern/internal/offline"
 	"tavern/internal/store"
+	"tavern/internal/tavern"
 )
 
 // env is a running Tavern: a real SQLite file, a hub with the offline
@@ -29,6 +29,7 @@ import (
 type env struct {
 	t       *testing.T
 	dbPath  string
+	tv      *tavern.Tavern
 	store   *db.DB
 	hub     *hub.Hub
 	srv     *httptest.Server
@@ -78,45 +79,45 @@ func (e *env) serve() {
 // open (re)opens the store and starts a hub on it.
 func (e *env) open() {
 	e.t.Helper()
-	ctx := context.Background()
-	store, err := db.Open(ctx, e.dbPath)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	lib, err := adventures.Load()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(tlogWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	seed := e.seed
-	cfg := hub.Config{
-		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: e.model, Combat: e.model}, Log: log,
-		Seed: func() uint64 { return seed }, ShutdownGrace: 2 * time.Second,
-	}
-	if e.tune != nil {
-		e.tune(&cfg)
-	}
-	h := hub.New(cfg)
-	if err := h.Start(ctx); err != nil {
-		e.t.Fatal(err)
-	}
+	tv := openTavern(e.t, e.dbPath, &agent.Runner{Narrative: e.model, Combat: e.model}, func(c *hub.Config) {
+		c.Seed, c.ShutdownGrace = func() uint64 { return seed }, 2*time.Second
+		if e.tune != nil {
+			e.tune(c)
+		}
+	})
 	e.mu.Lock()
-	e.store, e.hub = store, h
+	e.tv, e.store, e.hub = tv, tv.Store, tv.Hub
 	e.mu.Unlock()
 }
 
 // shutdown stops the hub and closes the store (like a stop of the server).
 func (e *env) shutdown() {
 	e.mu.Lock()
-	h, s := e.hub, e.store
+	tv := e.tv
 	e.mu.Unlock()
-	if h != nil {
-		h.Close()
+	if tv != nil {
+		tv.Close()
 	}
-	if s != nil {
-		s.Close()
+}
+
+// openTavern builds a Tavern as the server does (internal/tavern) on the
+// SQLite file at path, with runner as its game master, tables never
+// evicted, and tune's changes to the hub's config; its logs from warnings
+// up go to the test's log. Its hub runs; it does not listen, so tests
+// serve the hub's websockets as they need. The caller closes it.
+func openTavern(tb testing.TB, path string, runner *agent.Runner, tune func(*hub.Config)) *tavern.Tavern {
+	tb.Helper()
+	cfg := tavern.DefaultConfig()
+	cfg.DB, cfg.EvictAfter, cfg.Runner, cfg.Hub = path, 0, runner, tune
+	if t, ok := tb.(*testing.T); ok {
+		cfg.LogOutput, cfg.LogLevel = tlogWriter{t}, slog.LevelWarn
 	}
+	tv, err := tavern.New(context.Background(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tv
 }
 
 func (e *env) player(name string) (*engine.Player, string) {

@@ -3,7 +3,6 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"tavern/adventures"
 	"tavern/internal/agent"
 	"tavern/internal/db"
 	"tavern/internal/engine"
@@ -35,26 +33,16 @@ func newLLMEnv(t *testing.T, seed uint64, fake *llmtest.Server) *env {
 		Backoff: func(int) time.Duration { return time.Millisecond },
 	})
 	e := &env{t: t, dbPath: filepath.Join(t.TempDir(), "tavern.db"), players: map[string]*engine.Player{}, model: model, seed: seed}
-	ctx := context.Background()
-	store, err := db.Open(ctx, e.dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(tlogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	logged := &agent.Logged{Model: model, Log: store, Prices: agent.Prices{"fake-gm": {Input: 1, Cached: 0.5, Output: 2}}}
-	h := hub.New(hub.Config{
-		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: logged, Combat: logged, Memory: store, Log: log},
-		DM:     model.Name(), Log: log, Seed: func() uint64 { return seed }, ShutdownGrace: 2 * time.Second,
+	// The calls go to the store directly, not through the Tavern's call
+	// writer, so a test reads them as soon as the turn is played.
+	logged := &agent.Logged{Model: model, Prices: agent.Prices{"fake-gm": {Input: 1, Cached: 0.5, Output: 2}}}
+	runner := &agent.Runner{Narrative: logged, Combat: logged}
+	tv := openTavern(t, e.dbPath, runner, func(c *hub.Config) {
+		st := c.Store.(*db.DB)
+		logged.Log, runner.Memory, runner.Log = st, st, c.Log
+		c.DM, c.Seed, c.ShutdownGrace = model.Name(), func() uint64 { return seed }, 2*time.Second
 	})
-	if err := h.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	e.store, e.hub = store, h
+	e.tv, e.store, e.hub = tv, tv.Store, tv.Hub
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws/tables/{id}", func(w http.ResponseWriter, r *http.Request) {
 		e.mu.Lock()

@@ -2,19 +2,17 @@ package hub_test
 
 import (
 	"context"
-	"log/slog"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"tavern/adventures"
 	"tavern/internal/agent"
-	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
 	"tavern/internal/offline"
 	"tavern/internal/store"
+	"tavern/internal/tavern"
 )
 
 // TestPausedSurvivesRestart: a paused table comes back paused, with its
@@ -22,24 +20,11 @@ import (
 func TestPausedSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "t.db")
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
+	open := func() (*hub.Hub, *tavern.Tavern) {
+		tv := openTavern(t, path, &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}, restartable)
+		return tv.Hub, tv
 	}
-	open := func() (*hub.Hub, *db.DB) {
-		store, err := db.Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := hub.New(hub.Config{Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-			Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}},
-			Log:    slog.New(slog.DiscardHandler), Seed: func() uint64 { return 7 }, ShutdownGrace: 2 * time.Second})
-		if err := h.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return h, store
-	}
-	h, store := open()
+	h, tv := open()
 	owner := engine.Player{ID: "p-owner", Name: "Owner"}
 	paused, err := h.CreateTable(ctx, owner, hub.TableSpec{Name: "Paused"})
 	if err != nil {
@@ -60,10 +45,10 @@ func TestPausedSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = h.Close()
-	_ = store.Close()
+	_ = tv.Close()
 
-	h, store = open()
-	defer store.Close()
+	h, tv = open()
+	defer tv.Close()
 	defer h.Close()
 	snap, err := h.Snapshot(ctx, paused.ID)
 	if err != nil {
@@ -133,25 +118,12 @@ func (m *gatedModel) Complete(ctx context.Context, req agent.Request) (agent.Res
 func TestAbandonWhileItsTurnRuns(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "t.db")
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := func(m agent.Model) (*hub.Hub, *db.DB) {
-		store, err := db.Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := hub.New(hub.Config{Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-			Runner: &agent.Runner{Narrative: m, Combat: m},
-			Log:    slog.New(slog.DiscardHandler), Seed: func() uint64 { return 7 }, ShutdownGrace: 2 * time.Second})
-		if err := h.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return h, store
+	open := func(m agent.Model) (*hub.Hub, *tavern.Tavern) {
+		tv := openTavern(t, path, &agent.Runner{Narrative: m, Combat: m}, restartable)
+		return tv.Hub, tv
 	}
 	gate := &gatedModel{started: make(chan struct{}, 1), release: make(chan struct{})}
-	h, store := open(gate)
+	h, tv := open(gate)
 	owner := engine.Player{ID: "p-owner", Name: "Owner"}
 	tb, err := h.CreateTable(ctx, owner, hub.TableSpec{Name: "Stuck"})
 	if err != nil {
@@ -220,10 +192,10 @@ func TestAbandonWhileItsTurnRuns(t *testing.T) {
 		t.Errorf("the dropped turn moved the game: turn %d, last turn %v", rows[0].Turn, rows[0].LastTurnAt)
 	}
 	_ = h.Close()
-	_ = store.Close()
+	_ = tv.Close()
 
-	h, store = open(offline.Narrator{})
-	defer store.Close()
+	h, tv = open(offline.Narrator{})
+	defer tv.Close()
 	defer h.Close()
 	if snap, err := h.Snapshot(ctx, tb.ID); err != nil || len(snap.Pending) != 0 {
 		t.Errorf("after restart: pending %+v (%v), want the abandoned action resolved", snap.Pending, err)
@@ -350,4 +322,10 @@ func TestMarksCommitWithTheirAudit(t *testing.T) {
 	if n := audits(); n != 2 {
 		t.Errorf("%d audit events after a pause and a close, want 2", n)
 	}
+}
+
+// restartable seeds every table alike and gives a running turn the time to
+// end at Close, as the restart tests need.
+func restartable(c *hub.Config) {
+	c.Seed, c.ShutdownGrace = func() uint64 { return 7 }, 2*time.Second
 }

@@ -1,0 +1,268 @@
+package tavern
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"tavern/internal/agent"
+	"tavern/internal/hub"
+	"tavern/internal/openai"
+)
+
+// Config is every setting of a Tavern. DefaultConfig gives the defaults;
+// FromEnv and Flags read them from the environment and the command line.
+// What each setting does is written once, in the settings table below
+// (tavern -h prints it). The fields after the settings are for programs
+// and tests that build a Tavern in-process; they have no flag or variable.
+type Config struct {
+	// The server.
+	Addr     string
+	DB       string
+	LogLevel slog.Level
+	Pprof    string
+
+	// The operator and the limits.
+	AdminToken   string
+	Quotas       bool
+	QuotaPlayers int
+	QuotaTables  int
+	EvictAfter   time.Duration
+
+	// The game master's models.
+	OpenAIKey      string
+	OpenAIBaseURL  string
+	Model          string
+	ModelNarrative string
+	ModelCombat    string
+	ModelSummary   string
+	ModelData      string
+	LLMTimeout     time.Duration
+	LLMFirstToken  time.Duration
+	LLMIdle        time.Duration
+	Prices         string
+
+	// LogOutput receives the logs, as text at LogLevel; nil discards them.
+	LogOutput io.Writer
+	// Runner, if set, plays the game master's turns in place of the one
+	// the model settings build. Its models' calls are not logged.
+	Runner *agent.Runner
+	// Hub, if set, adjusts the hub's configuration before the hub is
+	// built: a test's clock, seed or wrapped store.
+	Hub func(*hub.Config)
+	// ShutdownTimeout bounds Close's wait for requests in flight
+	// (default 15s).
+	ShutdownTimeout time.Duration
+}
+
+// DefaultConfig returns the defaults of every setting.
+func DefaultConfig() Config {
+	return Config{
+		Addr:         "127.0.0.1:8080",
+		DB:           "data/tavern.db",
+		LogLevel:     slog.LevelInfo,
+		Quotas:       true,
+		QuotaPlayers: 20,
+		QuotaTables:  6,
+		EvictAfter:   10 * time.Minute,
+		Model:        openai.DefaultModel,
+		// The OpenAI adapter's own defaults, shown here so that -h tells
+		// them (openai.Config).
+		LLMTimeout:    60 * time.Second,
+		LLMFirstToken: 20 * time.Second,
+		LLMIdle:       15 * time.Second,
+	}
+}
+
+// A setting is one field of Config with its flag and its environment
+// variable. Flag is empty for secrets, which a command line would show to
+// every user of the machine (ps).
+type setting struct {
+	Flag, Env, Usage string
+	value            func(*Config) flag.Value
+}
+
+// settings lists every setting, in the order -h and the README show them.
+// It is the one list: Flags, FromEnv, Usage and the README's table
+// (checked by TestREADMEListsEverySetting) all come from it.
+var settings = []setting{
+	{"addr", "TAVERN_ADDR", "listen address (host:port; port 0 picks a free one)", func(c *Config) flag.Value { return (*stringValue)(&c.Addr) }},
+	{"db", "TAVERN_DB", "SQLite file, created with its directory if missing", func(c *Config) flag.Value { return (*stringValue)(&c.DB) }},
+	{"log-level", "TAVERN_LOG_LEVEL", "debug, info, warn or error", func(c *Config) flag.Value { return (*levelValue)(&c.LogLevel) }},
+	{"pprof", "TAVERN_PPROF", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (empty: off)", func(c *Config) flag.Value { return (*stringValue)(&c.Pprof) }},
+	{"", "TAVERN_ADMIN_TOKEN", "the operator's token for /admin and /metrics (empty: a new one each start, printed once)", func(c *Config) flag.Value { return (*stringValue)(&c.AdminToken) }},
+	{"quotas", "TAVERN_QUOTAS", "on or off: rate limits on creating players and tables per client address (off for load tests)", func(c *Config) flag.Value { return (*onOffValue)(&c.Quotas) }},
+	{"quota-players", "TAVERN_QUOTA_PLAYERS", "players one client address may create a minute (bursts as many)", func(c *Config) flag.Value { return (*intValue)(&c.QuotaPlayers) }},
+	{"quota-tables", "TAVERN_QUOTA_TABLES", "tables one client address may create a minute (bursts of 10 at least)", func(c *Config) flag.Value { return (*intValue)(&c.QuotaTables) }},
+	{"evict-after", "TAVERN_EVICT_AFTER", "unload a table idle this long: no socket, action, turn or timer (0: never)", func(c *Config) flag.Value { return (*durationValue)(&c.EvictAfter) }},
+	{"", "OPENAI_API_KEY", "key of an OpenAI-compatible server; with it or OPENAI_BASE_URL the models play the DM, else the offline narrator does", func(c *Config) flag.Value { return (*stringValue)(&c.OpenAIKey) }},
+	{"openai-base-url", "OPENAI_BASE_URL", "base URL of an OpenAI-compatible server, with its /v1 (empty: OpenAI's)", func(c *Config) flag.Value { return (*stringValue)(&c.OpenAIBaseURL) }},
+	{"model", "TAVERN_MODEL", "model of every agent unless overridden below", func(c *Config) flag.Value { return (*stringValue)(&c.Model) }},
+	{"model-narrative", "TAVERN_MODEL_NARRATIVE", "model of the narrative agent (empty: -model)", func(c *Config) flag.Value { return (*stringValue)(&c.ModelNarrative) }},
+	{"model-combat", "TAVERN_MODEL_COMBAT", "model of the combat agent (empty: -model)", func(c *Config) flag.Value { return (*stringValue)(&c.ModelCombat) }},
+	{"model-summary", "TAVERN_MODEL_SUMMARY", "model that summarises archived history (empty: -model)", func(c *Config) flag.Value { return (*stringValue)(&c.ModelSummary) }},
+	{"model-data", "TAVERN_MODEL_DATA", "model of the operator's data agent (empty: -model)", func(c *Config) flag.Value { return (*stringValue)(&c.ModelData) }},
+	{"llm-timeout", "TAVERN_LLM_TIMEOUT", "bound on one model call, retries apart", func(c *Config) flag.Value { return (*durationValue)(&c.LLMTimeout) }},
+	{"llm-first-token-timeout", "TAVERN_LLM_FIRST_TOKEN_TIMEOUT", "wait for a call's first streamed chunk before retrying it", func(c *Config) flag.Value { return (*durationValue)(&c.LLMFirstToken) }},
+	{"llm-idle-timeout", "TAVERN_LLM_IDLE_TIMEOUT", "wait between two streamed chunks before retrying the call", func(c *Config) flag.Value { return (*durationValue)(&c.LLMIdle) }},
+	{"prices", "TAVERN_PRICES", "extra model prices in USD per million tokens, model=input/cached/output[,…], for the call log's costs", func(c *Config) flag.Value { return (*stringValue)(&c.Prices) }},
+}
+
+// FromEnv sets every setting whose variable getenv returns non-empty. It
+// names the variable of a value it cannot parse.
+func (c *Config) FromEnv(getenv func(string) string) error {
+	for _, s := range settings {
+		if v := getenv(s.Env); v != "" {
+			if err := s.value(c).Set(v); err != nil {
+				return fmt.Errorf("%s=%q: %w", s.Env, v, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Flags defines a flag on fs for every setting that has one, writing into
+// c, and sets fs.Usage to print every setting (Usage). Call FromEnv first:
+// a flag given on the command line wins over the environment.
+func (c *Config) Flags(fs *flag.FlagSet) {
+	for _, s := range settings {
+		if s.Flag != "" {
+			fs.Var(s.value(c), s.Flag, s.Usage+" (env "+s.Env+")")
+		}
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+		Usage(fs.Output())
+	}
+}
+
+// Usage writes every setting: its flag, its variable, its default and
+// what it does.
+func Usage(w io.Writer) {
+	def := DefaultConfig()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  flag\tenvironment\tdefault\twhat")
+	for _, s := range settings {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", flagName(s), s.Env, defaultOf(s, &def), s.Usage)
+	}
+	tw.Flush()
+}
+
+// flagName is the setting's flag as typed, or a note that it has none.
+func flagName(s setting) string {
+	if s.Flag == "" {
+		return "(env only)"
+	}
+	return "-" + s.Flag
+}
+
+// defaultOf is the setting's default as Usage and the README show it.
+func defaultOf(s setting, def *Config) string {
+	if v := s.value(def).String(); v != "" {
+		return v
+	}
+	return `""`
+}
+
+// check refuses values the flags' parsers accept but Tavern cannot use.
+func (c *Config) check() error {
+	switch {
+	case c.EvictAfter < 0:
+		return fmt.Errorf("evict-after %s: want 0 (never) or more", c.EvictAfter)
+	case c.QuotaPlayers < 1 || c.QuotaTables < 1:
+		return fmt.Errorf("quota-players %d, quota-tables %d: want 1 or more (-quotas off lifts them)", c.QuotaPlayers, c.QuotaTables)
+	case c.LLMTimeout <= 0 || c.LLMFirstToken <= 0 || c.LLMIdle <= 0:
+		return fmt.Errorf("llm timeouts %s, %s, %s: want durations above 0, such as 60s", c.LLMTimeout, c.LLMFirstToken, c.LLMIdle)
+	}
+	if _, err := agent.ParsePrices(c.Prices); c.Prices != "" && err != nil {
+		return fmt.Errorf("prices: %w", err)
+	}
+	return nil
+}
+
+// env answers openai.ModelsFromEnv from the settings, so the choice of
+// models has one reading of them.
+func (c *Config) env(name string) string {
+	for _, s := range settings {
+		if s.Env == name {
+			return s.value(c).String()
+		}
+	}
+	return ""
+}
+
+type stringValue string
+
+func (v *stringValue) String() string     { return string(*v) }
+func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
+
+type intValue int
+
+func (v *intValue) String() string { return strconv.Itoa(int(*v)) }
+func (v *intValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("want a whole number")
+	}
+	*v = intValue(n)
+	return nil
+}
+
+type durationValue time.Duration
+
+// String trims the zero units: 10m, not 10m0s.
+func (v *durationValue) String() string {
+	s := time.Duration(*v).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+func (v *durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 10m or 60s")
+	}
+	*v = durationValue(d)
+	return nil
+}
+
+type onOffValue bool
+
+func (v *onOffValue) String() string {
+	if *v {
+		return "on"
+	}
+	return "off"
+}
+func (v *onOffValue) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "on":
+		*v = true
+	case "off":
+		*v = false
+	default:
+		return fmt.Errorf("want on or off")
+	}
+	return nil
+}
+
+type levelValue slog.Level
+
+func (v *levelValue) String() string { return strings.ToLower(slog.Level(*v).String()) }
+func (v *levelValue) Set(s string) error {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return fmt.Errorf("want debug, info, warn or error")
+	}
+	*v = levelValue(l)
+	return nil
+}

@@ -1,0 +1,327 @@
+// Package tavern builds a running Tavern from its Config: the SQLite
+// store and its migrations, the agents (the models, or the offline
+// narrator), the hub and the web handler, then serves them. It is the one
+// wiring: cmd/server, cmd/loadgen and the tests that need a running
+// server all go through New.
+//
+// Start with DefaultConfig, then New, Listen and Serve; Close stops it
+// all, in the order crash safety needs.
+package tavern
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"tavern/adventures"
+	"tavern/internal/agent"
+	"tavern/internal/dataset"
+	"tavern/internal/db"
+	"tavern/internal/hub"
+	"tavern/internal/offline"
+	"tavern/internal/openai"
+	"tavern/web"
+)
+
+// The call writer queues batches without waiting for each (agent.CallQueue).
+var _ agent.CallQueue = (*db.DB)(nil)
+
+// Tavern is a built server. Its exported fields are for reading: the
+// Tavern owns them and Close closes them. Listen, Serve and Close are safe
+// for concurrent use; Close is safe to call twice.
+type Tavern struct {
+	Config Config
+	Log    *slog.Logger
+	Store  *db.DB
+	Hub    *hub.Hub
+	// Registry holds every metric /metrics serves: the Go runtime, the
+	// game (Metrics) and HTTP.
+	Registry *prometheus.Registry
+	Metrics  *hub.Metrics
+	Handler  http.Handler
+	// DM names the game master: "offline", or the models.
+	DM string
+	// AdminToken is the operator's token; AdminTokenMade says it was made
+	// for this run, as no token was configured.
+	AdminToken     string
+	AdminTokenMade bool
+
+	calls     *agent.CallWriter
+	runner    *agent.Runner
+	dataModel agent.Model
+	data      *dataset.Dataset
+	stopPprof func()
+	http      *http.Server
+
+	mu      sync.Mutex
+	ln      net.Listener
+	serving bool
+	closed  bool
+	// lnClosed is closed once the served listener is: Close then knows no
+	// request will start, and closes the hub.
+	lnClosed  chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New opens the store (applying its migrations), builds the agents, the
+// hub and the web handler, and starts the hub. It does not listen. On
+// error, what it opened is closed again.
+func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 15 * time.Second
+	}
+	t := &Tavern{Config: cfg, lnClosed: make(chan struct{}), stopPprof: func() {}}
+	defer func() {
+		if err != nil {
+			t.Close()
+		}
+	}()
+	t.Log = slog.New(slog.DiscardHandler)
+	if cfg.LogOutput != nil {
+		t.Log = slog.New(slog.NewTextHandler(cfg.LogOutput, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	}
+	if cfg.Pprof != "" {
+		at, stop, err := startPprof(cfg.Pprof, t.Log)
+		if err != nil {
+			return nil, err
+		}
+		t.stopPprof = stop
+		t.Log.Info("pprof listening", "addr", "http://"+at+"/debug/pprof/")
+	}
+	lib, err := adventures.Load()
+	if err != nil {
+		return nil, fmt.Errorf("load adventures: %w", err)
+	}
+	if t.Store, err = db.Open(ctx, cfg.DB); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+
+	t.Registry = prometheus.NewRegistry()
+	t.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	t.Metrics = hub.NewMetrics(t.Registry)
+	t.Store.ObserveWrites(db.WriteObserver{Commit: t.Metrics.StoreCommit, Transaction: t.Metrics.StoreTransaction, Checkpoint: t.Metrics.StoreCheckpoint})
+	t.Metrics.StoreQueue(t.Store.Queued)
+	// The call log is written off the model path; it is closed after the
+	// hub so the last turns' calls are kept.
+	t.calls = agent.NewCallWriter(agent.CallWriterConfig{Store: t.Store, Observe: t.Metrics.ObserveCall, Dropped: t.Metrics.CallDropped, Log: t.Log})
+	t.runner, t.dataModel, t.DM = t.agents()
+	if cfg.Runner != nil {
+		t.runner = cfg.Runner
+	}
+
+	// The operator's data agent reads the file read-only, on connections
+	// of its own; the model when there is one, else the offline analyst.
+	if t.data, err = dataset.Open(ctx, cfg.DB); err != nil {
+		return nil, fmt.Errorf("open the data agent's views: %w", err)
+	}
+	asker := &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: &dataset.Analyst{Data: t.data}, Conversations: t.Store, Log: t.Log}
+
+	hc := hub.Config{
+		Store: t.Store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
+		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter,
+	}
+	if cfg.Hub != nil {
+		cfg.Hub(&hc)
+	}
+	h := hub.New(hc)
+	t.Hub = h // closed by Close even if Start fails
+	if err := h.Start(ctx); err != nil {
+		return nil, err
+	}
+
+	// PROTOCOL.md "Operator (admin)": without a configured token, a new
+	// one for this run.
+	t.AdminToken = cfg.AdminToken
+	if t.AdminToken == "" {
+		t.AdminToken, t.AdminTokenMade = rand.Text(), true
+	}
+	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
+		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
+	t.Handler = web.New(web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry}).Handler()
+	// Websockets and streams are long-lived and set their own deadlines;
+	// the other routes get web.ReadTimeout per request (web.Server).
+	t.http = &http.Server{Handler: t.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	return t, nil
+}
+
+// agents builds the game master's runner from the settings: the OpenAI
+// adapter for each agent when a key or a base URL is set, else the
+// offline narrator. Every call goes to the call log with its estimated
+// cost (agent.DefaultPrices, extended by the Prices setting). It returns
+// the data agent's model too (nil when offline) and the DM's name.
+func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
+	cfg := t.Config
+	prices := agent.Prices{}
+	for k, v := range agent.DefaultPrices {
+		prices[k] = v
+	}
+	if cfg.Prices != "" {
+		extra, _ := agent.ParsePrices(cfg.Prices) // checked by New
+		for k, p := range extra {
+			prices[k] = p
+		}
+	}
+	logged := func(m agent.Model) agent.Model {
+		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log}
+	}
+	base := openai.Config{Log: t.Log, CallTimeout: cfg.LLMTimeout, FirstTokenTimeout: cfg.LLMFirstToken, IdleTimeout: cfg.LLMIdle}
+	ms, online := openai.ModelsFromEnv(cfg.env, base)
+	if !online {
+		if cfg.Runner == nil {
+			t.Log.Info("no OPENAI_API_KEY or OPENAI_BASE_URL: running the offline narrator")
+		}
+		n := logged(offline.Narrator{})
+		return &agent.Runner{Narrative: n, Combat: n, Summary: n, Memory: t.Store, Log: t.Log}, nil, "offline"
+	}
+	if cfg.Runner == nil {
+		t.Log.Info("AI game master", "narrative", ms.Narrative.Name(), "combat", ms.Combat.Name(), "summary", ms.Summary.Name())
+	}
+	return &agent.Runner{
+		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),
+		Memory: t.Store, Log: t.Log,
+	}, logged(ms.Data), ms.DM
+}
+
+// Listen opens the listener on the Addr setting, so that Addr and URL are
+// known before Serve: with port 0, a free port.
+func (t *Tavern) Listen() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return errors.New("tavern: closed")
+	}
+	if t.ln != nil {
+		return nil
+	}
+	ln, err := net.Listen("tcp", t.Config.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	t.ln = &closeSignal{Listener: ln, closed: t.lnClosed}
+	return nil
+}
+
+// Addr is the address Listen listens on; empty before Listen.
+func (t *Tavern) Addr() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ln == nil {
+		return ""
+	}
+	return t.ln.Addr().String()
+}
+
+// URL is the base URL of the lobby, http://Addr; empty before Listen.
+func (t *Tavern) URL() string {
+	if a := t.Addr(); a != "" {
+		return "http://" + a
+	}
+	return ""
+}
+
+// Serve serves HTTP on the listener (Listen is called if it was not) until
+// Close, and then returns nil, as it does at once once Close was called;
+// any other error is returned as it comes. It serves once: a second call
+// while it serves returns an error.
+func (t *Tavern) Serve() error {
+	t.mu.Lock()
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return nil
+	}
+	if err := t.Listen(); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	if t.serving {
+		t.mu.Unlock()
+		return errors.New("tavern: already serving")
+	}
+	t.serving = true
+	ln := t.ln
+	t.mu.Unlock()
+	if err := t.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Close stops the server and releases everything New opened. First it
+// stops accepting (the listener closes at once, requests in flight get
+// ShutdownTimeout); then it closes the hub, which sends every websocket
+// 1001, ends the streams and lets running turns finish or roll back; then
+// it waits for the rest, and closes the call log, the data agent's views
+// and the store, in that order. It is safe to call twice, and returns the
+// first call's error.
+func (t *Tavern) Close() error {
+	t.closeOnce.Do(func() { t.closeErr = t.close() })
+	return t.closeErr
+}
+
+func (t *Tavern) close() error {
+	t.mu.Lock()
+	t.closed = true
+	serving, ln := t.serving, t.ln
+	t.mu.Unlock()
+	var errs []error
+	shut := make(chan error, 1)
+	if serving {
+		ctx, cancel := context.WithTimeout(context.Background(), t.Config.ShutdownTimeout)
+		defer cancel()
+		go func() { shut <- t.http.Shutdown(ctx) }()
+		<-t.lnClosed
+	} else {
+		if ln != nil {
+			errs = append(errs, ln.Close())
+		}
+		shut <- nil
+	}
+	if t.Hub != nil {
+		errs = append(errs, t.Hub.Close())
+	}
+	if err := <-shut; !errors.Is(err, http.ErrServerClosed) {
+		errs = append(errs, err)
+	}
+	if t.calls != nil {
+		errs = append(errs, t.calls.Close())
+	}
+	if t.data != nil {
+		errs = append(errs, t.data.Close())
+	}
+	if t.Store != nil {
+		errs = append(errs, t.Store.Close())
+	}
+	t.stopPprof()
+	return errors.Join(errs...)
+}
+
+// closeSignal is a listener that says when it has been closed.
+type closeSignal struct {
+	net.Listener
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (l *closeSignal) Close() error {
+	err := l.Listener.Close()
+	l.once.Do(func() { close(l.closed) })
+	return err
+}

@@ -1,0 +1,181 @@
+package tavern
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tavern/internal/agent"
+	"tavern/internal/db"
+	"tavern/internal/openai"
+	"tavern/internal/openai/openaitest"
+)
+
+type tlog struct{ t *testing.T }
+
+func (w tlog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// testConfig is the defaults on a new SQLite file, on a free port.
+func testConfig(t *testing.T) Config {
+	cfg := DefaultConfig()
+	cfg.Addr, cfg.DB, cfg.LogOutput = "127.0.0.1:0", filepath.Join(t.TempDir(), "t.db"), tlog{t}
+	return cfg
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// TestServe: a Tavern serves the lobby and says it is ready, and Close
+// stops Serve and can be called again.
+func TestServe(t *testing.T) {
+	tv, err := New(context.Background(), testConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- tv.Serve() }()
+	if code, body := get(t, tv.URL()+"/readyz"); code != http.StatusOK {
+		t.Errorf("/readyz: %d %s", code, body)
+	}
+	if code, body := get(t, tv.URL()+"/"); code != http.StatusOK || !strings.Contains(body, "Tavern") {
+		t.Errorf("lobby: %d %.200s", code, body)
+	}
+	// It answered, so it serves: a second Serve refuses.
+	if err := tv.Serve(); err == nil {
+		t.Error("a second Serve served")
+	}
+	if tv.DM != "offline" || !tv.AdminTokenMade || len(tv.AdminToken) < 20 {
+		t.Errorf("DM %q, admin token %q made %v", tv.DM, tv.AdminToken, tv.AdminTokenMade)
+	}
+	if err := tv.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve after Close: %v", err)
+	}
+	if err := tv.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := tv.Serve(); err != nil {
+		t.Errorf("Serve after Close: %v, want nil at once", err)
+	}
+	if err := tv.Listen(); err == nil {
+		t.Error("Listen after Close listened")
+	}
+}
+
+// TestCloseUnserved: a Tavern that never served closes its listener, hub
+// and store.
+func TestCloseUnserved(t *testing.T) {
+	cfg := testConfig(t)
+	tv, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	addr := tv.Addr()
+	if err := tv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		t.Error("still listening after Close")
+	}
+	if err := tv.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	// Closed, the file can be opened again, with nothing left to migrate.
+	d, err := db.Open(context.Background(), cfg.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+}
+
+func TestModels(t *testing.T) {
+	cases := []struct {
+		name                       string
+		env                        []string
+		dm, narrative, combat, sum string
+		data                       string // the data agent's model; "": the offline analyst
+	}{
+		{"offline", nil, "offline", "offline", "offline", "offline", ""},
+		{"key", []string{"OPENAI_API_KEY", "k"}, openai.DefaultModel, openai.DefaultModel, openai.DefaultModel, openai.DefaultModel, openai.DefaultModel},
+		{"local server", []string{"OPENAI_BASE_URL", "http://127.0.0.1:11434/v1", "TAVERN_MODEL", "llama3.1"}, "llama3.1 @ 127.0.0.1:11434", "llama3.1", "llama3.1", "llama3.1", "llama3.1"},
+		{"per agent", []string{"OPENAI_API_KEY", "k", "TAVERN_MODEL", "m", "TAVERN_MODEL_COMBAT", "c", "TAVERN_MODEL_SUMMARY", "s", "TAVERN_MODEL_DATA", "d"}, "m, combat: c", "m", "c", "s", "d"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := parse(envOf(c.env...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tv := &Tavern{Config: cfg, Log: discard()}
+			r, data, dm := tv.agents()
+			if dm != c.dm || r.Narrative.Name() != c.narrative || r.Combat.Name() != c.combat || r.Summary.Name() != c.sum {
+				t.Errorf("got %q %q %q %q", dm, r.Narrative.Name(), r.Combat.Name(), r.Summary.Name())
+			}
+			if (data == nil) != (c.data == "") || data != nil && data.Name() != c.data {
+				t.Errorf("data model %v, want %q", data, c.data)
+			}
+		})
+	}
+}
+
+// TestCallLog: a model's calls reach the store's call log, priced by the
+// defaults and the Prices setting.
+func TestCallLog(t *testing.T) {
+	fake := openaitest.New(t, nil)
+	cfg := testConfig(t)
+	cfg.OpenAIBaseURL, cfg.Model, cfg.Prices = fake.URL, "llama3.1", "llama3.1=1/0.5/2"
+	tv, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tv.Close()
+	if tv.runner.Memory == nil {
+		t.Error("no memory tools")
+	}
+	fake.Push(openaitest.Reply{Content: "hi", Usage: &agent.Usage{PromptTokens: 1_000_000, CachedTokens: 500_000, CompletionTokens: 1_000_000}})
+	ctx := agent.WithTable(context.Background(), "t1")
+	if _, err := tv.runner.Narrative.Complete(ctx, agent.Request{Agent: "narrative", Messages: []agent.Message{{Role: "user", Content: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// Close writes the call log out before the store closes.
+	if err := tv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.Open(ctx, cfg.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	calls, err := d.Calls(ctx, "t1", 10)
+	if err != nil || len(calls) != 1 {
+		t.Fatalf("calls %+v %v", calls, err)
+	}
+	if c := calls[0]; c.Model != "llama3.1" || c.Agent != "narrative" || c.CostUSD != 0.5+0.25+2 {
+		t.Errorf("call %+v", c)
+	}
+}
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
