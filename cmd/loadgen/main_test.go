@@ -61,7 +61,9 @@ func TestThinkTimePacesThePlayers(t *testing.T) {
 	if !regexp.MustCompile(`of the [1-6] actions sent 300ms or more after the start`).MatchString(out.String()) {
 		t.Errorf("no line for the actions past -warmup:\n%s", out.String())
 	}
-	if !regexp.MustCompile(`of those after -warmup: [1-6] acks`).MatchString(out.String()) {
+	// The server also acks the strikes of a bot done with its own actions
+	// while its fight goes on, so there may be more acks than actions.
+	if !regexp.MustCompile(`of those after -warmup: [1-9]\d* acks`).MatchString(out.String()) {
 		t.Errorf("no server-side line for the acks past -warmup:\n%s", out.String())
 	}
 	// Three pauses of at least 150 ms each per player.

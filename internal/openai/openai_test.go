@@ -82,19 +82,25 @@ func TestOpenAIRetries(t *testing.T) {
 		replies  []openaitest.Reply
 		requests int
 		status   int // of the final error, 0 = success
+		// timeout is the attempt deadline: long, so a loaded machine's
+		// slow answer is not taken for a hang, except where a hang is the case.
+		timeout time.Duration
 	}{
-		{"429 then success", []openaitest.Reply{{Status: 429, RetryAfter: "0"}, ok}, 2, 0},
-		{"timeout then success", []openaitest.Reply{{Delay: time.Minute}, ok}, 2, 0},
-		{"503 twice then success", []openaitest.Reply{{Status: 503}, {Status: 502}, ok}, 3, 0},
-		{"500 forever", []openaitest.Reply{{Status: 500}, {Status: 500}, {Status: 500}, ok}, 3, 500},
-		{"400 is not retried", []openaitest.Reply{{Status: 400, Error: "bad tools"}, ok}, 1, 400},
-		{"401 is not retried", []openaitest.Reply{{Status: 401}, ok}, 1, 401},
+		{"429 then success", []openaitest.Reply{{Status: 429, RetryAfter: "0"}, ok}, 2, 0, 0},
+		{"timeout then success", []openaitest.Reply{{Delay: time.Minute}, ok}, 2, 0, time.Second},
+		{"503 twice then success", []openaitest.Reply{{Status: 503}, {Status: 502}, ok}, 3, 0, 0},
+		{"500 forever", []openaitest.Reply{{Status: 500}, {Status: 500}, {Status: 500}, ok}, 3, 500, 0},
+		{"400 is not retried", []openaitest.Reply{{Status: 400, Error: "bad tools"}, ok}, 1, 400, 0},
+		{"401 is not retried", []openaitest.Reply{{Status: 401}, ok}, 1, 401, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.timeout == 0 {
+				c.timeout = 10 * time.Second
+			}
 			fake := openaitest.New(t, nil)
 			fake.Push(c.replies...)
-			m := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake", CallTimeout: 100 * time.Millisecond,
+			m := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake", CallTimeout: c.timeout,
 				MaxAttempts: 3, Backoff: func(int) time.Duration { return time.Millisecond }})
 			resp, err := m.Complete(context.Background(), agent.Request{Messages: []agent.Message{{Role: "user", Content: "hi"}}})
 			if n := len(fake.Requests()); n != c.requests {
