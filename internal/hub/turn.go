@@ -1,0 +1,432 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"tavern/internal/agent"
+	"tavern/internal/engine"
+	"tavern/internal/store"
+)
+
+// ---- turns ----
+
+// job is one turn running outside the table goroutine.
+type job struct {
+	kind   string
+	action *engine.PendingAction
+	entry  engine.Combatant
+	state  *engine.State
+	turnNo int
+	// started is when the job started: the turn's duration.
+	started time.Time
+	// archive is the memory the turn archives, made by the job
+	// (archiveAfter) and committed with the turn.
+	archive *store.Memory
+}
+
+// nextTurn decides what plays next, if anything: the forced resolution,
+// the DM's bookend or NPC turns, the active PC's action in tactical combat,
+// or the oldest queued action.
+func (t *table) nextTurn() *job {
+	st := t.st
+	ready := func(a engine.PendingAction) bool { return t.tried[a.ID] < maxAttempts }
+	if cb := st.Game.Combat; cb != nil {
+		if cb.Ending != "" {
+			return &job{kind: agent.TurnResolution, entry: engine.Combatant{Entry: engine.BookendEntry, Kind: engine.KindBookend, Name: "DM"}}
+		}
+		if t.meta.Config.CombatMode == engine.CombatNarrative {
+			// No initiative queue: actions in arrival order, no DM turns.
+			for i := range t.pending {
+				if ready(t.pending[i]) && t.pending[i].Kind != engine.ActionStart {
+					return &job{kind: agent.TurnPlayer, action: &t.pending[i]}
+				}
+			}
+			return nil
+		}
+		cur := cb.Current()
+		switch cur.Kind {
+		case engine.KindBookend:
+			return &job{kind: agent.TurnBookend, entry: cur}
+		case engine.KindNPC:
+			return &job{kind: agent.TurnNPC, entry: cur}
+		}
+		for i := range t.pending {
+			a := &t.pending[i]
+			if !ready(*a) || a.Kind == engine.ActionStart {
+				continue // session starts wait for the fight to end
+			}
+			if t.meta.Config.CombatMode == engine.CombatTactical && a.Seat != strings.TrimPrefix(cur.Entry, "pc:") {
+				continue
+			}
+			return &job{kind: agent.TurnPlayer, action: a, entry: cur}
+		}
+		return nil
+	}
+	for i := range t.pending {
+		if ready(t.pending[i]) {
+			return &job{kind: agent.TurnPlayer, action: &t.pending[i]}
+		}
+	}
+	return nil
+}
+
+func (t *table) maybeStart() {
+	defer t.armTimer()
+	if t.job != nil || t.evicted || t.paused || t.closed || t.h.ctx.Err() != nil || t.h.closed.Load() || t.h.cfg.Now().Before(t.hold) {
+		return
+	}
+	j := t.nextTurn()
+	if j == nil || !t.markBusy() {
+		return
+	}
+	if j.action != nil {
+		a := *j.action
+		j.action = &a
+	}
+	j.state = t.st.Clone()
+	j.turnNo = t.st.Game.Turn + 1
+	j.started = t.h.cfg.Now()
+	if j.action != nil {
+		t.setLife(j.action.ID, store.ActionRunning, "")
+	}
+	t.job = j
+	t.sinceJob = nil
+	t.updateSummary()
+	if !t.h.spawn(func() {
+		res, st, err := t.runJob(j)
+		t.post(func() { t.finish(j, res, st, err) })
+	}) {
+		t.job = nil // closing: the action stays pending for the restart
+		t.markIdle()
+	}
+}
+
+// runJob plays one turn on the job's state copy. It never touches the
+// table's fields.
+func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
+	ctx := t.h.ctx
+	st := j.state
+	st.Game.Turn = j.turnNo
+	dice, err := engine.RestoreDice(st.RNG)
+	if err != nil {
+		return agent.Result{}, nil, err
+	}
+	turn := &agent.Turn{No: j.turnNo, Kind: j.kind, State: st, Dice: dice, Entry: j.entry}
+	if a, ok := t.h.cfg.Adventures.Get(t.meta.Adventure); ok {
+		turn.Adventure = a.Name + "\n" + a.Intro
+	}
+	if j.action != nil {
+		turn.Actor = st.Character(j.action.CharacterID)
+		turn.Text = j.action.Text
+		if turn.Actor == nil {
+			return agent.Result{}, nil, engine.Errorf(engine.EINVALID, "The acting character has left.")
+		}
+		if j.action.Kind == engine.ActionStart {
+			turn.Kind = agent.TurnStart
+			st.Game.Started = append(st.Game.Started, turn.Actor.ID)
+		}
+		if st.Game.Combat != nil {
+			if e, ok := st.Game.Combat.Entry(engine.PCEntry(turn.Actor.Seat)); ok {
+				turn.Entry = e
+			}
+		}
+	}
+	ctx = agent.WithTable(ctx, t.id) // for the memory tools and the call log
+	ctx = agent.WithTurn(ctx, fmt.Sprintf("t%d", j.turnNo))
+	hist, err := t.historyContext(ctx, turn.AgentName())
+	if err != nil {
+		return agent.Result{}, nil, fmt.Errorf("load history: %w", err)
+	}
+	turn.History = hist
+	turn.OnDelta = t.newDeltaStream(fmt.Sprintf("t%d", j.turnNo)).add
+	res, err := t.h.cfg.Runner.Run(ctx, turn)
+	if err != nil {
+		return agent.Result{}, nil, err
+	}
+	// The engine, not the model, advances the initiative.
+	narrativeCombat := t.meta.Config.CombatMode == engine.CombatNarrative
+	if st.Game.Combat != nil {
+		if res.Output.Tool == "start_combat" {
+			if !narrativeCombat {
+				res.Events = append(res.Events, turnEvent(st))
+			}
+		} else {
+			var evs []engine.Event
+			if t.meta.Config.CombatMode == engine.CombatNarrative && st.Game.Combat.Ending == "" {
+				// Narrative combat has no initiative queue: each action is
+				// a beat in which effects tick and the end is checked.
+				_, evs = st.SettleNarrativeTurn(dice)
+			} else {
+				_, evs = st.AdvanceTurn(dice)
+			}
+			res.Events = append(res.Events, evs...)
+			if !narrativeCombat || st.Game.Combat.Ending != "" {
+				res.Events = append(res.Events, turnEvent(st))
+			}
+		}
+	}
+	st.RNG = dice.State()
+	j.archive = t.archiveAfter(ctx, res.Agent, j.turnNo, res.Messages)
+	return res, st, nil
+}
+
+// finish commits a finished job in ONE transaction, then applies and
+// broadcasts it; a failed job commits only a system event.
+func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error) {
+	t.job = nil
+	t.markIdle()
+	ctx := context.Background()
+	turnID := fmt.Sprintf("t%d", j.turnNo)
+	if j.action != nil && t.abandoned[j.action.ID] {
+		// The operator abandoned the action while it ran: already resolved
+		// with a system event; its turn is never applied.
+		delete(t.abandoned, j.action.ID)
+		t.sinceJob = nil
+		t.logTurn(j, res, "discarded", runErr)
+		t.updateSummary()
+		t.maybeStart()
+		return
+	}
+	if runErr == nil {
+		for _, f := range t.sinceJob {
+			f(st)
+		}
+		msgs := agentMessages(res.Agent, j.turnNo, res.Messages)
+		t.stampDeadlines(res.Events)
+		if j.action != nil {
+			// Additive: which action this turn's narration resolves, so a
+			// client among several players can match its own.
+			for _, e := range res.Events {
+				if e.Kind == engine.EventNarration {
+					e.Data["action_id"] = j.action.ID
+				}
+			}
+		}
+		c := store.Commit{State: st, Events: res.Events, Messages: msgs, Archive: j.archive}
+		if j.action != nil {
+			c.Resolve = []string{j.action.ID}
+		}
+		// Queued, not waited for: the next turn may start on this one's
+		// state while the store writes it (pipeline.go).
+		var pc *inflight
+		archive := j.archive
+		var planned *store.Memory // read now: the store fills archive in once queued
+		if archive != nil {
+			m := *archive
+			planned = &m
+		}
+		if pc, runErr = t.queue(ctx, c, turnID, func(err error) {
+			if err == nil {
+				t.archived(archive)
+			}
+		}); runErr == nil {
+			pc.st = st
+			t.st = st
+			t.remember(res.Agent, j.turnNo, res.Messages)
+			if j.action != nil {
+				t.drop(j.action.ID, store.ActionResolved)
+			} else {
+				t.forgetDMFailures()
+			}
+		}
+		t.archiving(planned, runErr)
+	}
+	t.sinceJob = nil
+	t.lastTurnAt = t.h.cfg.Now()
+	if runErr != nil {
+		t.logTurn(j, res, "failed", runErr)
+		t.failed(ctx, j, runErr)
+	} else {
+		t.logTurn(j, res, "ok", nil)
+	}
+	t.updateSummary()
+	t.maybeStart()
+}
+
+// agentMessages are a turn's messages as the store keeps them, their
+// bodies encoded in a scratch buffer, then copied into one array of
+// their exact size.
+func agentMessages(agentName string, turnNo int, msgs []agent.Message) []store.AgentMessage {
+	scratch := messageScratch.Get().(*[]byte)
+	defer messageScratch.Put(scratch)
+	buf := (*scratch)[:0]
+	ends := make([]int, len(msgs))
+	for i := range msgs {
+		buf = msgs[i].AppendJSON(buf)
+		ends[i] = len(buf)
+	}
+	*scratch = buf
+	bodies := slices.Clone(buf)
+	out := make([]store.AgentMessage, len(msgs))
+	start := 0
+	for i, end := range ends {
+		out[i] = store.AgentMessage{Agent: agentName, Turn: turnNo, Body: bodies[start:end:end]}
+		start = end
+	}
+	return out
+}
+
+// messageScratch holds the buffers agentMessages encodes in.
+var messageScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// failed handles a turn that could not finish: nothing of it was committed.
+// A player's action is retried with backoff, then waits for its player
+// (act again: retried; act anew: replaced) or, on a tactical turn, for the
+// turn timer. A DM turn is retried with exponential backoff, and after
+// dmMaxFailures failures in a row the fight ends with error_abort. The
+// table hears of each change of state, not of every attempt.
+func (t *table) failed(ctx context.Context, j *job, err error) {
+	if t.h.ctx.Err() != nil {
+		return // shutting down: the action stays pending for the restart
+	}
+	t.lastError = errText(err)
+	if j.action == nil {
+		t.dmFailed(ctx, j, err)
+		return
+	}
+	a := j.action
+	t.tried[a.ID]++
+	n := t.tried[a.ID]
+	t.log.Warn("turn failed", "turn", j.turnNo, "kind", j.kind, "action", a.ID, "attempt", n, "err", err)
+	if l := t.life[a.ID]; l != nil {
+		l.Attempts++
+	}
+	t.setLife(a.ID, store.ActionFailed, t.lastError)
+	var msg string
+	switch {
+	case n == 1:
+		msg = "The DM could not resolve the turn; it will be retried."
+	case n >= maxAttempts:
+		msg = fmt.Sprintf("The DM is unavailable and gave up on the action after %d attempts. Send it again to retry it, or act anew to replace it.", n)
+		if t.waitingPC() == a.Seat && t.turnTimeout() > 0 {
+			msg += fmt.Sprintf(" If nobody acts within %ds, the turn passes.", t.meta.Config.TurnTimeoutS)
+		}
+	}
+	if msg != "" {
+		ev := engine.SystemEvent(CodeUnavailable, msg)
+		ev.Data["action_id"] = a.ID
+		ev.Data["attempts"] = n
+		t.tell(ctx, ev, j.turnNo)
+	}
+	if n < maxAttempts {
+		t.holdFor(time.Duration(n*n) * time.Second)
+	}
+}
+
+const (
+	// dmMaxFailures is how many times in a row a DM turn of a fight may
+	// fail before the fight ends with error_abort.
+	dmMaxFailures = 5
+	// dmBackoffMax caps the wait before a failed DM turn is retried.
+	dmBackoffMax = 30 * time.Second
+)
+
+// dmBackoff is the wait after the n-th failure in a row of a DM turn:
+// 1 s, 2 s, 4 s… at most dmBackoffMax.
+func dmBackoff(n int) time.Duration {
+	if n > 6 {
+		return dmBackoffMax
+	}
+	return min(dmBackoffMax, time.Second<<(n-1))
+}
+
+// dmFailed handles a failed DM turn (bookend, NPC, forced resolution).
+func (t *table) dmFailed(ctx context.Context, j *job, err error) {
+	key := "dm:" + j.kind
+	t.tried[key]++
+	n := t.tried[key]
+	t.log.Warn("turn failed", "turn", j.turnNo, "kind", j.kind, "attempt", n, "err", err)
+	if n >= dmMaxFailures && t.st.Game.Combat != nil {
+		msg := fmt.Sprintf("The DM failed %d times in a row and the fight cannot go on: it ends here.", n)
+		lead := engine.SystemEvent(CodeUnavailable, msg)
+		lead.Data["outcome"] = engine.OutcomeErrorAbort
+		aerr := t.abortCombat(ctx, lead, "The fight was cut short: the DM was unavailable.")
+		if aerr == nil {
+			t.log.Warn("fight aborted", "turn", j.turnNo, "kind", j.kind, "failures", n)
+			return
+		}
+		t.log.Error("abort the fight", "err", aerr)
+	}
+	if n == 1 {
+		ev := engine.SystemEvent(CodeUnavailable, "The DM could not play its turn; it will be retried, waiting longer each time.")
+		ev.Data["attempts"] = n
+		t.tell(ctx, ev, j.turnNo)
+	}
+	t.holdFor(dmBackoff(n))
+}
+
+// tell commits one `system` event; a failure is only logged.
+func (t *table) tell(ctx context.Context, ev engine.Event, turnNo int) {
+	if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}}, fmt.Sprintf("t%d", turnNo)); err != nil {
+		t.log.Error("commit system event", "err", err)
+	}
+}
+
+// holdFor keeps turns from starting for d (the backoff after a failure),
+// then tries again. Only the latest hold lifts itself; Retry and EndCombat
+// lift it by setting hold to now.
+func (t *table) holdFor(d time.Duration) {
+	t.holdGen++
+	gen := t.holdGen
+	t.hold = t.h.cfg.Now().Add(d)
+	t.h.after(d, func() {
+		t.post(func() {
+			if gen == t.holdGen {
+				t.hold = time.Time{}
+			}
+			t.maybeStart()
+		})
+	})
+}
+
+// abortCombat ends the fight with outcome error_abort, whatever its state:
+// lead (the operator's audit, or the DM's failure) and combat_ended are
+// committed with it; the DM's failed fight turns are forgotten and the
+// table plays on in exploration. No turn may be running.
+func (t *table) abortCombat(ctx context.Context, lead engine.Event, summary string) error {
+	if t.st.Game.Combat == nil {
+		return engine.Errorf(engine.EINVALID, "There is no fight to end.")
+	}
+	next := t.st.Clone()
+	next.Game.Combat.Ending = "" // this outcome, whatever the fight's state
+	_, evs, err := next.EndCombat(engine.OutcomeErrorAbort, summary)
+	if err != nil {
+		return err
+	}
+	c := store.Commit{State: next, Events: append([]engine.Event{lead}, evs...)}
+	if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+		return fmt.Errorf("end the fight at %s: %w", t.id, err)
+	}
+	t.setState(next)
+	t.forgetDMFailures()
+	t.holdGen++
+	t.hold = time.Time{}
+	t.updateSummary()
+	t.maybeStart()
+	return nil
+}
+
+// forgetDMFailures resets the count of the DM's failed turns.
+func (t *table) forgetDMFailures() {
+	for k := range t.tried {
+		if strings.HasPrefix(k, "dm:") {
+			delete(t.tried, k)
+		}
+	}
+}
+
+func turnEvent(st *engine.State) engine.Event {
+	cb := st.Game.Combat
+	if cb == nil {
+		return engine.ModeEvent(st.Game.Mode)
+	}
+	if cb.Ending != "" {
+		return engine.ResolutionTurnEvent(cb.Round, cb.Index, cb.Ending)
+	}
+	return engine.TurnEvent(cb.Round, cb.Index, entryView(st, cb.Current()))
+}
