@@ -8,8 +8,6 @@ import (
 	"tavern/internal/store"
 )
 
-// ---- actions ----
-
 // act handles a player's `act` frame: answer gets the ack status or an
 // error code and message, on the table goroutine, once the action is
 // durable (pipeline.go) or at once when no commit is needed.
@@ -52,10 +50,9 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string, answe
 	// The table goes on as if the commit had landed: if it fails, the
 	// table restarts (pipeline.go).
 	for _, id := range commit.Abandon {
-		t.drop(id, store.ActionAbandoned)
+		t.acts.close(id, store.ActionAbandoned)
 	}
-	t.pending = append(t.pending, a)
-	t.life[a.ID] = &store.ActionLife{ActionID: a.ID, State: store.ActionPending}
+	t.acts.admit(a)
 	t.maybeStart()
 }
 
@@ -71,31 +68,20 @@ func (t *table) admitAct(c *client, clientID, text string) (string, *store.Commi
 	if !ok {
 		return refuse(protoErr(CodeNotSeated, "You have no seat at this table."))
 	}
-	for _, a := range t.pending {
-		if a.PlayerID == c.player.ID && a.ClientID == clientID {
-			if t.gaveUp(a.ID) {
-				// The same act again: the DM tries it once more.
-				t.tried[a.ID] = 0
-				t.setLife(a.ID, store.ActionPending, "")
-				t.maybeStart()
-			}
-			return t.ackStatus(a), nil, nil // a retried act is not applied twice
+	v := t.acts.check(c.player.ID, clientID)
+	switch v.admission {
+	case admitResent:
+		if l, ok := t.acts.resend(v.open.ID); ok {
+			// The same act again: the DM tries it once more.
+			t.h.cfg.Store.QueueActionState(t.id, l)
+			t.maybeStart()
 		}
-	}
-	if done, ok := t.recentAct(c.player.ID, clientID); ok {
-		status, err := answerClosed(done.State)
+		return t.ackStatus(v.open), nil, nil // a retried act is not applied twice
+	case admitClosed:
+		status, err := answerClosed(v.closed.State)
 		return status, nil, err
-	}
-	var stale *engine.PendingAction
-	for i := range t.pending {
-		// A session start is the DM's to play (after a fight, if one is
-		// on): it does not take the player's queue slot.
-		if a := &t.pending[i]; a.PlayerID == c.player.ID && a.Kind != engine.ActionStart {
-			if !t.gaveUp(a.ID) {
-				return refuse(protoErr(CodeBusy, "Your previous action is still waiting to be resolved."))
-			}
-			stale = a
-		}
+	case admitBusy:
+		return refuse(protoErr(CodeBusy, "Your previous action is still waiting to be resolved."))
 	}
 	ch := t.st.CharacterBySeat(s.Seat)
 	if ch == nil {
@@ -113,9 +99,10 @@ func (t *table) admitAct(c *client, clientID, text string) (string, *store.Commi
 	a := engine.PendingAction{ID: newID("a"), PlayerID: c.player.ID, CharacterID: ch.ID, Seat: s.Seat, ClientID: clientID,
 		Text: text, Status: engine.ActionPending, CreatedAt: t.h.cfg.Now().UTC()}
 	commit := store.Commit{AddPending: &a}
-	if stale != nil {
+	if v.admission == admitReplace {
+		stale := v.open
 		commit.Abandon = []string{stale.ID}
-		commit.Events = append(commit.Events, abandonedEvent(*stale, "replaced by "+ch.Name+"'s new action"))
+		commit.Events = append(commit.Events, abandonedEvent(stale, "replaced by "+ch.Name+"'s new action"))
 	}
 	commit.Events = append(commit.Events, engine.ActionEvent(a, ch.Name))
 	return "", &commit, nil
@@ -158,35 +145,6 @@ func answerClosed(state string) (string, error) {
 	default:
 		return "queued", nil
 	}
-}
-
-// gaveUp reports whether the DM gave up on the open action id after its
-// attempts: it waits for its player (or the turn timer).
-func (t *table) gaveUp(id string) bool { return t.tried[id] >= maxAttempts }
-
-// drop forgets an open action closed by a commit, resolved or abandoned
-// (state), and remembers how it ended for a resent act (recentActs).
-func (t *table) drop(id, state string) {
-	for _, a := range t.pending {
-		if a.ID == id {
-			closed := append([]store.ClosedAct{{PlayerID: a.PlayerID, ClientID: a.ClientID, State: state}}, t.recentActs[a.PlayerID]...)
-			t.recentActs[a.PlayerID] = closed[:min(len(closed), store.RecentActsPerPlayer)]
-		}
-	}
-	t.pending = filterPending(t.pending, []string{id})
-	delete(t.tried, id)
-	delete(t.life, id)
-}
-
-// recentAct returns how the player's closed action sent under clientID
-// ended, if it is among their last ones.
-func (t *table) recentAct(playerID, clientID string) (store.ClosedAct, bool) {
-	for _, a := range t.recentActs[playerID] {
-		if a.ClientID == clientID {
-			return a, true
-		}
-	}
-	return store.ClosedAct{}, false
 }
 
 // CodeAbandoned is the code of the `system` event that tells a player

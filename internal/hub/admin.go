@@ -154,25 +154,16 @@ type History struct {
 // without waiting (the action's life is bookkeeping, the action itself is
 // already durable).
 func (t *table) setLife(id, state, errText string) {
-	l := t.life[id]
-	if l == nil {
-		l = &store.ActionLife{ActionID: id}
-		t.life[id] = l
-	}
-	l.State = state
-	if errText != "" {
-		l.Error = errText
-	}
-	t.h.cfg.Store.QueueActionState(t.id, *l)
+	t.h.cfg.Store.QueueActionState(t.id, t.acts.setLife(id, state, errText))
 }
 
 // pendingViews lists the open actions; withErr adds the last error (the
 // operator's view only).
 func (t *table) pendingViews(withErr bool) []PendingView {
-	out := make([]PendingView, 0, len(t.pending))
-	for _, a := range t.pending {
+	out := make([]PendingView, 0, len(t.acts.open))
+	for _, a := range t.acts.open {
 		v := PendingView{ActionID: a.ID, PlayerID: a.PlayerID, State: store.ActionPending}
-		if l := t.life[a.ID]; l != nil {
+		if l := t.acts.life[a.ID]; l != nil {
 			v.State, v.Attempts = l.State, l.Attempts
 			if withErr {
 				v.Error, v.Seat, v.Text = l.Error, a.Seat, a.Text
@@ -664,15 +655,7 @@ func (t *table) restoreAdmin(ctx context.Context, f store.TableFlags) error {
 	if err != nil {
 		return err
 	}
-	for id, l := range lives {
-		if _, ok := t.life[id]; !ok {
-			continue
-		}
-		if l.State == store.ActionRunning {
-			l.State = store.ActionPending
-		}
-		t.life[id] = &l
-	}
+	t.acts.restore(lives)
 	t.updateSummary()
 	return nil
 }

@@ -50,8 +50,8 @@ func (h *Hub) evictIdle() {
 // unused reports whether nothing keeps the table loaded. On the table
 // goroutine.
 func (t *table) unused() bool {
-	return len(t.clients) == 0 && len(t.subs) == 0 && len(t.pending) == 0 && t.job == nil && len(t.inflight) == 0 &&
-		t.timer == nil && !t.h.cfg.Now().Before(t.hold) && len(t.inbox) == 0
+	return len(t.clients) == 0 && len(t.subs) == 0 && len(t.acts.open) == 0 && t.job == nil && len(t.inflight) == 0 &&
+		t.timer.alarm == nil && !t.acts.held(t.h.cfg.Now()) && len(t.inbox) == 0
 }
 
 // evict removes the table from the hub if it is idle and still unused;

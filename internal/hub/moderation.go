@@ -115,12 +115,8 @@ func (h *Hub) EndCombat(ctx context.Context, id string) error {
 }
 
 func (t *table) isAction(id string) bool {
-	for _, a := range t.pending {
-		if a.ID == id {
-			return true
-		}
-	}
-	return false
+	_, ok := t.acts.find(id)
+	return ok
 }
 
 // RetryAction plays a waiting action again now, whatever its attempts.
@@ -136,8 +132,8 @@ func (h *Hub) RetryAction(ctx context.Context, id, actionID string) error {
 		if err := t.audit(ctx, "retry", "The operator retries a waiting action.", store.Commit{}); err != nil {
 			return err
 		}
-		t.tried[actionID] = 0
-		t.hold = t.h.cfg.Now()
+		t.acts.retry(actionID)
+		t.acts.lift()
 		t.maybeStart()
 		return nil
 	}, "action_id", actionID)
@@ -157,10 +153,7 @@ func (h *Hub) AbandonAction(ctx context.Context, id, actionID string) error {
 		if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}, Abandon: []string{actionID}}, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
 			return fmt.Errorf("abandon %s: %w", actionID, err)
 		}
-		if t.job != nil && t.job.action != nil && t.job.action.ID == actionID {
-			t.abandoned[actionID] = true
-		}
-		t.drop(actionID, store.ActionAbandoned)
+		t.acts.abandon(actionID, t.job != nil && t.job.action != nil && t.job.action.ID == actionID)
 		t.updateSummary()
 		t.maybeStart()
 		return nil

@@ -11,8 +11,6 @@ import (
 	"tavern/internal/store"
 )
 
-// ---- seats ----
-
 func (t *table) sit(ctx context.Context, p engine.Player, spec engine.NewCharacterSpec) (Character, error) {
 	if _, ok := t.seatOf(p.ID); ok {
 		return Character{}, engine.Errorf(engine.ECONFLICT, "You already have a seat at this table.")
@@ -58,7 +56,7 @@ func (t *table) sit(ctx context.Context, p engine.Player, spec engine.NewCharact
 	}
 	t.setState(next)
 	t.seats = append(t.seats, s)
-	t.pending = append(t.pending, *commit.AddPending)
+	t.acts.admitStart(*commit.AddPending)
 	defer t.maybeStart()
 	if t.job != nil {
 		t.sinceJob = append(t.sinceJob, func(st *engine.State) {
@@ -88,12 +86,11 @@ func (t *table) freeSeat(ctx context.Context, s engine.Seat, p engine.Player, ex
 	wasCurrent := next.Game.Combat != nil && next.Game.Combat.Current().Entry == engine.PCEntry(s.Seat)
 	next.RemoveCharacter(s.Seat)
 	evs := append(extra, engine.PlayerLeftEvent(p, s.Seat, roleLabel(rolePlayer)))
-	var drop []string
-	for _, a := range t.pending {
-		if a.PlayerID == p.ID && (t.job == nil || t.job.action == nil || t.job.action.ID != a.ID) {
-			drop = append(drop, a.ID)
-		}
+	running := ""
+	if t.job != nil && t.job.action != nil {
+		running = t.job.action.ID
 	}
+	drop := t.acts.ofPlayer(p.ID, running)
 	if wasCurrent && t.job == nil {
 		if d, err := engine.RestoreDice(next.RNG); err == nil {
 			_, tev := next.AdvanceTurn(d)
@@ -108,10 +105,7 @@ func (t *table) freeSeat(ctx context.Context, s engine.Seat, p engine.Player, ex
 	}
 	t.setState(next)
 	t.seats = deleteSeat(t.seats, s.Seat)
-	t.pending = filterPending(t.pending, drop)
-	for _, id := range drop {
-		delete(t.life, id)
-	}
+	t.acts.forget(drop)
 	if t.job != nil {
 		t.sinceJob = append(t.sinceJob, func(st *engine.State) { st.RemoveCharacter(s.Seat) })
 	}
@@ -131,20 +125,6 @@ func deleteSeat(seats []engine.Seat, seat string) []engine.Seat {
 		if s.Seat != seat {
 			out = append(out, s)
 		}
-	}
-	return out
-}
-
-func filterPending(p []engine.PendingAction, drop []string) []engine.PendingAction {
-	out := p[:0:0]
-outer:
-	for _, a := range p {
-		for _, d := range drop {
-			if a.ID == d {
-				continue outer
-			}
-		}
-		out = append(out, a)
 	}
 	return out
 }

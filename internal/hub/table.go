@@ -18,11 +18,13 @@ const (
 	// replayLimit is the most events replayed to a reconnecting client;
 	// further behind, it gets a fresh snapshot instead.
 	replayLimit = 500
-	maxAttempts = 3
 )
 
-// table is one table's actor. Every field below inbox is owned by the
-// table goroutine (loop) and touched only from commands it runs.
+// table is one table's actor: a mailbox and the effects of what it
+// brings. The rules it applies live elsewhere: the action lifecycle in
+// actions, the choice of the next turn in nextTurn, the game in engine.
+// Every field below inbox is owned by the table goroutine (loop) and
+// touched only from commands it runs.
 type table struct {
 	h       *Hub
 	id      string
@@ -47,40 +49,25 @@ type table struct {
 	inflight []*inflight
 	answered chan struct{}
 	chain    uint64
-	// recentActs are the last closed actions of each player, newest
-	// first, by player id: a resent act is answered from them.
-	recentActs map[string][]store.ClosedAct
-	seats      []engine.Seat
-	clients    map[*client]struct{}
-	subs       map[*sub]struct{}
-	recent     []engine.Event
-	pending    []engine.PendingAction
-	// tried counts failed attempts per pending action id.
-	tried map[string]int
-	job   *job
+	seats    []engine.Seat
+	clients  map[*client]struct{}
+	subs     map[*sub]struct{}
+	recent   []engine.Event
+	// acts is the action lifecycle: open actions, attempts, backoff.
+	acts *actions
+	job  *job
 	// sinceJob replays seat changes made while a job ran onto its result.
 	sinceJob []func(st *engine.State)
-	// hold delays the next turn after a failure (backoff); holdGen tells
-	// the latest hold's alarm from older ones (holdFor).
-	hold    time.Time
-	holdGen int
 	// timer resolves an absent player's tactical turn (timer.go).
-	timer    *alarm
-	timerKey string
-	deadline time.Time
+	timer turnTimer
 	// statePending: a state frame is queued (client.go, stateChanged).
 	statePending bool
 
 	// The operator's side (admin.go, moderation.go). paused: no turn
 	// runs and act is refused; closed: gone from the lobby, read-only.
 	paused, closed bool
-	// life is where each open pending action is in its life, by id.
-	life map[string]*store.ActionLife
-	// abandoned holds actions the operator abandoned while their turn
-	// ran: that turn's result is dropped, never applied.
-	abandoned  map[string]bool
-	lastTurnAt time.Time
-	lastError  string
+	lastTurnAt     time.Time
+	lastError      string
 	// admin is what the metrics read without calling into the table.
 	admin atomic.Pointer[adminCounts]
 	// lastUse is when the table was last got or committed (unix ns), for
@@ -106,15 +93,8 @@ func (h *Hub) newTable(d store.TableData) *table {
 	t := &table{
 		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), inbox: make(chan func(), inboxSize), gone: make(chan struct{}),
 		meta: d.Table, st: d.State, shown: d.State, seq: d.Seq, numbered: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
-		answered: make(chan struct{}, 1), chain: h.chains.Add(1), recentActs: map[string][]store.ClosedAct{},
-		subs: map[*sub]struct{}{}, pending: d.Pending, tried: map[string]int{},
-		life: map[string]*store.ActionLife{}, abandoned: map[string]bool{}, lastTurnAt: d.LastTurnAt,
-	}
-	for _, a := range d.RecentActs {
-		t.recentActs[a.PlayerID] = append(t.recentActs[a.PlayerID], a)
-	}
-	for _, a := range d.Pending {
-		t.life[a.ID] = &store.ActionLife{ActionID: a.ID, State: store.ActionPending}
+		answered: make(chan struct{}, 1), chain: h.chains.Add(1), subs: map[*sub]struct{}{},
+		acts: newActions(d.Pending, d.RecentActs), lastTurnAt: d.LastTurnAt,
 	}
 	if recent, err := h.cfg.Store.Events(context.Background(), t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
 		t.recent = recent
@@ -339,8 +319,8 @@ func (t *table) snapshot() Snapshot {
 	if st.Game.LastCombatResult != nil {
 		s.LastCombat = st.Game.LastCombatResult
 	}
-	if s.Combat != nil && !t.deadline.IsZero() {
-		s.Combat.Deadline = t.deadline.UTC().Format(time.RFC3339)
+	if s.Combat != nil && !t.timer.deadline.IsZero() {
+		s.Combat.Deadline = t.timer.deadline.UTC().Format(time.RFC3339)
 	}
 	return s
 }

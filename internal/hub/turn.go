@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -13,13 +12,10 @@ import (
 	"tavern/internal/store"
 )
 
-// ---- turns ----
-
 // job is one turn running outside the table goroutine.
 type job struct {
-	kind   string
-	action *engine.PendingAction
-	entry  engine.Combatant
+	// pick is what the job plays (nextTurn); its action is the job's copy.
+	pick
 	state  *engine.State
 	turnNo int
 	// started is when the job started: the turn's duration.
@@ -29,65 +25,16 @@ type job struct {
 	archive *store.Memory
 }
 
-// nextTurn decides what plays next, if anything: the forced resolution,
-// the DM's bookend or NPC turns, the active PC's action in tactical combat,
-// or the oldest queued action.
-func (t *table) nextTurn() *job {
-	st := t.st
-	ready := func(a engine.PendingAction) bool { return t.tried[a.ID] < maxAttempts }
-	if cb := st.Game.Combat; cb != nil {
-		if cb.Ending != "" {
-			return &job{kind: agent.TurnResolution, entry: engine.Combatant{Entry: engine.BookendEntry, Kind: engine.KindBookend, Name: "DM"}}
-		}
-		if t.meta.Config.CombatMode == engine.CombatNarrative {
-			// No initiative queue: actions in arrival order, no DM turns.
-			for i := range t.pending {
-				if ready(t.pending[i]) && t.pending[i].Kind != engine.ActionStart {
-					return &job{kind: agent.TurnPlayer, action: &t.pending[i]}
-				}
-			}
-			return nil
-		}
-		cur := cb.Current()
-		switch cur.Kind {
-		case engine.KindBookend:
-			return &job{kind: agent.TurnBookend, entry: cur}
-		case engine.KindNPC:
-			return &job{kind: agent.TurnNPC, entry: cur}
-		}
-		for i := range t.pending {
-			a := &t.pending[i]
-			if !ready(*a) || a.Kind == engine.ActionStart {
-				continue // session starts wait for the fight to end
-			}
-			if t.meta.Config.CombatMode == engine.CombatTactical && a.Seat != strings.TrimPrefix(cur.Entry, "pc:") {
-				continue
-			}
-			return &job{kind: agent.TurnPlayer, action: a, entry: cur}
-		}
-		return nil
-	}
-	for i := range t.pending {
-		if ready(t.pending[i]) {
-			return &job{kind: agent.TurnPlayer, action: &t.pending[i]}
-		}
-	}
-	return nil
-}
-
 func (t *table) maybeStart() {
 	defer t.armTimer()
-	if t.job != nil || t.evicted || t.paused || t.closed || t.h.ctx.Err() != nil || t.h.closed.Load() || t.h.cfg.Now().Before(t.hold) {
+	if t.job != nil || t.evicted || t.paused || t.closed || t.h.ctx.Err() != nil || t.h.closed.Load() {
 		return
 	}
-	j := t.nextTurn()
-	if j == nil || !t.markBusy() {
+	p, ok := nextTurn(t.st, t.meta.Config.CombatMode, t.acts, t.h.cfg.Now())
+	if !ok || !t.markBusy() {
 		return
 	}
-	if j.action != nil {
-		a := *j.action
-		j.action = &a
-	}
+	j := &job{pick: p}
 	j.state = t.st.Clone()
 	j.turnNo = t.st.Game.Turn + 1
 	j.started = t.h.cfg.Now()
@@ -182,10 +129,9 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 	t.markIdle()
 	ctx := context.Background()
 	turnID := fmt.Sprintf("t%d", j.turnNo)
-	if j.action != nil && t.abandoned[j.action.ID] {
+	if j.action != nil && t.acts.discarded(j.action.ID) {
 		// The operator abandoned the action while it ran: already resolved
 		// with a system event; its turn is never applied.
-		delete(t.abandoned, j.action.ID)
 		t.sinceJob = nil
 		t.logTurn(j, res, "discarded", runErr)
 		t.updateSummary()
@@ -229,9 +175,9 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 			t.st = st
 			t.remember(res.Agent, j.turnNo, res.Messages)
 			if j.action != nil {
-				t.drop(j.action.ID, store.ActionResolved)
+				t.acts.close(j.action.ID, store.ActionResolved)
 			} else {
-				t.forgetDMFailures()
+				t.acts.forgetDMFailures()
 			}
 		}
 		t.archiving(planned, runErr)
@@ -290,13 +236,9 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 		return
 	}
 	a := j.action
-	t.tried[a.ID]++
-	n := t.tried[a.ID]
+	n, life, backoff := t.acts.fail(a.ID, t.lastError)
 	t.log.Warn("turn failed", "turn", j.turnNo, "kind", j.kind, "action", a.ID, "attempt", n, "err", err)
-	if l := t.life[a.ID]; l != nil {
-		l.Attempts++
-	}
-	t.setLife(a.ID, store.ActionFailed, t.lastError)
+	t.h.cfg.Store.QueueActionState(t.id, life)
 	var msg string
 	switch {
 	case n == 1:
@@ -313,33 +255,14 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 		ev.Data["attempts"] = n
 		t.tell(ctx, ev, j.turnNo)
 	}
-	if n < maxAttempts {
-		t.holdFor(time.Duration(n*n) * time.Second)
+	if backoff > 0 {
+		t.holdFor(backoff)
 	}
-}
-
-const (
-	// dmMaxFailures is how many times in a row a DM turn of a fight may
-	// fail before the fight ends with error_abort.
-	dmMaxFailures = 5
-	// dmBackoffMax caps the wait before a failed DM turn is retried.
-	dmBackoffMax = 30 * time.Second
-)
-
-// dmBackoff is the wait after the n-th failure in a row of a DM turn:
-// 1 s, 2 s, 4 s… at most dmBackoffMax.
-func dmBackoff(n int) time.Duration {
-	if n > 6 {
-		return dmBackoffMax
-	}
-	return min(dmBackoffMax, time.Second<<(n-1))
 }
 
 // dmFailed handles a failed DM turn (bookend, NPC, forced resolution).
 func (t *table) dmFailed(ctx context.Context, j *job, err error) {
-	key := "dm:" + j.kind
-	t.tried[key]++
-	n := t.tried[key]
+	n, backoff := t.acts.dmFailed(j.kind)
 	t.log.Warn("turn failed", "turn", j.turnNo, "kind", j.kind, "attempt", n, "err", err)
 	if n >= dmMaxFailures && t.st.Game.Combat != nil {
 		msg := fmt.Sprintf("The DM failed %d times in a row and the fight cannot go on: it ends here.", n)
@@ -357,7 +280,7 @@ func (t *table) dmFailed(ctx context.Context, j *job, err error) {
 		ev.Data["attempts"] = n
 		t.tell(ctx, ev, j.turnNo)
 	}
-	t.holdFor(dmBackoff(n))
+	t.holdFor(backoff)
 }
 
 // tell commits one `system` event; a failure is only logged.
@@ -369,16 +292,12 @@ func (t *table) tell(ctx context.Context, ev engine.Event, turnNo int) {
 
 // holdFor keeps turns from starting for d (the backoff after a failure),
 // then tries again. Only the latest hold lifts itself; Retry and EndCombat
-// lift it by setting hold to now.
+// lift it at once (actions.lift).
 func (t *table) holdFor(d time.Duration) {
-	t.holdGen++
-	gen := t.holdGen
-	t.hold = t.h.cfg.Now().Add(d)
+	gen := t.acts.holdUntil(t.h.cfg.Now().Add(d))
 	t.h.after(d, func() {
 		t.post(func() {
-			if gen == t.holdGen {
-				t.hold = time.Time{}
-			}
+			t.acts.liftHold(gen)
 			t.maybeStart()
 		})
 	})
@@ -403,21 +322,11 @@ func (t *table) abortCombat(ctx context.Context, lead engine.Event, summary stri
 		return fmt.Errorf("end the fight at %s: %w", t.id, err)
 	}
 	t.setState(next)
-	t.forgetDMFailures()
-	t.holdGen++
-	t.hold = time.Time{}
+	t.acts.forgetDMFailures()
+	t.acts.lift()
 	t.updateSummary()
 	t.maybeStart()
 	return nil
-}
-
-// forgetDMFailures resets the count of the DM's failed turns.
-func (t *table) forgetDMFailures() {
-	for k := range t.tried {
-		if strings.HasPrefix(k, "dm:") {
-			delete(t.tried, k)
-		}
-	}
 }
 
 func turnEvent(st *engine.State) engine.Event {
