@@ -350,7 +350,7 @@ func (h *Hub) askLiveRows(ctx context.Context, loaded []liveRow) error {
 // which is as good. wait is ctx with a deadline.
 func (h *Hub) askLiveRow(ctx, wait context.Context, l liveRow) error {
 	var row AdminTable
-	err := l.t.call(wait, func() error { row = l.t.adminRow(); return nil })
+	err := l.t.callSystem(wait, func() error { row = l.t.adminRow(); return nil })
 	switch {
 	case err == nil:
 		*l.row = row
@@ -396,7 +396,7 @@ func (h *Hub) AdminView(ctx context.Context, id string) (AdminView, error) {
 		return AdminView{}, err
 	}
 	var v AdminView
-	err = t.call(ctx, func() error {
+	err = t.callSystem(ctx, func() error {
 		st := t.st.Clone()
 		v = AdminView{AdminTable: t.adminRow(), World: st.World, Party: st.Party, Combat: initiativeView(t.st)}
 		return nil
@@ -415,7 +415,7 @@ func (h *Hub) AdminEvents(ctx context.Context, id, kind string, limit int) ([]en
 		limit = DefaultEventsPage
 	}
 	var seq int64
-	if err := t.call(ctx, func() error { seq = t.seq; return nil }); err != nil {
+	if err := t.callSystem(ctx, func() error { seq = t.seq; return nil }); err != nil {
 		return nil, err
 	}
 	// Read back in pages until enough events of the kind are found or

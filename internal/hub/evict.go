@@ -51,7 +51,7 @@ func (h *Hub) evictIdle() {
 // goroutine.
 func (t *table) unused() bool {
 	return len(t.clients) == 0 && len(t.subs) == 0 && len(t.acts.open) == 0 && t.job == nil && len(t.inflight) == 0 &&
-		t.timer.alarm == nil && !t.acts.held(t.h.cfg.Now()) && len(t.inbox) == 0
+		t.timer.alarm == nil && !t.acts.held(t.h.cfg.Now()) && len(t.players) == 0 && len(t.system) == 0
 }
 
 // evict removes the table from the hub if it is idle and still unused;

@@ -31,7 +31,7 @@ func (h *Hub) moderate(ctx context.Context, id, action string, closedOK bool, f 
 	if err != nil {
 		return err
 	}
-	err = t.call(ctx, func() error {
+	err = t.callSystem(ctx, func() error {
 		if t.closed && !closedOK {
 			return engine.Errorf(engine.ECONFLICT, "The table is closed.")
 		}

@@ -13,24 +13,33 @@ import (
 )
 
 const (
-	inboxSize    = 256
+	// queueSize bounds each of a table's two queues (players, system).
+	queueSize    = 256
 	recentEvents = 50
 	// replayLimit is the most events replayed to a reconnecting client;
 	// further behind, it gets a fresh snapshot instead.
 	replayLimit = 500
+	// systemBurst is how many system commands in a row the loop runs
+	// first while player commands wait: the system goes first, but
+	// players are never starved.
+	systemBurst = 8
 )
 
-// table is one table's actor: a mailbox and the effects of what it
-// brings. The rules it applies live elsewhere: the action lifecycle in
+// table is one table's actor: two queues and the effects of what they
+// bring. The rules it applies live elsewhere: the action lifecycle in
 // actions, the choice of the next turn in nextTurn, the game in engine.
-// Every field below inbox is owned by the table goroutine (loop) and
+// Every field below system is owned by the table goroutine (loop) and
 // touched only from commands it runs.
 type table struct {
-	h       *Hub
-	id      string
-	log     *slog.Logger
-	inbox   chan func()
-	summary atomic.Pointer[TableSummary]
+	h   *Hub
+	id  string
+	log *slog.Logger
+	// players carries what players send: acts, says, joins and partings
+	// of sockets, their HTTP requests (post, call). system carries the
+	// rest: turn results, timers, the operator (postSystem, tryPost,
+	// callSystem). The store's answers come on answered.
+	players, system chan func()
+	summary         atomic.Pointer[TableSummary]
 	// idleMu guards idle: nil while no turn job runs, otherwise a channel
 	// closed when it ends (markBusy, markIdle, waitIdle).
 	idleMu sync.Mutex
@@ -91,7 +100,8 @@ type sub struct{ ch chan engine.Event }
 
 func (h *Hub) newTable(d store.TableData) *table {
 	t := &table{
-		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), inbox: make(chan func(), inboxSize), gone: make(chan struct{}),
+		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), gone: make(chan struct{}),
+		players: make(chan func(), queueSize), system: make(chan func(), queueSize),
 		meta: d.Table, st: d.State, shown: d.State, seq: d.Seq, numbered: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
 		answered: make(chan struct{}, 1), chain: h.chains.Add(1), subs: map[*sub]struct{}{},
 		acts: newActions(d.Pending, d.RecentActs), lastTurnAt: d.LastTurnAt,
@@ -105,28 +115,15 @@ func (h *Hub) newTable(d store.TableData) *table {
 
 func (t *table) start() {
 	if t.h.spawn(t.loop) {
-		t.post(t.maybeStart)
+		t.postSystem(t.maybeStart)
 	}
 }
 
+// loop runs the table's commands until the hub closes or the table is
+// unloaded.
 func (t *table) loop() {
-	for {
-		select {
-		case <-t.h.ctx.Done():
-			t.drain()
-			for c := range t.clients {
-				c.close(1001, "server shutting down")
-			}
-			for s := range t.subs {
-				close(s.ch)
-				delete(t.subs, s)
-			}
-			return
-		case f := <-t.inbox:
-			f()
-		case <-t.answered:
-			t.settle()
-		}
+	burst := 0
+	for t.next(&burst) {
 		if t.evicted {
 			close(t.gone)
 			return
@@ -134,11 +131,82 @@ func (t *table) loop() {
 	}
 }
 
-// post queues f on the table goroutine; it blocks while the inbox is full
-// and gives up when the hub closes.
-func (t *table) post(f func()) bool {
+// next runs one command, or shuts the table down and reports false once
+// the hub closes. System traffic goes first, up to systemBurst commands
+// in a row (burst counts them); then a waiting player's command runs
+// before the system's next, so neither queue starves.
+func (t *table) next(burst *int) bool {
+	if t.h.ctx.Err() != nil {
+		t.shutdown()
+		return false
+	}
+	if *burst >= systemBurst {
+		*burst = 0
+		select {
+		case f := <-t.players:
+			f()
+			return true
+		default:
+		}
+	}
 	select {
-	case t.inbox <- f:
+	case f := <-t.system:
+		*burst++
+		f()
+		return true
+	case <-t.answered:
+		*burst++
+		t.settle()
+		return true
+	default:
+	}
+	select {
+	case <-t.h.ctx.Done():
+		t.shutdown()
+		return false
+	case f := <-t.system:
+		*burst++
+		f()
+	case <-t.answered:
+		*burst++
+		t.settle()
+	case f := <-t.players:
+		*burst = 0
+		f()
+	}
+	return true
+}
+
+// shutdown answers what is in flight and closes every socket and
+// subscription as the hub closes.
+func (t *table) shutdown() {
+	t.drain()
+	for c := range t.clients {
+		c.close(1001, "server shutting down")
+	}
+	for s := range t.subs {
+		close(s.ch)
+		delete(t.subs, s)
+	}
+}
+
+// post queues f, a player's command, on the table goroutine. Policy when
+// the players queue is full: the sender blocks (a socket's reader stops
+// reading, so its player is slowed down, not refused), until there is
+// room or the hub closes or the table is gone; never dropped once queued.
+func (t *table) post(f func()) bool { return t.enqueue(t.players, f) }
+
+// postSystem queues f, system work that must not be lost (a turn's
+// result, a timer), on the table goroutine. Policy when the system queue
+// is full: the sender blocks until there is room or the hub closes or the
+// table is gone (then the work is moot); never dropped once queued. Its
+// senders are few (one turn job at a time, a few alarms), so it is never
+// full for long.
+func (t *table) postSystem(f func()) bool { return t.enqueue(t.system, f) }
+
+func (t *table) enqueue(q chan func(), f func()) bool {
+	select {
+	case q <- f:
 		return true
 	case <-t.h.ctx.Done():
 		return false
@@ -147,11 +215,13 @@ func (t *table) post(f func()) bool {
 	}
 }
 
-// tryPost queues f unless the inbox is full (for droppable work such as
-// narration deltas) and reports whether it did.
+// tryPost queues f on the system queue unless it is full, and reports
+// whether it did. Policy when full: f is dropped, so it is only for work
+// that may be (narration deltas: the narration event carries the whole
+// text; the eviction check: tried again on the next tick).
 func (t *table) tryPost(f func()) bool {
 	select {
-	case t.inbox <- f:
+	case t.system <- f:
 		return true
 	default:
 		return false
@@ -175,7 +245,21 @@ var (
 // (f is skipped when its turn comes), and once f has started call waits
 // for its answer. Shutdown once answered `error unavailable` to an act
 // that was then still committed (issue 11).
+//
+// call is for players: it queues on the players queue, and while that is
+// full it waits, within ctx (post's policy).
 func (t *table) call(ctx context.Context, f func() error) error {
+	return t.send(ctx, t.players, f)
+}
+
+// callSystem is call on the system queue, for the operator: its commands
+// are not held up behind the players'. Policy when full: the caller
+// blocks, within ctx.
+func (t *table) callSystem(ctx context.Context, f func() error) error {
+	return t.send(ctx, t.system, f)
+}
+
+func (t *table) send(ctx context.Context, q chan func(), f func() error) error {
 	const queued, running, cancelled = 0, 1, 2
 	var state atomic.Int32
 	done := make(chan error, 1)
@@ -192,7 +276,7 @@ func (t *table) call(ctx context.Context, f func() error) error {
 		})
 	}
 	select {
-	case t.inbox <- cmd:
+	case q <- cmd:
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.h.ctx.Done():

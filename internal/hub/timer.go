@@ -58,7 +58,7 @@ func (t *table) armTimer() {
 		return
 	}
 	t.timer.deadline = t.h.cfg.Now().Add(t.turnTimeout())
-	t.timer.alarm = t.h.after(t.turnTimeout(), func() { t.post(func() { t.timeout(key) }) })
+	t.timer.alarm = t.h.after(t.turnTimeout(), func() { t.postSystem(func() { t.timeout(key) }) })
 }
 
 // timeout resolves a PC turn its player let lapse: the character defends.

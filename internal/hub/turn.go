@@ -46,7 +46,7 @@ func (t *table) maybeStart() {
 	t.updateSummary()
 	if !t.h.spawn(func() {
 		res, st, err := t.runJob(j)
-		t.post(func() { t.finish(j, res, st, err) })
+		t.postSystem(func() { t.finish(j, res, st, err) })
 	}) {
 		t.job = nil // closing: the action stays pending for the restart
 		t.markIdle()
@@ -296,7 +296,7 @@ func (t *table) tell(ctx context.Context, ev engine.Event, turnNo int) {
 func (t *table) holdFor(d time.Duration) {
 	gen := t.acts.holdUntil(t.h.cfg.Now().Add(d))
 	t.h.after(d, func() {
-		t.post(func() {
+		t.postSystem(func() {
 			t.acts.liftHold(gen)
 			t.maybeStart()
 		})
