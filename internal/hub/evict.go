@@ -50,7 +50,7 @@ func (h *Hub) evictIdle() {
 // unused reports whether nothing keeps the table loaded. On the table
 // goroutine.
 func (t *table) unused() bool {
-	return len(t.clients) == 0 && len(t.subs) == 0 && len(t.acts.open) == 0 && t.job == nil && len(t.inflight) == 0 &&
+	return len(t.clients) == 0 && len(t.subs) == 0 && len(t.acts.open) == 0 && t.job == nil && len(t.flight.queue) == 0 &&
 		t.timer.alarm == nil && !t.acts.held(t.h.cfg.Now()) && len(t.players) == 0 && len(t.system) == 0
 }
 

@@ -23,7 +23,7 @@ func TestLoopServesBothQueues(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := New(Config{})
 			defer h.cancel()
-			tb := &table{h: h, players: make(chan func(), queueSize), system: make(chan func(), queueSize), answered: make(chan struct{}, 1)}
+			tb := &table{h: h, players: make(chan func(), queueSize), system: make(chan func(), queueSize), flight: flight{answered: make(chan struct{}, 1)}}
 			var got strings.Builder
 			for range tc.system {
 				tb.system <- func() { got.WriteByte('s') }
@@ -47,7 +47,7 @@ func TestLoopServesBothQueues(t *testing.T) {
 // Once the hub closes the loop stops, whatever is queued.
 func TestLoopStopsWhenTheHubCloses(t *testing.T) {
 	h := New(Config{})
-	tb := &table{h: h, players: make(chan func(), 1), system: make(chan func(), 1), answered: make(chan struct{}, 1)}
+	tb := &table{h: h, players: make(chan func(), 1), system: make(chan func(), 1), flight: flight{answered: make(chan struct{}, 1)}}
 	ran := false
 	tb.system <- func() { ran = true }
 	h.cancel()

@@ -52,16 +52,12 @@ type table struct {
 	// seq is the seq of the last published event; numbered, of the last
 	// event numbered, committed or in flight.
 	seq, numbered int64
-	// inflight are the commits queued with the store and not yet settled,
-	// oldest first; the store signals answered as it answers each. chain
-	// links them (store.Commit.Chain).
-	inflight []*inflight
-	answered chan struct{}
-	chain    uint64
-	seats    []engine.Seat
-	clients  map[*client]struct{}
-	subs     map[*sub]struct{}
-	recent   []engine.Event
+	// flight are the commits queued with the store (pipeline.go).
+	flight  flight
+	seats   []engine.Seat
+	clients map[*client]struct{}
+	subs    map[*sub]struct{}
+	recent  []engine.Event
 	// acts is the action lifecycle: open actions, attempts, backoff.
 	acts *actions
 	job  *job
@@ -103,7 +99,7 @@ func (h *Hub) newTable(d store.TableData) *table {
 		h: h, id: d.Table.ID, log: h.log.With("table", d.Table.ID), gone: make(chan struct{}),
 		players: make(chan func(), queueSize), system: make(chan func(), queueSize),
 		meta: d.Table, st: d.State, shown: d.State, seq: d.Seq, numbered: d.Seq, seats: d.Seats, clients: map[*client]struct{}{},
-		answered: make(chan struct{}, 1), chain: h.chains.Add(1), subs: map[*sub]struct{}{},
+		flight: flight{answered: make(chan struct{}, 1), chain: h.chains.Add(1)}, subs: map[*sub]struct{}{},
 		acts: newActions(d.Pending, d.RecentActs), lastTurnAt: d.LastTurnAt,
 	}
 	if recent, err := h.cfg.Store.Events(context.Background(), t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
@@ -154,7 +150,7 @@ func (t *table) next(burst *int) bool {
 		*burst++
 		f()
 		return true
-	case <-t.answered:
+	case <-t.flight.answered:
 		*burst++
 		t.settle()
 		return true
@@ -167,7 +163,7 @@ func (t *table) next(burst *int) bool {
 	case f := <-t.system:
 		*burst++
 		f()
-	case <-t.answered:
+	case <-t.flight.answered:
 		*burst++
 		t.settle()
 	case f := <-t.players:
