@@ -12,11 +12,11 @@ import (
 // error code and message, on the table goroutine, once the action is
 // durable (pipeline.go) or at once when no commit is needed.
 //
-// Its answers are true (issue 11): the same act sent again is acked again,
-// also once it was applied (answerRetry), and the one the DM gave up on is
-// played again; a new act while the DM has given up on the player's
-// previous one replaces it: that one is abandoned, in the same commit, with
-// a `system` event naming it, and the new one is played.
+// Its answers are true. The same act sent again is acked again, also once
+// it was applied (answerRetry), and the one the DM gave up on is played
+// again. A new act while the DM has given up on the player's previous one
+// replaces it: that one is abandoned, in the same commit, with a `system`
+// event naming it, and the new one is played.
 func (t *table) act(ctx context.Context, c *client, clientID, text string, answer func(status string, err error)) {
 	status, commit, err := t.admitAct(c, clientID, text)
 	if err != nil || commit == nil {

@@ -2,8 +2,8 @@ package hub
 
 import "time"
 
-// Tables load lazily (Hub.get) and an idle table is evicted (issue 12):
-// once nothing has used it for Config.EvictAfter — no get (request, socket,
+// Tables load lazily (Hub.get) and an idle table is evicted: once nothing
+// has used it for Config.EvictAfter — no get (request, socket,
 // operator), no commit — and it has no socket, no subscriber, no open
 // action, no running turn, no turn timer armed and no backoff waiting, it
 // leaves the hub's map, its goroutine ends and the store forgets the state

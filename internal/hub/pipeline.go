@@ -10,8 +10,8 @@ import (
 	"tavern/internal/store"
 )
 
-// A table does not wait for its acts, chat lines and turns to be durable
-// (issue 12): it queues each commit with the store (Store.Enqueue) and goes
+// A table does not wait for its acts, chat lines and turns to be durable:
+// it queues each commit with the store (Store.Enqueue) and goes
 // on, its fields already holding what the commit will make durable, so the
 // next act is checked and the next turn starts while the store writes.
 // What clients are told waits for the store: a commit's events are

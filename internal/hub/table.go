@@ -240,7 +240,7 @@ var (
 // command that was queued when ctx ended or the hub closed is cancelled
 // (f is skipped when its turn comes), and once f has started call waits
 // for its answer. Shutdown once answered `error unavailable` to an act
-// that was then still committed (issue 11).
+// that was then still committed (TestCallStartedCommandAnswers).
 //
 // call is for players: it queues on the players queue, and while that is
 // full it waits, within ctx (post's policy).
@@ -395,7 +395,7 @@ func (t *table) snapshot() Snapshot {
 		DM: t.h.cfg.DM, Busy: t.job != nil, Queue: nonNil(st.Game.Queue), AdventureID: t.meta.Adventure,
 		Quests: questViews(st), Followers: followers(st), Pending: t.pendingViews(false), Paused: t.paused,
 	}
-	s.Online = onlineSeats(t.clients) // issue 13: who is connected (views.go)
+	s.Online = onlineSeats(t.clients) // who is connected (views.go)
 	if st.Game.LastCombatResult != nil {
 		s.LastCombat = st.Game.LastCombatResult
 	}
@@ -464,7 +464,7 @@ func (t *table) publish(evs []engine.Event, data []json.RawMessage) {
 	}
 	// Dropped from the front, their data let go: the next append that
 	// finds no room copies the last recentEvents once, instead of every
-	// publish copying them (each chat line, issue 12).
+	// publish copying them (each chat line).
 	if over := len(t.recent) - recentEvents; over > 0 {
 		clear(t.recent[:over])
 		t.recent = t.recent[over:]
