@@ -73,7 +73,7 @@ func (t *table) admitAct(c *client, clientID, text string) (string, *store.Commi
 	case admitResent:
 		if l, ok := t.acts.resend(v.open.ID); ok {
 			// The same act again: the DM tries it once more.
-			t.h.cfg.Store.QueueActionState(t.id, l)
+			t.queueLife(l)
 			t.maybeStart()
 		}
 		return t.ackStatus(v.open), nil, nil // a retried act is not applied twice

@@ -214,6 +214,9 @@ func (a *actions) setLife(id, state, errText string) store.ActionLife {
 	return *l
 }
 
+// start marks open action id running and returns its life, for the store.
+func (a *actions) start(id string) store.ActionLife { return a.setLife(id, store.ActionRunning, "") }
+
 // retry forgets the attempts of open action id: it is tried again.
 func (a *actions) retry(id string) { a.attempts[id] = 0 }
 
@@ -290,6 +293,9 @@ func (a *actions) close(id, state string) {
 	delete(a.attempts, id)
 	delete(a.life, id)
 }
+
+// resolve closes open action id, played.
+func (a *actions) resolve(id string) { a.close(id, store.ActionResolved) }
 
 // abandon closes open action id as abandoned. running says its turn is
 // being played: that turn's result is to be dropped (discarded).

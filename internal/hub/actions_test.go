@@ -194,7 +194,7 @@ func TestActionsClose(t *testing.T) {
 		wantOpen      int
 		wantDiscarded bool
 	}{
-		{name: "resolved is remembered", run: func(a *actions) { a.close("a1", store.ActionResolved) },
+		{name: "resolved is remembered", run: func(a *actions) { a.resolve("a1") },
 			wantRecent: "[c1 old]", wantOpen: 1},
 		{name: "abandoned while waiting", run: func(a *actions) { a.abandon("a1", false) },
 			wantRecent: "[c1 old]", wantOpen: 1},
@@ -237,6 +237,37 @@ func TestActionsClose(t *testing.T) {
 			}
 			if _, ok := a.recentAct("p2", "c1"); ok {
 				t.Error("another player's open act is remembered as closed")
+			}
+		})
+	}
+}
+
+func TestActionsStart(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  func(a *actions) store.ActionLife
+		// want is the life started: state and attempts so far.
+		want store.ActionLife
+	}{
+		{name: "an act", run: func(a *actions) store.ActionLife { a.admit(act("a1", "p1", "c1")); return a.start("a1") },
+			want: store.ActionLife{ActionID: "a1", State: store.ActionRunning}},
+		{name: "a session start gets its life as it starts", run: func(a *actions) store.ActionLife {
+			a.admitStart(start("a1", "p1", "ch1"))
+			if _, ok := a.life["a1"]; ok {
+				t.Error("a queued session start has a life")
+			}
+			return a.start("a1")
+		}, want: store.ActionLife{ActionID: "a1", State: store.ActionRunning}},
+		{name: "a retry keeps its attempts and error", run: func(a *actions) store.ActionLife {
+			a.admit(act("a1", "p1", "c1"))
+			a.fail("a1", "boom")
+			return a.start("a1")
+		}, want: store.ActionLife{ActionID: "a1", State: store.ActionRunning, Attempts: 1, Error: "boom"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newActions(nil, nil)
+			if got := tc.run(a); got != tc.want {
+				t.Errorf("life = %+v, want %+v", got, tc.want)
 			}
 		})
 	}

@@ -150,13 +150,6 @@ type History struct {
 
 // ---- the table goroutine's side ----
 
-// setLife moves an open action to state and queues it for the store,
-// without waiting (the action's life is bookkeeping, the action itself is
-// already durable).
-func (t *table) setLife(id, state, errText string) {
-	t.h.cfg.Store.QueueActionState(t.id, t.acts.setLife(id, state, errText))
-}
-
 // pendingViews lists the open actions; withErr adds the last error (the
 // operator's view only).
 func (t *table) pendingViews(withErr bool) []PendingView {

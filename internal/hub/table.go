@@ -342,6 +342,10 @@ func (t *table) waitIdle(expired <-chan time.Time) bool {
 	}
 }
 
+// queueLife hands an action's life to the store without waiting: it is
+// bookkeeping, and the action itself is already durable.
+func (t *table) queueLife(l store.ActionLife) { t.h.cfg.Store.QueueActionState(t.id, l) }
+
 func (t *table) updateSummary() {
 	spect, players := 0, 0
 	for c := range t.clients {

@@ -39,7 +39,7 @@ func (t *table) maybeStart() {
 	j.turnNo = t.st.Game.Turn + 1
 	j.started = t.h.cfg.Now()
 	if j.action != nil {
-		t.setLife(j.action.ID, store.ActionRunning, "")
+		t.queueLife(t.acts.start(j.action.ID))
 	}
 	t.job = j
 	t.sinceJob = nil
@@ -175,7 +175,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 			t.st = st
 			t.remember(res.Agent, j.turnNo, res.Messages)
 			if j.action != nil {
-				t.acts.close(j.action.ID, store.ActionResolved)
+				t.acts.resolve(j.action.ID)
 			} else {
 				t.acts.forgetDMFailures()
 			}
@@ -238,7 +238,7 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 	a := j.action
 	n, life, backoff := t.acts.fail(a.ID, t.lastError)
 	t.log.Warn("turn failed", "turn", j.turnNo, "kind", j.kind, "action", a.ID, "attempt", n, "err", err)
-	t.h.cfg.Store.QueueActionState(t.id, life)
+	t.queueLife(life)
 	var msg string
 	switch {
 	case n == 1:
