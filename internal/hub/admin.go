@@ -150,29 +150,13 @@ type History struct {
 
 // ---- the table goroutine's side ----
 
-// setLife moves an open action to state and queues it for the store,
-// without waiting (the action's life is bookkeeping, the action itself is
-// already durable).
-func (t *table) setLife(id, state, errText string) {
-	l := t.life[id]
-	if l == nil {
-		l = &store.ActionLife{ActionID: id}
-		t.life[id] = l
-	}
-	l.State = state
-	if errText != "" {
-		l.Error = errText
-	}
-	t.h.cfg.Store.QueueActionState(t.id, *l)
-}
-
 // pendingViews lists the open actions; withErr adds the last error (the
 // operator's view only).
 func (t *table) pendingViews(withErr bool) []PendingView {
-	out := make([]PendingView, 0, len(t.pending))
-	for _, a := range t.pending {
+	out := make([]PendingView, 0, len(t.acts.open))
+	for _, a := range t.acts.open {
 		v := PendingView{ActionID: a.ID, PlayerID: a.PlayerID, State: store.ActionPending}
-		if l := t.life[a.ID]; l != nil {
+		if l := t.acts.life[a.ID]; l != nil {
 			v.State, v.Attempts = l.State, l.Attempts
 			if withErr {
 				v.Error, v.Seat, v.Text = l.Error, a.Seat, a.Text
@@ -359,7 +343,7 @@ func (h *Hub) askLiveRows(ctx context.Context, loaded []liveRow) error {
 // which is as good. wait is ctx with a deadline.
 func (h *Hub) askLiveRow(ctx, wait context.Context, l liveRow) error {
 	var row AdminTable
-	err := l.t.call(wait, func() error { row = l.t.adminRow(); return nil })
+	err := l.t.callSystem(wait, func() error { row = l.t.adminRow(); return nil })
 	switch {
 	case err == nil:
 		*l.row = row
@@ -405,7 +389,7 @@ func (h *Hub) AdminView(ctx context.Context, id string) (AdminView, error) {
 		return AdminView{}, err
 	}
 	var v AdminView
-	err = t.call(ctx, func() error {
+	err = t.callSystem(ctx, func() error {
 		st := t.st.Clone()
 		v = AdminView{AdminTable: t.adminRow(), World: st.World, Party: st.Party, Combat: initiativeView(t.st)}
 		return nil
@@ -424,7 +408,7 @@ func (h *Hub) AdminEvents(ctx context.Context, id, kind string, limit int) ([]en
 		limit = DefaultEventsPage
 	}
 	var seq int64
-	if err := t.call(ctx, func() error { seq = t.seq; return nil }); err != nil {
+	if err := t.callSystem(ctx, func() error { seq = t.seq; return nil }); err != nil {
 		return nil, err
 	}
 	// Read back in pages until enough events of the kind are found or
@@ -664,15 +648,7 @@ func (t *table) restoreAdmin(ctx context.Context, f store.TableFlags) error {
 	if err != nil {
 		return err
 	}
-	for id, l := range lives {
-		if _, ok := t.life[id]; !ok {
-			continue
-		}
-		if l.State == store.ActionRunning {
-			l.State = store.ActionPending
-		}
-		t.life[id] = &l
-	}
+	t.acts.restore(lives)
 	t.updateSummary()
 	return nil
 }

@@ -23,13 +23,13 @@ func TestCallRefusedCommandNeverRuns(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := New(Config{})
-			tb := &table{h: h, inbox: make(chan func(), 1)}
+			tb := &table{h: h, players: make(chan func(), 1)}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			ran := false
 			errc := make(chan error, 1)
 			go func() { errc <- tb.call(ctx, func() error { ran = true; return nil }) }()
-			cmd := <-tb.inbox // queued, not yet run
+			cmd := <-tb.players // queued, not yet run
 			tc.giveUp(cancel, h)
 			err := <-errc
 			if err == nil {
@@ -53,14 +53,14 @@ func TestCallRefusedCommandNeverRuns(t *testing.T) {
 // caller gives up meanwhile.
 func TestCallStartedCommandAnswers(t *testing.T) {
 	h := New(Config{})
-	tb := &table{h: h, inbox: make(chan func(), 1)}
+	tb := &table{h: h, players: make(chan func(), 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	started, release := make(chan struct{}), make(chan struct{})
 	errc := make(chan error, 1)
 	go func() {
 		errc <- tb.call(ctx, func() error { close(started); <-release; return nil })
 	}()
-	cmd := <-tb.inbox
+	cmd := <-tb.players
 	go cmd()
 	<-started
 	cancel()

@@ -361,7 +361,7 @@ func (t *table) stateChanged() {
 	}
 	t.statePending = true
 	select {
-	case t.inbox <- t.pushState:
+	case t.system <- t.pushState:
 	default:
 		t.pushState() // the inbox is full: now rather than late
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // deadlined is the hub's view of its Store: every call gets storeTimeout
-// (issue 11: no store call without a deadline), on top of the caller's
-// ctx. New wraps Config.Store in it, so no call site can forget.
+// on top of the caller's ctx, since no store call may go without a
+// deadline. New wraps Config.Store in it, so no call site can forget.
 type deadlined struct{ s Store }
 
 var _ Store = deadlined{}

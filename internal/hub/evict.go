@@ -2,8 +2,8 @@ package hub
 
 import "time"
 
-// Tables load lazily (Hub.get) and an idle table is evicted (issue 12):
-// once nothing has used it for Config.EvictAfter — no get (request, socket,
+// Tables load lazily (Hub.get) and an idle table is evicted: once nothing
+// has used it for Config.EvictAfter — no get (request, socket,
 // operator), no commit — and it has no socket, no subscriber, no open
 // action, no running turn, no turn timer armed and no backoff waiting, it
 // leaves the hub's map, its goroutine ends and the store forgets the state
@@ -50,8 +50,8 @@ func (h *Hub) evictIdle() {
 // unused reports whether nothing keeps the table loaded. On the table
 // goroutine.
 func (t *table) unused() bool {
-	return len(t.clients) == 0 && len(t.subs) == 0 && len(t.pending) == 0 && t.job == nil && len(t.inflight) == 0 &&
-		t.timer == nil && !t.h.cfg.Now().Before(t.hold) && len(t.inbox) == 0
+	return len(t.clients) == 0 && len(t.subs) == 0 && len(t.acts.open) == 0 && t.job == nil && len(t.flight.queue) == 0 &&
+		t.timer.alarm == nil && !t.acts.held(t.h.cfg.Now()) && len(t.players) == 0 && len(t.system) == 0
 }
 
 // evict removes the table from the hub if it is idle and still unused;

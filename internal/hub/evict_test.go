@@ -81,7 +81,7 @@ func (e *evictEnv) settle(t *testing.T, id string) {
 	tb := e.loadedTable(id)
 	for range 500 {
 		var busy bool
-		if err := tb.call(context.Background(), func() error { busy = tb.job != nil || len(tb.pending) > 0; return nil }); err != nil {
+		if err := tb.call(context.Background(), func() error { busy = tb.job != nil || len(tb.acts.open) > 0; return nil }); err != nil {
 			t.Fatal(err)
 		}
 		if !busy {
@@ -176,7 +176,7 @@ func TestEvictIdleTable(t *testing.T) {
 		if len(tb.subs) > 0 {
 			return engine.Errorf(engine.ECONFLICT, "still subscribed")
 		}
-		tb.timer = h.after(time.Hour, func() {})
+		tb.timer.alarm = h.after(time.Hour, func() {})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestEvictIdleTable(t *testing.T) {
 	if !e.evict(t, ts.ID) {
 		t.Fatal("evicted with a turn timer armed")
 	}
-	_ = tb.call(ctx, func() error { tb.timer.Stop(); tb.timer = nil; return nil })
+	_ = tb.call(ctx, func() error { tb.timer.alarm.Stop(); tb.timer.alarm = nil; return nil })
 	e.advance(time.Hour)
 	if e.evict(t, ts.ID) {
 		t.Fatal("not evicted once the timer is gone")

@@ -31,7 +31,7 @@ func (h *Hub) moderate(ctx context.Context, id, action string, closedOK bool, f 
 	if err != nil {
 		return err
 	}
-	err = t.call(ctx, func() error {
+	err = t.callSystem(ctx, func() error {
 		if t.closed && !closedOK {
 			return engine.Errorf(engine.ECONFLICT, "The table is closed.")
 		}
@@ -113,12 +113,8 @@ func (h *Hub) EndCombat(ctx context.Context, id string) error {
 }
 
 func (t *table) isAction(id string) bool {
-	for _, a := range t.pending {
-		if a.ID == id {
-			return true
-		}
-	}
-	return false
+	_, ok := t.acts.find(id)
+	return ok
 }
 
 // RetryAction plays a waiting action again now, whatever its attempts.
@@ -134,8 +130,8 @@ func (h *Hub) RetryAction(ctx context.Context, id, actionID string) error {
 		if err := t.audit(ctx, "retry", "The operator retries a waiting action.", store.Commit{}); err != nil {
 			return err
 		}
-		t.tried[actionID] = 0
-		t.hold = t.h.cfg.Now()
+		t.acts.retry(actionID)
+		t.acts.lift()
 		t.maybeStart()
 		return nil
 	}, "action_id", actionID)
@@ -155,10 +151,7 @@ func (h *Hub) AbandonAction(ctx context.Context, id, actionID string) error {
 		if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}, Abandon: []string{actionID}}, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
 			return fmt.Errorf("abandon %s: %w", actionID, err)
 		}
-		if t.job != nil && t.job.action != nil && t.job.action.ID == actionID {
-			t.abandoned[actionID] = true
-		}
-		t.drop(actionID, store.ActionAbandoned)
+		t.acts.abandon(actionID, t.job != nil && t.job.action != nil && t.job.action.ID == actionID)
 		t.updateSummary()
 		t.maybeStart()
 		return nil

@@ -10,8 +10,8 @@ import (
 	"tavern/internal/store"
 )
 
-// A table does not wait for its acts, chat lines and turns to be durable
-// (issue 12): it queues each commit with the store (Store.Enqueue) and goes
+// A table does not wait for its acts, chat lines and turns to be durable:
+// it queues each commit with the store (Store.Enqueue) and goes
 // on, its fields already holding what the commit will make durable, so the
 // next act is checked and the next turn starts while the store writes.
 // What clients are told waits for the store: a commit's events are
@@ -29,6 +29,16 @@ import (
 // Clients see t.shown, the state as of the last published commit, and
 // t.seq, the last published seq; t.st and t.numbered run ahead of them by
 // the commits in flight.
+
+// flight are a table's commits in flight with the store.
+type flight struct {
+	// queue are the commits queued and not yet settled, oldest first.
+	queue []*inflight
+	// answered is signalled as the store answers each.
+	answered chan struct{}
+	// chain links them (store.Commit.Chain).
+	chain uint64
+}
 
 // inflight is a commit queued with the store and not yet settled.
 type inflight struct {
@@ -51,7 +61,7 @@ type inflight struct {
 // then runs when it settles. On error c was not queued and then never runs.
 func (t *table) queue(ctx context.Context, c store.Commit, turn string, then func(error)) (*inflight, error) {
 	c.TableID = t.id
-	c.Chain = t.chain
+	c.Chain = t.flight.chain
 	t.touch()
 	t.number(c.Events, turn)
 	// Encoded once, for the store's rows and the frames (publish).
@@ -65,7 +75,7 @@ func (t *table) queue(ctx context.Context, c store.Commit, turn string, then fun
 	err = t.h.cfg.Store.Enqueue(ctx, c, func(err error) {
 		pc.res <- err
 		select {
-		case t.answered <- struct{}{}:
+		case t.flight.answered <- struct{}{}:
 		default: // the table is already due to settle
 		}
 	})
@@ -73,7 +83,7 @@ func (t *table) queue(ctx context.Context, c store.Commit, turn string, then fun
 		t.unnumber(c.Events)
 		return nil, err
 	}
-	t.inflight = append(t.inflight, pc)
+	t.flight.queue = append(t.flight.queue, pc)
 	return pc, nil
 }
 
@@ -103,8 +113,8 @@ func (t *table) settle() {
 			t.pushHeld()
 		}
 	}()
-	for len(t.inflight) > 0 {
-		pc := t.inflight[0]
+	for len(t.flight.queue) > 0 {
+		pc := t.flight.queue[0]
 		if !pc.answered {
 			select {
 			case pc.err = <-pc.res:
@@ -113,8 +123,8 @@ func (t *table) settle() {
 				return
 			}
 		}
-		t.inflight[0] = nil
-		t.inflight = t.inflight[1:]
+		t.flight.queue[0] = nil
+		t.flight.queue = t.flight.queue[1:]
 		if pc.err != nil {
 			t.commitFailed(pc)
 			return
@@ -129,7 +139,7 @@ func (t *table) settle() {
 			f(nil)
 		}
 	}
-	t.inflight = nil // let the array go
+	t.flight.queue = nil // let the array go
 }
 
 // afterSettled runs f once every commit queued so far has settled: at
@@ -137,11 +147,11 @@ func (t *table) settle() {
 // error if the table restarts first. A command's caller hears back only
 // then (call), so no answer rests on what is not yet durable.
 func (t *table) afterSettled(f func(error)) {
-	if len(t.inflight) == 0 {
+	if len(t.flight.queue) == 0 {
 		f(nil)
 		return
 	}
-	last := t.inflight[len(t.inflight)-1]
+	last := t.flight.queue[len(t.flight.queue)-1]
 	last.after = append(last.after, f)
 }
 
@@ -149,7 +159,7 @@ func (t *table) afterSettled(f func(error)) {
 // for: nothing is in flight then, so clients see it too.
 func (t *table) setState(st *engine.State) {
 	t.st = st
-	if len(t.inflight) == 0 {
+	if len(t.flight.queue) == 0 {
 		t.shown = st
 	}
 }
@@ -158,8 +168,8 @@ func (t *table) setState(st *engine.State) {
 // waits for it and nothing was built on it, the failure is the caller's
 // (the table is as before pc); otherwise the table restarts.
 func (t *table) commitFailed(pc *inflight) {
-	t.chain = t.h.chains.Add(1)
-	if pc.wait && len(t.inflight) == 0 && !errors.Is(pc.err, store.ErrChainBroken) {
+	t.flight.chain = t.h.chains.Add(1)
+	if pc.wait && len(t.flight.queue) == 0 && !errors.Is(pc.err, store.ErrChainBroken) {
 		t.numbered = t.seq
 		return
 	}
@@ -176,7 +186,7 @@ var errRestarting = engine.Errorf(engine.EUNAVAILABLE, "The table could not save
 // the hub: the next request loads it from the store, as after a crash. A
 // turn that was running is lost with it and played again.
 func (t *table) restart(pc *inflight) {
-	t.log.Error("a commit failed; the table restarts from the store", "err", pc.err, "behind", len(t.inflight))
+	t.log.Error("a commit failed; the table restarts from the store", "err", pc.err, "behind", len(t.flight.queue))
 	t.h.metrics.tableRestarted()
 	if pc.then != nil {
 		pc.then(pc.err)
@@ -184,7 +194,7 @@ func (t *table) restart(pc *inflight) {
 	for _, f := range pc.after {
 		f(errRestarting)
 	}
-	for _, next := range t.inflight {
+	for _, next := range t.flight.queue {
 		if next.then != nil {
 			next.then(errRestarting)
 		}
@@ -192,7 +202,7 @@ func (t *table) restart(pc *inflight) {
 			f(errRestarting)
 		}
 	}
-	t.inflight = nil
+	t.flight.queue = nil
 	h := t.h
 	h.mu.Lock()
 	if h.tables[t.id] == t {
@@ -213,7 +223,7 @@ func (t *table) restart(pc *inflight) {
 // settles them, so each act in flight gets its true answer before the
 // table stops.
 func (t *table) drain() {
-	for _, pc := range t.inflight {
+	for _, pc := range t.flight.queue {
 		if !pc.answered {
 			pc.err, pc.answered = <-pc.res, true
 		}

@@ -45,17 +45,15 @@ func (h *Hub) StartSession(ctx context.Context, tableID string, p engine.Player)
 		if slices.Contains(t.st.Game.Started, c.ID) {
 			return engine.Errorf(engine.ECONFLICT, "%s's session has already started.", c.Name)
 		}
-		for _, a := range t.pending {
-			if a.Kind == engine.ActionStart && a.CharacterID == c.ID {
-				id = a.ID
-				return nil // already queued: idempotent
-			}
+		if a, ok := t.acts.startOf(c.ID); ok {
+			id = a.ID
+			return nil // already queued: idempotent
 		}
 		a := t.startAction(p, c)
 		if err := t.commit(ctx, store.Commit{AddPending: a}, ""); err != nil {
 			return err
 		}
-		t.pending = append(t.pending, *a)
+		t.acts.admitStart(*a)
 		id = a.ID
 		t.maybeStart()
 		return nil

@@ -11,7 +11,7 @@ import (
 // goroutine stops it"). A timer (after) is no goroutine while it waits: it
 // is a call scheduled on the hub's clock (Config.AfterFunc), which becomes
 // one of the hub's goroutines when it fires. A goroutine sleeping per timer
-// was churn the profile showed (issue 12).
+// was churn a CPU profile showed.
 
 // spawn runs f on a new goroutine that Close waits for. Once Close has
 // cancelled the hub's context and begun waiting it starts nothing and

@@ -26,20 +26,17 @@ func timerKey(st *engine.State) string {
 	return fmt.Sprintf("%s/%d/%d/%s", cb.ID, cb.Round, cb.Index, cb.Current().Entry)
 }
 
+// turnTimer is the armed turn timer of a table, if any.
+type turnTimer struct {
+	alarm *alarm
+	// key is the PC turn it waits on (timerKey); deadline, when it fires.
+	key      string
+	deadline time.Time
+}
+
 // waitingPC returns the seat whose tactical turn is waiting for its
 // player, or "".
-func (t *table) waitingPC() string {
-	cb := t.st.Game.Combat
-	if cb == nil || cb.Ending != "" || t.meta.Config.CombatMode != engine.CombatTactical {
-		return ""
-	}
-	cur := cb.Current()
-	if cur.Kind != engine.KindPC {
-		return ""
-	}
-	seat, _ := cur.Entry.Seat()
-	return seat
-}
+func (t *table) waitingPC() string { return waitingSeat(t.st, t.meta.Config.CombatMode) }
 
 func (t *table) turnTimeout() time.Duration {
 	return time.Duration(t.meta.Config.TurnTimeoutS) * time.Second
@@ -49,53 +46,32 @@ func (t *table) turnTimeout() time.Duration {
 // it otherwise. Called on the table goroutine after every change.
 func (t *table) armTimer() {
 	key := ""
-	if seat := t.waitingPC(); seat != "" && t.turnTimeout() > 0 && t.job == nil && !t.waitsOnAction(seat) && !t.paused && !t.closed {
+	if seat := t.waitingPC(); seat != "" && t.turnTimeout() > 0 && t.job == nil && !t.acts.waitsOn(seat) && !t.paused && !t.closed {
 		key = timerKey(t.st)
 	}
-	if key == t.timerKey {
+	if key == t.timer.key {
 		return
 	}
-	if t.timer != nil {
-		t.timer.Stop()
-		t.timer = nil
-	}
-	t.timerKey = key
-	t.deadline = time.Time{}
+	t.timer.alarm.Stop()
+	t.timer = turnTimer{key: key}
 	if key == "" {
 		return
 	}
-	t.deadline = t.h.cfg.Now().Add(t.turnTimeout())
-	t.timer = t.h.after(t.turnTimeout(), func() { t.post(func() { t.timeout(key) }) })
-}
-
-// waitsOnAction reports whether the seat's tactical turn waits on one of
-// its actions still to be played or retried: not one the DM gave up on,
-// nor a session start (which waits for the fight to end).
-func (t *table) waitsOnAction(seat string) bool {
-	for _, a := range t.pending {
-		if a.Seat == seat && a.Kind != engine.ActionStart && !t.gaveUp(a.ID) {
-			return true
-		}
-	}
-	return false
+	t.timer.deadline = t.h.cfg.Now().Add(t.turnTimeout())
+	t.timer.alarm = t.h.after(t.turnTimeout(), func() { t.postSystem(func() { t.timeout(key) }) })
 }
 
 // timeout resolves a PC turn its player let lapse: the character defends.
 func (t *table) timeout(key string) {
-	if key != t.timerKey || key != timerKey(t.st) || t.job != nil {
+	if key != t.timer.key || key != timerKey(t.st) || t.job != nil {
 		return
 	}
-	t.timerKey, t.timer = "", nil
+	t.timer.key, t.timer.alarm = "", nil
 	seat := t.waitingPC()
-	if seat == "" || t.waitsOnAction(seat) {
+	if seat == "" || t.acts.waitsOn(seat) {
 		return
 	}
-	var stale []engine.PendingAction // the turn's actions the DM gave up on
-	for _, a := range t.pending {
-		if a.Seat == seat && a.Kind != engine.ActionStart {
-			stale = append(stale, a)
-		}
-	}
+	stale := t.acts.ofSeat(seat) // the turn's actions the DM gave up on
 	next := t.st.Clone()
 	d, err := engine.RestoreDice(next.RNG)
 	if err != nil {
@@ -130,7 +106,7 @@ func (t *table) timeout(key string) {
 	}
 	t.setState(next)
 	for _, id := range abandon {
-		t.drop(id, store.ActionAbandoned)
+		t.acts.close(id, store.ActionAbandoned)
 	}
 	t.log.Info("turn timed out", "entry", cur.Entry)
 	t.updateSummary()
