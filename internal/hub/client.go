@@ -65,6 +65,8 @@ type client struct {
 	// wake holds one pending signal for the writer: frames to write, or
 	// a close.
 	wake chan struct{}
+	// timeout bounds each write (writeText); the writer's own.
+	timeout *time.Timer
 
 	mu sync.Mutex // guards the fields below
 	// room is signalled when the writer takes the queue or the client
