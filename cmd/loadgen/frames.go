@@ -2,17 +2,9 @@ package main
 
 import (
 	"bytes"
-
-	"tavern/internal/jsonscan"
+	"encoding/json"
+	"errors"
 )
-
-// The bots read tens of thousands of frames a second on the machine they
-// measure, and every millisecond they spend is taken from the server
-// (issue 12). So they decode no frame with encoding/json: a player's
-// frames are scanned for the few fields it follows (scanFrame), the rest
-// are only counted (readFrame), and a batched message is split without
-// being decoded (framesOf). Tests hold the scans to encoding/json on the
-// server's real frames.
 
 // frame is what a player bot reads of a server frame: the fields of
 // PROTOCOL.md's ack, error and event frames it follows, and of an event's
@@ -24,41 +16,74 @@ type frame struct {
 	PlayerID, ActionID, Entry string
 }
 
-// readFrame counts a frame and, for a player (follow), returns it with ok
-// true when the player reads it (follows).
-func readFrame(b []byte, st *stats, follow bool) (f frame, ok bool) {
-	typ, known := frameType(b)
-	if !known {
-		if f, ok = scanFrame(b); !ok {
+// wireFrame is the JSON of a frame, as much of it as frame holds.
+type wireFrame struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	Code string `json:"code"`
+	Kind string `json:"kind"`
+	Data struct {
+		PlayerID string `json:"player_id"`
+		ActionID string `json:"action_id"`
+		Entry    struct {
+			ID string `json:"id"`
+		} `json:"entry"`
+	} `json:"data"`
+}
+
+// decodeFrame reads b's fields; ok is false if b is not a JSON object. A
+// field of another type than frame's (an entry that is a string, in a
+// status event) is left empty.
+func decodeFrame(b []byte) (f frame, ok bool) {
+	var w wireFrame
+	if err := json.Unmarshal(b, &w); err != nil {
+		var te *json.UnmarshalTypeError
+		if trimmed := bytes.TrimLeft(b, " \t\r\n"); !errors.As(err, &te) || len(trimmed) == 0 || trimmed[0] != '{' {
 			return frame{}, false
 		}
-		typ = f.Type
 	}
-	switch typ {
+	return frame{Type: w.Type, ID: w.ID, Code: w.Code, Kind: w.Kind,
+		PlayerID: w.Data.PlayerID, ActionID: w.Data.ActionID, Entry: w.Data.Entry.ID}, true
+}
+
+// readFrame counts a frame and, for a player (follow), returns it with ok
+// true when the player reads it (follows). A frame it only counts is not
+// decoded: its type and kind are found where the server writes them
+// (peek). The bots share the server's cores, and a decode with
+// encoding/json costs them some 50 times a peek (BenchmarkReadFrame).
+func readFrame(b []byte, st *stats, follow bool) (f frame, ok bool) {
+	typ, kind, known := peek(b)
+	decoded := false
+	if !known {
+		if f, ok = decodeFrame(b); !ok {
+			return frame{}, false
+		}
+		typ, kind, decoded = []byte(f.Type), []byte(f.Kind), true
+	}
+	switch string(typ) {
 	case "event":
 		st.events.Add(1)
 	case "narration_delta":
 		st.deltas.Add(1)
 	}
-	if !follow || !follows(typ, b) {
+	if !follow || !follows(typ, kind) {
 		return frame{}, false
 	}
-	if known {
-		return scanFrame(b)
+	if decoded {
+		return f, true
 	}
-	return f, true
+	return decodeFrame(b)
 }
 
-// follows reports whether a player reads a frame of type typ: an ack, an
-// error, or an event of a kind it follows (or whose kind eventKind does
-// not find); a narration delta it only counts.
-func follows(typ string, b []byte) bool {
-	switch typ {
+// follows reports whether a player reads a frame of type typ (an event's
+// of kind kind): an ack, an error, or an event of a kind it follows; a
+// narration delta it only counts.
+func follows(typ, kind []byte) bool {
+	switch string(typ) {
 	case "ack", "error":
 		return true
 	case "event":
-		kind, found := eventKind(b)
-		return !found || followed[kind]
+		return followed[string(kind)]
 	}
 	return false
 }
@@ -67,199 +92,57 @@ func follows(typ string, b []byte) bool {
 // rest (dice, damage, world…) it only counts.
 var followed = map[string]bool{"action": true, "narration": true, "combat_started": true, "combat_ended": true, "turn": true}
 
-// eventKind reads an event frame's kind without decoding it, where the
-// server writes it: after seq and ts ({"type":"event","seq":…,"ts":"…","kind":"…").
-func eventKind(b []byte) (kind string, found bool) {
-	const key = `,"kind":"`
-	head := b[:min(len(b), 128)]
-	i := bytes.Index(head, []byte(key))
-	if i < 0 {
-		return "", false
-	}
-	rest := head[i+len(key):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return "", false
-	}
-	return intern(rest[:j]), true
-}
-
-// frameType reads a frame's type without decoding it, where the server
-// writes it first ({"type":"event",…}, a struct) or last (…,"type":"ack"},
-// a map's sorted keys); known is false otherwise.
-func frameType(b []byte) (typ string, known bool) {
+// peek finds a frame's type, and an event's kind, where the server writes
+// them: the type first ({"type":"event",…}, the event and snapshot
+// structs) or last (…,"type":"ack"}, the frames whose fields are sorted),
+// an event's kind after its seq and ts. known is false otherwise: the
+// frame is decoded.
+func peek(b []byte) (typ, kind []byte, known bool) {
 	const key = `"type":"`
 	if rest, ok := bytes.CutPrefix(b, []byte("{"+key)); ok {
 		if i := bytes.IndexByte(rest, '"'); i >= 0 {
-			return intern(rest[:i]), true
+			typ = rest[:i]
 		}
-	}
-	if i := bytes.LastIndex(b, []byte(","+key)); i >= 0 {
+	} else if i := bytes.LastIndex(b, []byte(","+key)); i >= 0 {
 		rest := b[i+len(key)+1:]
 		if j := bytes.IndexByte(rest, '"'); j >= 0 && j+2 == len(rest) && rest[j+1] == '}' {
-			return intern(rest[:j]), true
+			typ = rest[:j]
 		}
 	}
-	return "", false
+	if typ == nil {
+		return nil, nil, false
+	}
+	if string(typ) != "event" {
+		return typ, nil, true
+	}
+	const kindKey = `,"kind":"`
+	head := b[:min(len(b), 128)]
+	i := bytes.Index(head, []byte(kindKey))
+	if i < 0 {
+		return nil, nil, false
+	}
+	rest := head[i+len(kindKey):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return nil, nil, false
+	}
+	return typ, rest[:j], true
 }
 
 // framesOf splits a message into its frames, appended to into[:0]: the
-// message, or the elements of a batched message (a JSON array of frames;
-// none if it is not one). The frames are b's bytes.
+// message, or the elements of a batched message (PROTOCOL.md "Batched
+// frames": a JSON array of frames; none if it is not one).
 func framesOf(b []byte, into [][]byte) [][]byte {
 	into = into[:0]
 	if len(b) == 0 || b[0] != '[' {
 		return append(into, b)
 	}
-	s := jsonscan.New(b)
-	s.Enter('[')
-	for first := true; s.Next(']', first); first = false {
-		start := s.Pos()
-		s.SkipValue()
-		into = append(into, b[start:s.Pos()])
-	}
-	if !s.Done() {
+	var elems []json.RawMessage
+	if json.Unmarshal(b, &elems) != nil {
 		return nil
 	}
+	for _, e := range elems {
+		into = append(into, e)
+	}
 	return into
-}
-
-// scanFrame reads a frame's fields as encoding/json would decode them
-// into frame's JSON names (type, id, code, kind, data.player_id,
-// data.action_id, data.entry.id), except that keys match exactly, not
-// regardless of case (the server writes them so); ok is false if b is
-// not a JSON object.
-func scanFrame(b []byte) (f frame, ok bool) {
-	s := jsonscan.New(b)
-	if !s.Enter('{') {
-		return f, false
-	}
-	members(s, func(key []byte) {
-		switch string(key) {
-		case "type":
-			str(s, &f.Type)
-		case "id":
-			str(s, &f.ID)
-		case "code":
-			str(s, &f.Code)
-		case "kind":
-			str(s, &f.Kind)
-		case "data":
-			eventData(s, &f)
-		default:
-			s.SkipValue()
-		}
-	})
-	if !s.Done() {
-		return frame{}, false
-	}
-	return f, true
-}
-
-// eventData reads data's player_id, action_id and entry.id, if data is
-// an object. Each read replaces what an earlier member of the same name
-// gave, as encoding/json does.
-func eventData(s *jsonscan.Scanner, f *frame) {
-	f.PlayerID, f.ActionID, f.Entry = "", "", ""
-	object(s, func(key []byte) {
-		switch string(key) {
-		case "player_id":
-			str(s, &f.PlayerID)
-		case "action_id":
-			str(s, &f.ActionID)
-		case "entry":
-			entryID(s, &f.Entry)
-		default:
-			s.SkipValue()
-		}
-	})
-}
-
-func entryID(s *jsonscan.Scanner, id *string) {
-	*id = ""
-	object(s, func(key []byte) {
-		if string(key) == "id" {
-			str(s, id)
-		} else {
-			s.SkipValue()
-		}
-	})
-}
-
-// object reads the members of an object value with member, which must
-// read or skip each member's value; any other value is skipped.
-func object(s *jsonscan.Scanner, member func(key []byte)) {
-	if !s.Enter('{') {
-		s.SkipValue()
-		return
-	}
-	members(s, member)
-}
-
-// members calls member for each member of the object s has entered, up
-// to its closing brace.
-func members(s *jsonscan.Scanner, member func(key []byte)) {
-	for first := true; s.Next('}', first); first = false {
-		member(s.Key())
-	}
-}
-
-// str reads a string value into v; any other value is skipped and empties
-// v.
-func str(s *jsonscan.Scanner, v *string) {
-	raw, ok := s.Str()
-	if !ok {
-		*v = ""
-		return
-	}
-	*v = intern(raw)
-}
-
-// intern returns PROTOCOL.md's frame types, event kinds and error codes
-// without allocating (a frame's type and kind are read from every frame);
-// other values are copied.
-func intern(b []byte) string {
-	switch string(b) {
-	case "event":
-		return "event"
-	case "ack":
-		return "ack"
-	case "error":
-		return "error"
-	case "narration_delta":
-		return "narration_delta"
-	case "welcome":
-		return "welcome"
-	case "snapshot":
-		return "snapshot"
-	case "action":
-		return "action"
-	case "narration":
-		return "narration"
-	case "turn":
-		return "turn"
-	case "combat_started":
-		return "combat_started"
-	case "combat_ended":
-		return "combat_ended"
-	case "dice":
-		return "dice"
-	case "damage":
-		return "damage"
-	case "heal":
-		return "heal"
-	case "status":
-		return "status"
-	case "world":
-		return "world"
-	case "mode":
-		return "mode"
-	case "chat":
-		return "chat"
-	case "system":
-		return "system"
-	case "not_your_turn":
-		return "not_your_turn"
-	}
-	return string(b)
 }

@@ -1,10 +1,6 @@
 package hub
 
-import (
-	"sync"
-
-	"tavern/internal/jsonstr"
-)
+import "sync"
 
 // deltaStream carries one turn's narration deltas to the table's clients.
 // The model's stream appends text; one post to the table goroutine at a
@@ -54,19 +50,6 @@ func (d *deltaStream) flush() {
 		return
 	}
 	d.fanout(narrationDeltaFrame(d.turnID, text))
-}
-
-// narrationDeltaFrame is PROTOCOL.md's narration_delta frame, written by
-// hand in the bytes json.Marshal gives for the map of its fields (keys
-// sorted): one per turn at every table, and a map for each was the most
-// of its cost.
-func narrationDeltaFrame(turnID, text string) []byte {
-	b := make([]byte, 0, len(text)+len(turnID)+48)
-	b = append(b, `{"text":`...)
-	b = jsonstr.Append(b, text)
-	b = append(b, `,"turn":`...)
-	b = jsonstr.Append(b, turnID)
-	return append(b, `,"type":"narration_delta"}`...)
 }
 
 // newDeltaStream is the delta stream of turn turnID at t.

@@ -2,105 +2,113 @@ package hub
 
 import (
 	"encoding/json"
-	"slices"
+	"fmt"
+	"time"
 
-	"tavern/internal/jsonscan"
-	"tavern/internal/jsonstr"
+	"tavern/internal/engine"
 )
 
-// The JSON of the say path, built by hand: encoding/json's reflection and
-// its sorting of map keys were a tenth of the server's CPU per `say`
-// outside write(2) in the fan-out run (issue 12). Each function gives the
-// bytes encoding/json gives (frames_test.go holds them to that).
+// Frames are encoded with encoding/json. Where a frame was once a map,
+// its struct lists the fields in the map's sorted key order, so the bytes
+// on the wire are the same (frames_test.go holds them to it).
 
-// ackFrame is PROTOCOL.md's ack frame: json.Marshal of the map
-// {"type": "ack", "id": id, "status": status}, keys sorted.
+func mustFrame(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// ackFrame is PROTOCOL.md's ack frame.
 func ackFrame(id, status string) []byte {
-	b := make([]byte, 0, len(id)+len(status)+40)
-	b = append(b, `{"id":`...)
-	b = jsonstr.Append(b, id)
-	b = append(b, `,"status":`...)
-	b = jsonstr.Append(b, status)
-	return append(b, `,"type":"ack"}`...)
+	return mustFrame(struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+		Type   string `json:"type"`
+	}{id, status, "ack"})
 }
 
-// marshalData is json.Marshal(data) for an event's data; a map whose
-// values are all strings (a chat line, most notices) is written directly.
-func marshalData(data map[string]any) ([]byte, error) {
-	if b, ok := appendStringMap(nil, data); ok {
-		return b, nil
-	}
-	return json.Marshal(data)
+// pongFrame is PROTOCOL.md's pong frame.
+func pongFrame(id string) []byte {
+	return mustFrame(struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	}{id, "pong"})
 }
 
-// appendStringMap appends m as encoding/json writes it (keys sorted) if
-// every value is a string, and reports whether it did; a nil m is not
-// done ("null").
-func appendStringMap(b []byte, m map[string]any) ([]byte, bool) {
-	if m == nil || len(m) > 8 {
-		return b, false
-	}
-	var keysBuf [8]string
-	keys := keysBuf[:0]
-	size := 2
-	for k, v := range m {
-		s, ok := v.(string)
-		if !ok {
-			return b, false
-		}
-		keys = append(keys, k)
-		size += len(k) + len(s) + 6
-	}
-	slices.Sort(keys)
-	b = slices.Grow(b, size)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonstr.Append(b, k)
-		b = append(b, ':')
-		b = jsonstr.Append(b, m[k].(string))
-	}
-	return append(b, '}'), true
+// errorFrame is PROTOCOL.md's error frame; an empty id is left out.
+func errorFrame(id, code, msg string) []byte {
+	return mustFrame(struct {
+		Code    string `json:"code"`
+		ID      string `json:"id,omitempty"`
+		Message string `json:"message"`
+		Type    string `json:"type"`
+	}{code, id, msg, "error"})
 }
 
-// readInFrame is json.Unmarshal of data into an inFrame, and whether it
-// succeeded; data is valid UTF-8.
-func readInFrame(data []byte) (inFrame, bool) {
-	if f, ok := parseInFrame(data); ok {
-		return f, true
-	}
-	var f inFrame
-	return f, json.Unmarshal(data, &f) == nil
+// narrationDeltaFrame is PROTOCOL.md's narration_delta frame.
+func narrationDeltaFrame(turnID, text string) []byte {
+	return mustFrame(struct {
+		Text string `json:"text"`
+		Turn string `json:"turn"`
+		Type string `json:"type"`
+	}{text, turnID, "narration_delta"})
 }
 
-// parseInFrame reads a client frame the way json.Unmarshal into inFrame
-// does, for the frames clients send: an object of the keys type, id and
-// text, each a string. Anything else (ok false) is left to
-// json.Unmarshal, which matches keys regardless of case and takes other
-// values. data is valid UTF-8.
-func parseInFrame(data []byte) (f inFrame, ok bool) {
-	s := jsonscan.New(data)
-	if !s.Enter('{') {
-		return f, false
+// eventFrame is PROTOCOL.md's event frame of e.
+func eventFrame(e engine.Event) []byte { return eventFrameOf(e, mustFrame(e.Data)) }
+
+// eventFrameOf is the event frame of e, whose data is already JSON: the
+// table encodes it once, for the store's row and the frame. The fields
+// are engine.Event's, in its order.
+func eventFrameOf(e engine.Event, data json.RawMessage) []byte {
+	return mustFrame(struct {
+		Type string          `json:"type"`
+		Seq  int64           `json:"seq"`
+		TS   time.Time       `json:"ts"`
+		Kind engine.Kind     `json:"kind"`
+		Turn string          `json:"turn,omitempty"`
+		Data json.RawMessage `json:"data"`
+	}{"event", e.Seq, e.TS, e.Kind, e.Turn, data})
+}
+
+// eventData encodes the data of each of evs, in order.
+func eventData(evs []engine.Event) ([]json.RawMessage, error) {
+	if len(evs) == 0 {
+		return nil, nil
 	}
-	for first := true; s.Next('}', first); first = false {
-		key := s.Key()
-		val, ok := s.Str()
-		if !ok {
-			return f, false
+	out := make([]json.RawMessage, len(evs))
+	for i, e := range evs {
+		data, err := json.Marshal(e.Data)
+		if err != nil {
+			return nil, fmt.Errorf("encode event %s: %w", e.Kind, err)
 		}
-		switch string(key) {
-		case "type":
-			f.Type = string(val)
-		case "id":
-			f.ID = string(val)
-		case "text":
-			f.Text = string(val)
-		default: // other keys and their case-insensitive matches
-			return f, false
-		}
+		out[i] = data
 	}
-	return f, s.Done()
+	return out, nil
+}
+
+func snapshotFrame(s Snapshot) []byte {
+	return mustFrame(struct {
+		Type string `json:"type"`
+		Snapshot
+	}{"snapshot", s})
+}
+
+// stateFrame is PROTOCOL.md's state frame: the snapshot's fields but
+// recent (the client has those events as frames).
+func stateFrame(s Snapshot) []byte {
+	s.Recent = []engine.Event{}
+	return mustFrame(struct {
+		Type string `json:"type"`
+		Snapshot
+	}{"state", s})
+}
+
+// inFrame is a client's frame (PROTOCOL.md "Client → server").
+type inFrame struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	Text string `json:"text"`
 }

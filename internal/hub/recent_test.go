@@ -10,7 +10,7 @@ import (
 // A snapshot's recent events are the last recentEvents published, in
 // order, however they were published (one at a time, or many at once).
 func TestSnapshotRecentIsTheLastEvents(t *testing.T) {
-	tb, _ := wireTable(t)
+	tb, _ := socketTable(t)
 	ctx := context.Background()
 	for _, n := range []int{1, 7, recentEvents + 3, 1, 2 * recentEvents, 5} {
 		var recent []engine.Event

@@ -36,9 +36,8 @@ func (s *syncBuf) String() string {
 }
 
 // A client that stops reading is closed with 1008 "too slow" once its
-// queue and the socket buffers are full, and the close is logged (issue
-// 11 item 6: it used to see 1006 after ~25 s, unlogged). Real socket, no
-// timing: the test pumps big events until the table has dropped the
+// queue and the socket buffers are full, and the close is logged (it
+// used to see 1006 after ~25 s, unlogged). Real socket, no timing: the test pumps big events until the table has dropped the
 // client, then reads.
 func TestSlowClientGets1008(t *testing.T) {
 	ctx := context.Background()
