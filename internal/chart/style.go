@@ -181,9 +181,21 @@ func yAxis(name string) charts.YAxisOption {
 // library's default of two decimals would print every tick as 0.01.
 func formatValue(v float64) string {
 	if v != 0 && math.Abs(v) < 1 {
-		return charts.FormatValueHumanize(v, 4, false)
+		return trimZeros(charts.FormatValueHumanize(v, 4, false))
 	}
-	return charts.FormatValueHumanizeShort(v, 2, false)
+	return trimZeros(charts.FormatValueHumanizeShort(v, 2, false))
+}
+
+// trimZeros drops the zeros that pad a label's fraction, and the point if
+// nothing is left of it ("350.00" is 350, "1.50k" 1.5k): go-humanize pads
+// them since v1.1.0, which modernc.org/libc requires.
+func trimZeros(s string) string {
+	num := strings.TrimRight(s, "kMGT")
+	suffix := s[len(num):]
+	if strings.Contains(num, ".") {
+		num = strings.TrimSuffix(strings.TrimRight(num, "0"), ".")
+	}
+	return num + suffix
 }
 
 // nulls swaps NaN gaps for the library's null value, which it leaves undrawn.

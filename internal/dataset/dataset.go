@@ -19,10 +19,11 @@
 //     statement and refuses write keywords, parameters, file and extension
 //     functions and every name of a schema object other than the views,
 //     whatever comments, quotes or strings surround it;
-//   - the plan (plan.go): SQLite compiles the statement (EXPLAIN, nothing
-//     runs) and the bytecode must open only the tables and indexes under
-//     the views, in the main database, read no secret column, write
-//     nothing and start no write transaction;
+//   - the authorizer (authorizer.go): while SQLite compiles the
+//     statement, it presents every action to a policy that allows only
+//     selects, reads of the views and the tables under them (no secret
+//     column), in the main database, and functions other than the denied
+//     ones; a denied statement never runs;
 //   - the run: the statement becomes the body of a CTE folded into one
 //     JSON value by an aggregate, so all its work happens in the first
 //     sqlite3_step. That matters: modernc.org/sqlite interrupts a query
@@ -88,7 +89,7 @@ type Dataset struct {
 
 	db     *sql.DB
 	guard  *guard
-	schema *schema
+	policy *policy
 }
 
 // readParams make SQLite itself refuse writes on the connection: mode=ro
@@ -113,66 +114,63 @@ func Open(ctx context.Context, path string) (*Dataset, error) {
 		return nil, fmt.Errorf("open dataset %s: %w", path, err)
 	}
 	u := url.URL{Scheme: "file", Path: abs, RawQuery: readParams}
-	db, err := sql.Open("sqlite", u.String())
+	dsn := u.String()
+	// The checks read the schema, which the authorizer denies: they run
+	// on a connection of their own, closed before any query.
+	boot, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open dataset %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(poolSize)
-	db.SetMaxIdleConns(poolSize)
-	d := &Dataset{Timeout: DefaultTimeout, MaxRows: DefaultMaxRows, db: db}
-	if err := d.load(ctx); err != nil {
-		db.Close()
+	g, p, err := load(ctx, boot)
+	if cerr := boot.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, fmt.Errorf("open dataset %s: %w", path, err)
 	}
-	return d, nil
+	db := authorizedDB(dsn, p)
+	db.SetMaxOpenConns(poolSize)
+	db.SetMaxIdleConns(poolSize)
+	return &Dataset{Timeout: DefaultTimeout, MaxRows: DefaultMaxRows, db: db, guard: g, policy: p}, nil
 }
 
 // Close closes the connections; queries running finish first.
 func (d *Dataset) Close() error { return d.db.Close() }
 
 // load checks the views against the catalogue and reads the schema the
-// guard and the plan check need.
-func (d *Dataset) load(ctx context.Context) error {
+// guard and the authorizer need.
+func load(ctx context.Context, db *sql.DB) (*guard, *policy, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Close()
 	names := make([]string, len(catalogue))
 	for i, v := range catalogue {
 		names[i] = v.Name
-		got, err := viewColumns(ctx, d.db, v.Name)
+		got, err := viewColumns(ctx, conn, v.Name)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		want := make([]string, len(v.Columns))
 		for j, c := range v.Columns {
 			want[j] = c.Name
 		}
 		if strings.Join(got, ",") != strings.Join(want, ",") {
-			return fmt.Errorf("view %s has columns %v, the catalogue %v", v.Name, got, want)
+			return nil, nil, fmt.Errorf("view %s has columns %v, the catalogue %v", v.Name, got, want)
 		}
+	}
+	p, err := loadPolicy(ctx, conn, names)
+	if err != nil {
+		return nil, nil, err
 	}
 	g := &guard{views: names, denied: map[string]bool{}}
-	rows, err := d.db.QueryContext(ctx, "SELECT name FROM sqlite_schema")
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return err
-		}
-		if !strings.HasPrefix(n, "v_") || !isView(n) {
-			g.denied[strings.ToLower(n)] = true
+	for n := range p.objects {
+		if !isView(n) {
+			g.denied[n] = true
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	s, err := loadSchema(ctx, d.db, names)
-	if err != nil {
-		return err
-	}
-	d.guard, d.schema = g, s
-	return nil
+	return g, p, nil
 }
 
 func isView(name string) bool {
@@ -184,7 +182,7 @@ func isView(name string) bool {
 	return false
 }
 
-func viewColumns(ctx context.Context, q queryer, view string) ([]string, error) {
+func viewColumns(ctx context.Context, q *sql.Conn, view string) ([]string, error) {
 	rows, err := q.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", view)
 	if err != nil {
 		return nil, fmt.Errorf("columns of %s: %w", view, err)
@@ -260,6 +258,11 @@ func (d *Dataset) Query(ctx context.Context, sql string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.run(ctx, body)
+}
+
+// run runs body, a statement the guard accepted, for Query.
+func (d *Dataset) run(ctx context.Context, body string) (*Result, error) {
 	conn, err := d.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
@@ -268,8 +271,18 @@ func (d *Dataset) Query(ctx context.Context, sql string) (*Result, error) {
 	if err := limit(conn); err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
+	// This query's authorizer keeps the reason of a denial for the model;
+	// the connection gets the silent one back for its next user.
+	var refused error
+	if err := conn.Raw(func(dc any) error { return install(dc, d.policy.authorizer(&refused)) }); err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	defer conn.Raw(func(dc any) error { return install(dc, d.policy.authorizer(nil)) })
 	cols, err := columns(conn, body)
-	if err != nil {
+	switch {
+	case refused != nil:
+		return nil, refused
+	case err != nil:
 		return nil, invalid(err)
 	}
 	if len(cols) == 0 {
@@ -280,13 +293,6 @@ func (d *Dataset) Query(ctx context.Context, sql string) (*Result, error) {
 		max = DefaultMaxRows
 	}
 	stmt := fold(body, len(cols), max+1)
-	ops, err := explain(ctx, conn, stmt)
-	if err != nil {
-		return nil, invalid(err)
-	}
-	if err := d.schema.checkPlan(ops); err != nil {
-		return nil, err
-	}
 	timeout := d.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -296,6 +302,8 @@ func (d *Dataset) Query(ctx context.Context, sql string) (*Result, error) {
 	var folded string
 	err = conn.QueryRowContext(qctx, stmt).Scan(&folded)
 	switch {
+	case refused != nil:
+		return nil, refused
 	case err != nil && ctx.Err() != nil:
 		return nil, fmt.Errorf("query: %w", ctx.Err())
 	case err != nil && qctx.Err() != nil:

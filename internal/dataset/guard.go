@@ -10,7 +10,7 @@ import (
 // The guard is the first of the query's checks: a tokenizer that follows
 // SQLite's own (tokenize.c) closely enough that comments, strings and
 // quoted identifiers cannot hide a keyword or a name from it. It refuses
-// with sentences a model can act on. The plan check (plan.go) and the
+// with sentences a model can act on. The authorizer (authorizer.go) and the
 // connection's own restrictions (mode=ro, query_only, no ATTACH) back it.
 
 type tokenKind int

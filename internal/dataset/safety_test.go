@@ -206,7 +206,9 @@ func TestQueryRowCap(t *testing.T) {
 
 // TestQueryDeadline runs statements that never end. The first finds its
 // first row at once and then searches forever, which modernc.org/sqlite
-// would not interrupt in Rows.Next; folding makes it one step.
+// would not interrupt in Rows.Next; folding makes it one step. Each
+// returns only if the deadline interrupts it, so the test asserts no
+// duration: a loaded machine may take longer to get there.
 func TestQueryDeadline(t *testing.T) {
 	d, _ := mustOpen(t)
 	d.Timeout = 200 * time.Millisecond
@@ -215,13 +217,9 @@ func TestQueryDeadline(t *testing.T) {
 		"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
 		"SELECT count(*) FROM v_events a, v_events b, v_events c, v_events d, v_events e",
 	} {
-		start := time.Now()
 		_, err := d.Query(context.Background(), q)
 		if !errors.Is(err, dataset.ErrTimeout) {
 			t.Errorf("Query(%q) = %v; want ErrTimeout", q, err)
-		}
-		if el := time.Since(start); el > 5*time.Second {
-			t.Errorf("Query(%q) took %s; the deadline is %s", q, el, d.Timeout)
 		}
 	}
 	// The connection is usable after an interrupt.

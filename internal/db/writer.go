@@ -201,10 +201,10 @@ const quietFor = 200 * time.Microsecond
 // mark), the writer has been idle for quietFor and no commit waits for it:
 // the case of most says below saturation. Their transaction then costs no
 // hand-off to the writer goroutine and back, a thread woken each on a
-// machine that is not busy: BenchmarkCommitSayApart's CPU per say fell by
-// a quarter to a third (110–154 → 93–109 µs, its timer included, in six
-// alternated runs), the fan-out run's per delivered frame by 0–11 % (4 %
-// the median) in nine alternated pairs (issue 12).
+// machine that is not busy. Without it a say costs about a fifth more CPU
+// (BenchmarkCommitSayApart, whose comment gives the figures), and the
+// fan-out run up to 11 % more per delivered frame (4 % the median, in
+// nine alternated pairs).
 //
 // An act's commit queues: its turn's follows at once (the table starts it
 // while the store writes), and the writer takes the two in one
