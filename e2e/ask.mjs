@@ -1,4 +1,4 @@
-// Browser test of "Ask the data" (issue 10): the operator signs in with the
+// Browser test of "Ask the data": the operator signs in with the
 // token the server printed, asks a question on /admin/ask, watches the
 // steps arrive (SQL, rows, chart), sees the chart and the answer, then asks
 // a follow-up in the same conversation. With no API key the offline analyst

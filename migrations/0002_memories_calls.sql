@@ -1,4 +1,4 @@
--- Issue 4: long-term memory and the LLM call log. Same conventions as
+-- Long-term memory and the LLM call log. Same conventions as
 -- 0001_init.sql (UTC RFC 3339 text times, JSON text columns).
 
 -- +goose Up

@@ -1,4 +1,4 @@
--- Issue 10: the curated read-only views the operator's data agent (seed 003)
+-- The curated read-only views the operator's data agent (seed 003)
 -- queries. They are the only objects internal/dataset lets a query name;
 -- they leave out every secret (players.token_hash, NPC secrets, the dice
 -- RNG state) and anything only the game needs. What each column means is

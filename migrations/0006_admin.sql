@@ -1,4 +1,4 @@
--- Issue 9: the operator's console. A pending action's lifecycle as stored
+-- The operator's console. A pending action's lifecycle as stored
 -- data (pending → running → failed(n) → resolved | abandoned): the
 -- existing status column still says only whether the action is open
 -- ('pending') or closed ('resolved'), so the partial index and every

@@ -1,4 +1,4 @@
--- Issue 10: the operator's conversations with the data agent (seed 003),
+-- The operator's conversations with the data agent (seed 003),
 -- so a follow-up question sees the earlier ones, also after a restart.
 -- One row per message in the Chat Completions format (as agent_messages);
 -- turn numbers the questions of a conversation from 1. Not a curated view:

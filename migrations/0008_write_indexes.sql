@@ -1,4 +1,4 @@
--- Issue 12: fewer index pages per commit. Every index row a turn inserts
+-- Fewer index pages per commit. Every index row a turn inserts
 -- dirties a page of that index (each table's rows sit in a range of their
 -- own), which the WAL and then the checkpoint write out; these indexes
 -- cost about a third of a turn's WAL pages and were read by little.

@@ -1,4 +1,4 @@
--- Issue 12: a new memory is indexed for full-text search by the statement
+-- A new memory is indexed for full-text search by the statement
 -- that ends its transaction's writes (internal/db's archive), not by a
 -- trigger on its insert. FTS5 keeps the rows inserted in a transaction in
 -- memory, but writes them out as a new segment whenever a later statement

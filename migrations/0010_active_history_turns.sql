@@ -1,4 +1,4 @@
--- Issue 12: the index of the active histories (0008) also holds each
+-- The index of the active histories (0008) also holds each
 -- message's turn, so that the query an archive starts with (how many
 -- active messages up to its last turn, and the first of their turns:
 -- internal/db's qArchiveRange) reads the index alone instead of the row of

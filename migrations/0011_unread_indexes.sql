@@ -1,4 +1,4 @@
--- Issue 12: two indexes no query reads, each an index page a turn
+-- Two indexes no query reads, each an index page a turn
 -- dirtied per table (a few per cent of a saturated play run's WAL pages)
 -- and an index entry per row to write.
 --

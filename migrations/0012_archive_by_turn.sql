@@ -1,4 +1,4 @@
--- Issue 12: an archive no longer rewrites the messages it archives. A
+-- An archive no longer rewrites the messages it archives. A
 -- memory records the turns it covers, and archives are a prefix of the
 -- history by turn (every active message with a turn up to the memory's
 -- last_turn), so a message's memory follows from its turn: the memory of

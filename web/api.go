@@ -48,7 +48,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 		return badRequest("The request body could not be read.")
 	}
 	// encoding/json would replace invalid UTF-8 with U+FFFD silently: a
-	// name or text is stored as sent or refused (issue 11).
+	// name or text is stored as sent or refused.
 	if !utf8.Valid(body) {
 		return badRequest("The request body must be valid UTF-8.")
 	}

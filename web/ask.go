@@ -29,7 +29,7 @@ type askRequest struct {
 	Conversation string `json:"conversation"`
 }
 
-// askRoutes registers the "ask the data" routes (issue 10) on mux through
+// askRoutes registers the "ask the data" routes on mux through
 // handle; each must sit behind the operator's sign-in.
 func (s *Server) askRoutes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("POST /api/admin/ask", s.askAPI)

@@ -12,7 +12,7 @@ import (
 )
 
 // Quotas bound how fast one client address may create players and tables
-// (issue 11: one token created 200 tables in 1.1 s). Each is a token
+// (one token created 200 tables in 1.1 s). Each is a token
 // bucket: PerMinute a minute, bursts of Burst. A zero field takes its
 // default; Off turns both quotas off (load tests: TAVERN_QUOTAS=off).
 type Quotas struct {

@@ -95,7 +95,7 @@ func readSSE(t *testing.T, sc *bufio.Scanner, stop func(sseMsg) bool) []sseMsg {
 	return nil
 }
 
-// SSE resumes as the websocket does (issue 11 item 4): on a table of 650
+// SSE resumes as the websocket does: on a table of 650
 // events (it answered 503 past 256) a position within the replay window
 // is replayed in full and in order, one further behind (or none) gets a
 // "snapshot" event first; either way live events follow.

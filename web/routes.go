@@ -27,12 +27,12 @@ func (s *Server) routes() http.Handler {
 	hf("DELETE /api/tables/{id}/seats/me", s.authed(s.leave))
 	hf("GET /api/tables/{id}/events", s.events)
 	hf("GET /api/tables/{id}/stream", s.stream)
-	hf("GET /api/tables/{id}/story", s.story) // issue 13: the story as a file (web/story.go)
+	hf("GET /api/tables/{id}/story", s.story) // the story as a file (web/story.go)
 	// The living world (web/world.go).
 	hf("POST /api/tables/{id}/session", s.authed(s.startSession))
 	hf("GET /api/tables/{id}/quests", s.quests)
 	hf("GET /api/tables/{id}/inventory", s.authed(s.inventory))
-	// The DM's records (issue 4), for the table's owner: web/memory.go.
+	// The DM's records, for the table's owner: web/memory.go.
 	hf("GET /api/tables/{id}/memories", s.authed(s.listMemories))
 	hf("GET /api/tables/{id}/memories/search", s.authed(s.searchMemories))
 	hf("GET /api/tables/{id}/memories/{session}", s.authed(s.getSession))
@@ -40,7 +40,7 @@ func (s *Server) routes() http.Handler {
 	hf("GET /api/tables/{id}/export/{file}", s.authed(s.exportHistory))
 	hf("GET /api/tables/{id}/calls", s.authed(s.listCalls))
 	hf("GET /ws/tables/{id}", s.websocket)
-	// Ask the data (issue 10): the operator's data agent, web/ask.go.
+	// Ask the data: the operator's data agent, web/ask.go.
 	s.askRoutes(func(pattern string, h http.HandlerFunc) { hf(pattern, s.adminOnly(h)) })
 	// Anything else under /api gets a JSON error, not the HTML 404: 405 if
 	// the path exists with other methods.

@@ -165,7 +165,7 @@ func newServer(t tables, cfg Config) *Server {
 
 // ReadTimeout bounds reading one request (headers and body) on every
 // route but the websocket: a client that trickles its body is cut off
-// instead of holding a connection (issue 11). Streams clear it.
+// instead of holding a connection. Streams clear it.
 const ReadTimeout = 30 * time.Second
 
 // readDeadline sets ReadTimeout on the request's connection; the

@@ -16,7 +16,7 @@ import (
 const sseHeartbeat = 20 * time.Second
 
 // stream is GET /api/tables/{id}/stream: the table's events as
-// Server-Sent Events, with the websocket's resume policy (issue 11). Each
+// Server-Sent Events, with the websocket's resume policy. Each
 // event is "id: <seq>" and one "data: <Event JSON>" line, so
 // EventSource.onmessage sees every kind. A reconnecting EventSource sends
 // Last-Event-ID, which wins over ?since=; the events after it are replayed

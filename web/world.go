@@ -6,7 +6,7 @@ import (
 	"tavern/internal/engine"
 )
 
-// The living world's endpoints (issue 5): start a character's session, the
+// The living world's endpoints: start a character's session, the
 // table's quests, and the caller's inventory.
 
 // startSession handles POST /api/tables/{id}/session: the DM reads the

@@ -145,7 +145,7 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 }
 
 // logCall writes c to the log. A CallWriter only queues it and never
-// waits, so it gets c without a timer of its own (issue 12: every model
+// waits, so it gets c without a timer of its own (every model
 // call made one). Any other log gets a context of its own, since the
 // turn's may be the one that just expired and the row is still worth
 // writing.

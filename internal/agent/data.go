@@ -36,7 +36,7 @@ type Conversations interface {
 }
 
 // DataAgent answers the operator's questions about the server's own
-// database (seed 003, issue 10): with a model, the run loop of the game
+// database (seed 003): with a model, the run loop of the game
 // agents over the toolset of [NewDataTools] — the model queries the
 // curated views, draws a chart and ends with the answer tool (or a final
 // text message); an invalid call goes back to the model as an error, up

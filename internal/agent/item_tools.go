@@ -23,7 +23,7 @@ func dropTool() *Tool {
 		})
 }
 
-// drinkTool: a potion or a bandage works outside a fight too (issue 13).
+// drinkTool: a potion or a bandage works outside a fight too.
 func drinkTool() *Tool {
 	return defineTool("use_item", "The acting character uses a consumable it carries (a healing potion, a bandage) outside a fight. The engine rolls the healing; the item is used up.", []string{"item"},
 		map[string]any{"item": str("The item instance id (from the inventory) or its exact name.")},
@@ -36,7 +36,7 @@ func drinkTool() *Tool {
 }
 
 // equipTool: wield a weapon or wear armour the character carries (an
-// heirloom, loot) (issue 13).
+// heirloom, loot).
 func equipTool() *Tool {
 	return defineTool("equip_item", "The acting character equips a weapon or armour it carries (by instance id or name): the rules use it from now on.", []string{"item"},
 		map[string]any{"item": str("Instance id or exact name of a weapon or armour the acting character carries.")},

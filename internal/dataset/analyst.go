@@ -13,7 +13,7 @@ import (
 )
 
 // Analyst answers the common shapes of operator questions without a model
-// (issue 10's offline analyst, as the offline narrator plays without one):
+// (the offline analyst, as the offline narrator plays without one):
 // it recognises the shape by keywords, runs real SQL over the curated
 // views through [Dataset.Query] (so it is held to the same checks as a
 // model) and words a one-sentence answer from the rows. A question it

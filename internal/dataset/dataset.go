@@ -1,5 +1,5 @@
 // Package dataset is the operator's read-only window on Tavern's database
-// for the data agent (seed 003, issue 10): curated views
+// for the data agent (seed 003): curated views
 // (migrations/0005_data_views.sql), described for a model's prompt, and a
 // query runner that is safe by construction, plus [Analyst], which answers
 // common questions without a model.

@@ -9,7 +9,7 @@ import (
 	"tavern/internal/store"
 )
 
-// The operator's side of the store (issue 9): the pending actions'
+// The operator's side of the store: the pending actions'
 // lifecycle, the paused and closed marks on tables, and the call log read
 // over a time window.
 

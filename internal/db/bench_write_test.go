@@ -17,7 +17,7 @@ import (
 	"tavern/internal/store"
 )
 
-// The write path's benchmarks (issue 12): a turn and the archive of the
+// The write path's benchmarks: a turn and the archive of the
 // history it fills, an action's states, the model call log. Messages are
 // about 1.5 KB, the size of a turn's user message with its state block.
 
@@ -56,7 +56,7 @@ func benchArchive(i int) *store.Memory {
 
 // BenchmarkTurnThenArchive measures a turn's commit and, every
 // archiveEvery turns, the archive in a transaction of its own, as the hub
-// wrote it before issue 12's write path.
+// wrote it before the group-commit writer.
 func BenchmarkTurnThenArchive(b *testing.B) {
 	d := MustOpenDB(b)
 	ctx := context.Background()
@@ -291,7 +291,7 @@ type playTable struct {
 // its ack, then the turn that plays it (a new state with one character
 // changed, five events, six history messages of about 850 bytes, the
 // action resolved, two model calls), which is what a saturated play run
-// asks of the group-commit writer per action (issue 12). The state of each
+// asks of the group-commit writer per action. The state of each
 // commit is a new clone, as the hub makes it. wal-pages/action are the
 // pages the writer put in the WAL, cpu-ns/action the CPU time of the
 // process (the benchmark's building of the commits included).
@@ -300,7 +300,7 @@ func BenchmarkPlayRound(b *testing.B) { playRound(b, false) }
 // BenchmarkPlayRoundArchiving is BenchmarkPlayRound with the archives of
 // a play run: every second turn of a table carries the archive of the
 // two turns before the last (twelve messages), about as often as a
-// saturated play run archives (issue 12).
+// saturated play run archives.
 func BenchmarkPlayRoundArchiving(b *testing.B) { playRound(b, true) }
 
 func playRound(b *testing.B, archiving bool) {

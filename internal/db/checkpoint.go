@@ -12,7 +12,7 @@ import (
 	"modernc.org/sqlite"
 )
 
-// Checkpoints run off the group-commit writer's path (issue 12). SQLite's
+// Checkpoints run off the group-commit writer's path. SQLite's
 // automatic checkpoint runs inside the COMMIT of whichever transaction takes
 // the WAL past 1,000 pages, so every commit queued behind it waited for the
 // copy into the database file and its fsyncs. The writer's connection has

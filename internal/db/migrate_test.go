@@ -18,7 +18,7 @@ import (
 
 // TestUpgradeToWriteIndexes stores a played and archived history, takes
 // the file back to migration 7 (the indexes and search trigger before
-// issue 12's write path), and reopens it: migrations 0008 and 0009 swap
+// the group-commit write path), and reopens it: migrations 0008 and 0009 swap
 // the indexes and the trigger, every history read gives what it gave, the
 // search finds old and new memories, and the reads that need an index
 // still find one.

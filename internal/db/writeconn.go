@@ -19,7 +19,7 @@ import (
 // and each prepared statement must then be bound to the transaction
 // (Tx.StmtContext, which allocates). That fixed cost was a third of the
 // store's CPU for a transaction of one say, which a fan-out run commits
-// hundreds of times a second (issue 12). Holding the connection also means
+// hundreds of times a second. Holding the connection also means
 // a transaction never waits in the pool behind another.
 type writer struct {
 	mu   sync.Mutex

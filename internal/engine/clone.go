@@ -8,8 +8,8 @@ import (
 // Clone returns a deep copy sharing only the catalogue. Nil and empty
 // slices and maps stay as they are, so the copy encodes exactly as the
 // original. It is a typed copy, field by field: a turn job gets one per
-// turn, and a JSON round trip cost most of a turn's state handling
-// (issue 12). A field added to a type reachable from State must be copied
+// turn, and a JSON round trip cost most of a turn's state handling.
+// A field added to a type reachable from State must be copied
 // here; TestCloneIsDeepAndEqual fails until it is.
 func (s *State) Clone() *State {
 	c := *s

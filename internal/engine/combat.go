@@ -271,7 +271,7 @@ func (s *State) PartyPower() int {
 // written for.
 const encounterPower = 3
 
-// scaleEncounter fits a fight to the party (issue 13: two level-1
+// scaleEncounter fits a fight to the party (two level-1
 // characters were wiped out where three won). With a weaker party than
 // the encounter is written for, the foes named join and the others only
 // up to power+1 in all (the strongest; the rest hang back and may join

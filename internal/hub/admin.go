@@ -297,7 +297,7 @@ func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
 // tables' goroutines (busy committing a turn, say): one deadline for all,
 // so that many busy tables do not add up; adminRowAsks bounds how many
 // tables it asks at once. Asked one after the other, with every table
-// committing, 100 tables took 27 s to list (issue 12).
+// committing, 100 tables took 27 s to list.
 const (
 	adminRowWait = time.Second
 	adminRowAsks = 16

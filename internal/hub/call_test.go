@@ -9,7 +9,7 @@ import (
 )
 
 // A command refused by call never runs later: "an error means nothing
-// changed" (issue 11, item 2). The table loop is not started, so the test
+// changed". The table loop is not started, so the test
 // decides when the queued command gets its turn.
 func TestCallRefusedCommandNeverRuns(t *testing.T) {
 	cases := []struct {

@@ -35,7 +35,7 @@ func (s *deadlineSpy) ActiveHistory(ctx context.Context, _, _ string, _ int) ([]
 }
 
 // The hub's store calls carry a deadline even when the caller's context
-// has none (issue 11 item 5): New wraps the store.
+// has none: New wraps the store.
 func TestStoreCallsHaveDeadlines(t *testing.T) {
 	spy := &deadlineSpy{calls: map[string]bool{}}
 	h := New(Config{Store: spy})

@@ -123,7 +123,7 @@ func TestHistoryCacheEqualsStore(t *testing.T) {
 }
 
 // BenchmarkHistoryContext measures one turn's history context: read and
-// decoded from the store (before issue 12) and from the table's cache.
+// decoded from the store (as before the history cache) and from the table's cache.
 func BenchmarkHistoryContext(b *testing.B) {
 	h, tb := cacheEnv(b)
 	ctx := context.Background()

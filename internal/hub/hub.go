@@ -93,12 +93,12 @@ type Hub struct {
 	// unique in the process.
 	chains atomic.Uint64
 	// limits holds each player's frame budget, shared by all of the
-	// player's connections (issue 11: 3 players on 40 sockets pushed ~330
+	// player's connections (3 players on 40 sockets pushed ~330
 	// chat events/s when the budget was per connection).
 	limitsMu sync.Mutex
 	limits   map[string]*rate.Limiter
 	// sockets counts the websockets being served, so that Close returns
-	// only once every socket got its 1001 (issue 11: 11 of 480 saw 1006
+	// only once every socket got its 1001 (11 of 480 saw 1006
 	// when the process exited first). socketsMu guards socketsClosed.
 	socketsMu     sync.Mutex
 	socketsClosed bool
@@ -179,7 +179,7 @@ func New(cfg Config) *Hub {
 	return h
 }
 
-// Start brings back the stored tables that cannot wait (issue 12): those
+// Start brings back the stored tables that cannot wait: those
 // with acknowledged but unresolved actions, which are played (once:
 // resolving commits with the turn), and those in a fight, whose turn timer
 // is armed again. Every other table loads lazily, on the first request,
@@ -465,7 +465,7 @@ type Stream struct {
 }
 
 // Stream subscribes to a table with the websocket's resume policy
-// (PROTOCOL.md, issue 11): events after since are replayed when they are
+// (PROTOCOL.md): events after since are replayed when they are
 // at most the replay window behind, else the subscriber gets a snapshot;
 // since < 0 asks for the snapshot. The replay is read from the store
 // outside the table goroutine, which only hands out the seq boundary.
@@ -558,7 +558,7 @@ func (h *Hub) subscribe(ctx context.Context, tableID string, since int64, window
 	return Stream{Snapshot: snap, Events: out}, nil
 }
 
-// storeTimeout bounds every store call the hub makes (issue 11: the table
+// storeTimeout bounds every store call the hub makes (the table
 // goroutine must never wait on the disk without a deadline); see deadlined.
 const storeTimeout = 10 * time.Second
 

@@ -13,7 +13,7 @@ import (
 
 // Frames are checked before anything is stored: invalid UTF-8 is refused
 // (not replaced with U+FFFD), control characters in act/say text are
-// refused, and nothing of a refused frame reaches the log (issue 11 item 8).
+// refused, and nothing of a refused frame reaches the log.
 func TestFrameHygiene(t *testing.T) {
 	e := newEnv(t, 1)
 	id := e.table(hub.TableSpec{})
@@ -62,7 +62,7 @@ func TestFrameHygiene(t *testing.T) {
 }
 
 // The frame budget is the player's, not the connection's: three sockets
-// of one player together get one burst (issue 11 item 7).
+// of one player together get one burst.
 func TestRateLimitPerPlayer(t *testing.T) {
 	e := newEnv(t, 1)
 	id := e.table(hub.TableSpec{})

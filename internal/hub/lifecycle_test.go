@@ -17,7 +17,7 @@ import (
 	"tavern/internal/store"
 )
 
-// Issue 11 items 1 and 3: what the hub does and says when the DM keeps
+// What the hub does and says when the DM keeps
 // failing, and a retried act answered with the truth.
 
 // flaky is the offline narrator that fails on purpose: every call for

@@ -16,7 +16,7 @@ import (
 // summary is extractive and the turn goes on.
 const summaryTimeout = 60 * time.Second
 
-// historyCache is a table's live history window (issue 12): each agent's
+// historyCache is a table's live history window: each agent's
 // active (not archived) messages, decoded, and its last memories. It is
 // read from the store on a table's first turn after it loads, then kept up
 // to date from what each committed turn adds (remember) and from archiving,

@@ -10,7 +10,7 @@ import (
 	"tavern/internal/store"
 )
 
-// Metrics are the game server's Prometheus metrics (issue 9): tables,
+// Metrics are the game server's Prometheus metrics: tables,
 // sockets, turns, event fan-out, closed sockets, the model calls fed by
 // the call log's writer (ObserveCall), and the store's writer (StoreCommit,
 // StoreTransaction, StoreQueue). Labels are bounded: role, agent,

@@ -8,7 +8,7 @@ import (
 // A websocket resuming on a long table (600 events, stored while the
 // server was down) is replayed from the store outside the table goroutine
 // when within the window, in order and without a gap before the live
-// events; further behind it gets a snapshot (issue 11 items 4, 5).
+// events; further behind it gets a snapshot.
 func TestWebsocketResumeOnLongTable(t *testing.T) {
 	e := newEnv(t, 1)
 	const n = 600

@@ -276,7 +276,7 @@ func (t countedTimer) Stop() bool {
 }
 
 // TestAlarmsStartNoGoroutine: waiting alarms of the real clock are timers,
-// not goroutines (a goroutine each was churn under load, issue 12).
+// not goroutines (a goroutine each was churn under load).
 func TestAlarmsStartNoGoroutine(t *testing.T) {
 	h := New(Config{})
 	defer h.Close()

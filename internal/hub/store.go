@@ -48,7 +48,7 @@ type Store interface {
 }
 
 // MemoryStore is the part of the store behind the history window, the
-// long-term memory (seed 001) and the exports (issue 4).
+// long-term memory (seed 001) and the exports.
 type MemoryStore interface {
 	agent.MemoryIndex
 	// ActiveHistory returns the messages of an agent's history that are

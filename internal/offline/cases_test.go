@@ -8,8 +8,8 @@ import (
 	"tavern/internal/engine"
 )
 
-// The offline narrator cases of issue 13 (what every new user meets
-// first).
+// The offline narrator cases that every new user meets
+// first.
 
 func TestOfflinePotionOutsideCombatHeals(t *testing.T) {
 	g := newGame(t)

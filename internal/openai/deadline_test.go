@@ -13,7 +13,7 @@ import (
 )
 
 // A request that hangs is abandoned by the first-token or the idle
-// deadline, long before CallTimeout, and retried (issue 11 item 9). The
+// deadline, long before CallTimeout, and retried. The
 // hung replies hang for an hour: only the deadlines can end them.
 func TestStreamDeadlines(t *testing.T) {
 	for _, tc := range []struct {

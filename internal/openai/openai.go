@@ -55,7 +55,7 @@ type Config struct {
 	// FirstTokenTimeout bounds the wait for the first streamed chunk of an
 	// attempt (default 20s), and IdleTimeout the wait between two chunks
 	// (default 15s): a request that hangs is abandoned and retried long
-	// before CallTimeout (issue 11: one hung request froze a table for a
+	// before CallTimeout (one hung request froze a table for a
 	// minute).
 	FirstTokenTimeout, IdleTimeout time.Duration
 	// MaxAttempts bounds the attempts of one call; 408, 409, 429, 5xx,

@@ -2,7 +2,7 @@ package store
 
 import "time"
 
-// The states of a pending action's life (issue 9, issue 11 item 1):
+// The states of a pending action's life:
 // pending → running → failed (attempts counted) → … → resolved or
 // abandoned by the operator.
 const (

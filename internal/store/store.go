@@ -93,7 +93,7 @@ type Commit struct {
 var ErrChainBroken = errors.New("store: an earlier commit of its chain failed; not applied")
 
 // TableInfo is what the lobby and a lazily loading hub need of a stored
-// table without loading it (issue 12): its settings, game mode, seats
+// table without loading it: its settings, game mode, seats
 // taken, whether it has open actions, and the operator's marks.
 type TableInfo struct {
 	Table   engine.Table

@@ -1,4 +1,4 @@
-// The "Ask the data" page (issue 10): posts the question to
+// The "Ask the data" page: posts the question to
 // /api/admin/ask with Accept: text/event-stream and shows each step as it
 // arrives — the SQL, the rows as a table, the chart spec and the chart —
 // then the answer. Follow-ups carry the conversation id. Without this
