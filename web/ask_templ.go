@@ -18,7 +18,7 @@ import (
 // maxRowsShown bounds the rows of one result the page lists.
 const maxRowsShown = 100
 
-// askPage is the operator's "Ask the data" page (issue 10): a question
+// askPage is the operator's "Ask the data" page: a question
 // box, then each answer with its steps — the SQL, the rows as a table, the
 // chart spec and the chart — so the operator can check the work. Without
 // JavaScript the form posts to /admin/ask and the page shows the final
