@@ -87,14 +87,12 @@ func (t *table) admitAct(c *client, clientID, text string) (string, *store.Commi
 	if ch == nil {
 		return refuse(protoErr(CodeNotSeated, "Your character has left the table."))
 	}
-	if !ch.Conscious() {
+	// The same rule the snapshot's can_act and turn show the page (turnOf).
+	switch turnOf(t.st, ch) {
+	case TurnDown:
 		return refuse(protoErr(CodeDead, ch.Name+" is unconscious and cannot act."))
-	}
-	if cb := t.st.Game.Combat; cb != nil && t.meta.Config.CombatMode == engine.CombatTactical {
-		cur := cb.Current()
-		if cur.Entry != engine.PCEntry(s.Seat) || cb.Ending != "" {
-			return refuse(protoErr(CodeNotYourTurn, fmt.Sprintf("It is %s's turn.", cur.Name)))
-		}
+	case TurnWaiting:
+		return refuse(protoErr(CodeNotYourTurn, fmt.Sprintf("It is %s's turn.", t.st.Game.Combat.Current().Name)))
 	}
 	a := engine.PendingAction{ID: newID("a"), PlayerID: c.player.ID, CharacterID: ch.ID, Seat: s.Seat, ClientID: clientID,
 		Text: text, Status: engine.ActionPending, CreatedAt: t.h.cfg.Now().UTC()}
