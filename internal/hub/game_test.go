@@ -2,11 +2,11 @@ package hub_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -245,7 +245,19 @@ func TestAcknowledgedActionResolvedOnceAfterCrash(t *testing.T) {
 	if f := a.act("once", "I look around"); f.Type != "ack" {
 		t.Fatalf("resend: %+v", f)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// A second act, played after anything the resend could have queued:
+	// once it is narrated, a wrongly replayed act would be in the log.
+	if f := a.act("after", "I wait"); f.Type != "ack" {
+		t.Fatalf("second act: %+v", f)
+	}
+	var second engine.ActionData
+	a.until("the second act", func(f frame) bool {
+		return f.Type == "event" && f.Kind == "action" && json.Unmarshal(f.Data, &second) == nil && second.Text == "I wait"
+	})
+	a.until("the second act's narration", func(f frame) bool {
+		var n engine.NarrationData
+		return f.Type == "event" && f.Kind == "narration" && json.Unmarshal(f.Data, &n) == nil && n.ActionID == second.ActionID
+	})
 	evs, err := e.hub.Events(context.Background(), tid, 0, 500)
 	if err != nil {
 		t.Fatal(err)
@@ -259,9 +271,10 @@ func TestAcknowledgedActionResolvedOnceAfterCrash(t *testing.T) {
 			narrations++
 		}
 	}
-	// One intro narration, Aldric's arrival, one action, one resolution.
-	if actions != 1 || narrations != 3 {
-		t.Errorf("%d actions and %d narrations, want 1 and 3", actions, narrations)
+	// One intro narration, Aldric's arrival, and two actions each with its
+	// resolution: the resent one was not played twice.
+	if actions != 2 || narrations != 4 {
+		t.Errorf("%d actions and %d narrations, want 2 and 4", actions, narrations)
 	}
 	data, err := e.store.LoadTable(context.Background(), tid)
 	if err != nil || len(data.Pending) != 0 {
