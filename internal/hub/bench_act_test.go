@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -14,9 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"tavern/adventures"
 	"tavern/internal/agent"
-	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
 	"tavern/internal/offline"
@@ -29,38 +26,14 @@ import (
 // with a small -benchtime (10x): a player may send 30 frames at once.
 func BenchmarkActTurn(b *testing.B) {
 	ctx := context.Background()
-	st, err := db.Open(ctx, filepath.Join(b.TempDir(), "tavern.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	lib, err := adventures.Load()
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := hub.New(hub.Config{
-		Store: st, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}},
-		Log:    slog.New(slog.DiscardHandler), Seed: func() uint64 { return 1 }, ShutdownGrace: time.Second,
-	})
-	if err := h.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close()
-	p := engine.Player{ID: "p1", Name: "Ann"}
-	if err := st.CreatePlayer(ctx, p, []byte("tok")); err != nil {
-		b.Fatal(err)
-	}
-	ts, err := h.CreateTable(ctx, p, hub.TableSpec{Name: "Bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := h.Sit(ctx, ts.ID, p, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
-		b.Fatal(err)
-	}
+	tv := openTavern(b, filepath.Join(b.TempDir(), "tavern.db"), &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}},
+		func(c *hub.Config) { c.Seed, c.ShutdownGrace = func() uint64 { return 1 }, time.Second })
+	defer tv.Close()
+	h := tv.Hub
+	tableID, p := seatAldric(b, tv)
 	// The seat's session start plays first, off the clock.
 	for {
-		s, err := h.Snapshot(ctx, ts.ID)
+		s, err := h.Snapshot(ctx, tableID)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,7 +49,7 @@ func BenchmarkActTurn(b *testing.B) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	defer srv.CloseClientConnections()
-	url := strings.Replace(srv.URL, "http", "ws", 1) + "/ws/tables/" + ts.ID + "?role=player"
+	url := strings.Replace(srv.URL, "http", "ws", 1) + "/ws/tables/" + tableID + "?role=player"
 	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"tavern.v1"}})
 	if err != nil {
 		b.Fatal(err)

@@ -38,17 +38,7 @@ func benchFanout(b *testing.B, n int) {
 		func(c *hub.Config) { c.Seed, c.ShutdownGrace = func() uint64 { return 1 }, time.Second })
 	defer tv.Close()
 	st, h := tv.Store, tv.Hub
-	p := engine.Player{ID: "p1", Name: "Ann"}
-	if err := st.CreatePlayer(ctx, p, []byte("tok")); err != nil {
-		b.Fatal(err)
-	}
-	ts, err := h.CreateTable(ctx, p, hub.TableSpec{Name: "Bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := h.Sit(ctx, ts.ID, p, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
-		b.Fatal(err)
-	}
+	tableID, p := seatAldric(b, tv)
 	mux := http.NewServeMux()
 	var current atomic.Pointer[engine.Player] // the seated player (token "tok")
 	current.Store(&p)
@@ -62,7 +52,7 @@ func benchFanout(b *testing.B, n int) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	defer srv.CloseClientConnections()
-	base := strings.Replace(srv.URL, "http", "ws", 1) + "/ws/tables/" + ts.ID + "?role="
+	base := strings.Replace(srv.URL, "http", "ws", 1) + "/ws/tables/" + tableID + "?role="
 	dial := func(q string) *websocket.Conn {
 		c, _, err := websocket.Dial(ctx, base+q, &websocket.DialOptions{Subprotocols: []string{"tavern.v1"}})
 		if err != nil {
@@ -110,7 +100,7 @@ func benchFanout(b *testing.B, n int) {
 		if player != nil {
 			player.Close(websocket.StatusNormalClosure, "")
 			old := current.Load()
-			if err := h.Leave(ctx, ts.ID, *old); err != nil {
+			if err := h.Leave(ctx, tableID, *old); err != nil {
 				b.Fatal(err)
 			}
 			seated++
@@ -118,7 +108,7 @@ func benchFanout(b *testing.B, n int) {
 			if err := st.CreatePlayer(ctx, np, []byte(fmt.Sprint("tok", seated))); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := h.Sit(ctx, ts.ID, np, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
+			if _, err := h.Sit(ctx, tableID, np, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
 				b.Fatal(err)
 			}
 			current.Store(&np)

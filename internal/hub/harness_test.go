@@ -387,3 +387,22 @@ func (e *env) longTable(n int64) string {
 	e.open()
 	return id
 }
+
+// seatAldric creates player p1 (Ann) and a table where Aldric, her
+// warrior, sits: the benchmarks' one-player table.
+func seatAldric(tb testing.TB, tv *tavern.Tavern) (tableID string, p engine.Player) {
+	tb.Helper()
+	ctx := context.Background()
+	p = engine.Player{ID: "p1", Name: "Ann"}
+	if err := tv.Store.CreatePlayer(ctx, p, []byte("tok")); err != nil {
+		tb.Fatal(err)
+	}
+	ts, err := tv.Hub.CreateTable(ctx, p, hub.TableSpec{Name: "Bench"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := tv.Hub.Sit(ctx, ts.ID, p, engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
+		tb.Fatal(err)
+	}
+	return ts.ID, p
+}
