@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ type wsConn struct {
 
 func (e *testEnv) ws(tableID, role, token string) *wsConn {
 	e.t.Helper()
-	u := "ws" + strings.TrimPrefix(e.srv.URL, "http") + "/ws/tables/" + tableID + "?role=" + role
+	u := "ws" + strings.TrimPrefix(e.url, "http") + "/ws/tables/" + tableID + "?role=" + role
 	hdr := http.Header{}
 	if token != "" {
 		hdr.Set("Authorization", "Bearer "+token)

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/web"
 )
 
 func TestCreatePlayer(t *testing.T) {
@@ -323,9 +324,9 @@ func TestStream(t *testing.T) {
 	id := e.newTable(map[string]any{"name": "Stream"})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/api/tables/"+id+"/stream", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/api/tables/"+id+"/stream", nil)
 	req.Header.Set("Last-Event-ID", "0")
-	res, err := e.srv.Client().Do(req)
+	res, err := e.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,10 +341,10 @@ func TestStream(t *testing.T) {
 	go func() {
 		// Not e.do: it may fail the test, which only the test goroutine may.
 		body := strings.NewReader(`{"character":{"name":"Brunhild"}}`)
-		req, _ := http.NewRequest("POST", e.srv.URL+"/api/tables/"+id+"/seats", body)
+		req, _ := http.NewRequest("POST", e.url+"/api/tables/"+id+"/seats", body)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+tok)
-		res, err := e.srv.Client().Do(req)
+		res, err := e.client.Do(req)
 		if err != nil {
 			sat <- 0
 			return
@@ -382,9 +383,9 @@ func TestStream(t *testing.T) {
 	}
 
 	// Last-Event-ID resumes after that event.
-	req2, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/api/tables/"+id+"/stream?since=0", nil)
+	req2, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/api/tables/"+id+"/stream?since=0", nil)
 	req2.Header.Set("Last-Event-ID", "1")
-	res2, err := e.srv.Client().Do(req2)
+	res2, err := e.client.Do(req2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +409,7 @@ func TestWebsocketIdentity(t *testing.T) {
 	id := e.newTable(map[string]any{"name": "WS"})
 	pid, tok := e.newPlayer("Ann")
 	e.do("POST", "/api/tables/"+id+"/seats", map[string]any{"character": map[string]any{"name": "Brunhild"}}, tok)
-	wsURL := "ws" + strings.TrimPrefix(e.srv.URL, "http") + "/ws/tables/" + id
+	wsURL := "ws" + strings.TrimPrefix(e.url, "http") + "/ws/tables/" + id
 
 	for _, tc := range []struct {
 		name  string
@@ -510,30 +511,8 @@ func TestUnknownEndpoints(t *testing.T) {
 	}
 }
 
-func TestErrorStatus(t *testing.T) {
-	for _, tc := range []struct {
-		err    error
-		status int
-		code   string
-		msg    string
-	}{
-		{engine.Errorf(engine.EINVALID, "bad seat"), 400, "bad_request", "bad seat"},
-		{engine.Errorf(engine.ENOTFOUND, "no table"), 404, "not_found", "no table"},
-		{fmt.Errorf("wrapped: %w", engine.Errorf(engine.ECONFLICT, "full")), 409, "conflict", "full"},
-		{engine.Errorf(engine.EFORBIDDEN, "not yours"), 403, "forbidden", "not yours"},
-		{engine.Errorf(engine.EUNAVAILABLE, "DM down"), 503, "unavailable", "DM down"},
-		{engine.Errorf(engine.EINTERNAL, "disk on fire"), 500, "internal", "Internal error."},
-		{errors.New("sql: /var/secret.db locked"), 500, "internal", "Internal error."},
-	} {
-		st, code, msg := status(tc.err)
-		if st != tc.status || code != tc.code || msg != tc.msg {
-			t.Errorf("status(%v) = %d %s %q, want %d %s %q", tc.err, st, code, msg, tc.status, tc.code, tc.msg)
-		}
-	}
-}
-
 // brokenHub fails every snapshot with an internal error.
-type brokenHub struct{ tables }
+type brokenHub struct{ web.Tables }
 
 func (brokenHub) Snapshot(context.Context, string) (hub.Snapshot, error) {
 	return hub.Snapshot{}, errors.New("open /var/lib/tavern/secret.db: disk I/O error")
@@ -542,8 +521,9 @@ func (brokenHub) Snapshot(context.Context, string) (hub.Snapshot, error) {
 func TestInternalErrorHidden(t *testing.T) {
 	var logs bytes.Buffer
 	e := newTestEnv(t)
-	s := newServer(brokenHub{e.hub}, Config{Players: e.players, Log: slogTo(&logs)})
-	srv := &testEnv{t: t, srv: newHTTPTest(t, s.Handler())}
+	s := web.NewOn(brokenHub{e.hub}, web.Config{Players: e.players, Log: slogTo(&logs)})
+	hs := newHTTPTest(t, s.Handler())
+	srv := &testEnv{t: t, url: hs.URL, client: hs.Client()}
 	r := srv.do("GET", "/api/tables/t-1", nil, "")
 	wantError(t, r, http.StatusInternalServerError, "internal")
 	if strings.Contains(string(r.body), "secret") {

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bufio"
@@ -6,14 +6,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"tavern/internal/agent"
 	"tavern/internal/dataset"
@@ -21,19 +18,20 @@ import (
 	"tavern/internal/db"
 	"tavern/internal/openai"
 	"tavern/internal/openai/openaitest"
+	"tavern/web"
 )
 
-// askEnv is a web server whose data agent reads a seeded database; with a
-// fake OpenAI server for its model, or the offline analyst.
+// askEnv is a running Tavern whose data agent reads a seeded database
+// of its own; with a fake OpenAI server for its model, or the offline
+// analyst.
 type askEnv struct {
-	srv   *httptest.Server
+	*testEnv
 	fake  *openaitest.Server
 	agent *agent.DataAgent
 }
 
 func newAskEnv(t *testing.T, online bool) *askEnv {
 	t.Helper()
-	e := newTestEnv(t)
 	ctx := context.Background()
 	path := datasettest.MustSeed(t)
 	store, err := db.Open(ctx, path)
@@ -44,6 +42,10 @@ func newAskEnv(t *testing.T, online bool) *askEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		data.Close()
+		store.Close()
+	})
 	a := &agent.DataAgent{Data: data, Conversations: store,
 		Offline: &dataset.Analyst{Data: data, Now: func() time.Time { return datasettest.Now }}}
 	env := &askEnv{agent: a}
@@ -51,25 +53,19 @@ func newAskEnv(t *testing.T, online bool) *askEnv {
 		env.fake = openaitest.New(t, nil)
 		a.Model = openai.New(openai.Config{APIKey: "sk-test", BaseURL: env.fake.URL, Model: "fake-analyst", MaxAttempts: 1, CallTimeout: 5 * time.Second})
 	}
-	s := New(Config{Hub: e.hub, Players: e.players, Metrics: prometheus.NewRegistry(), AdminToken: testAdminToken, Ask: a})
-	env.srv = httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		env.srv.Close()
-		data.Close()
-		store.Close()
-	})
+	env.testEnv = startEnv(t, envConfig{web: func(c *web.Config) { c.Ask = a }})
 	return env
 }
 
 func (e *askEnv) post(t *testing.T, body string, accept string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/api/admin/ask", strings.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, e.url+"/api/admin/ask", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+testAdminToken)
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
-	res, err := e.srv.Client().Do(req)
+	res, err := e.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,14 +102,14 @@ func TestAskNeedsTheOperator(t *testing.T) {
 		{"POST", "/admin/ask", "question=How+many+tables%3F", "application/x-www-form-urlencoded"},
 	} {
 		for _, auth := range []string{"", "Bearer wrong-token"} {
-			req, _ := http.NewRequest(tc.method, e.srv.URL+tc.path, strings.NewReader(tc.body))
+			req, _ := http.NewRequest(tc.method, e.url+tc.path, strings.NewReader(tc.body))
 			if tc.ctype != "" {
 				req.Header.Set("Content-Type", tc.ctype)
 			}
 			if auth != "" {
 				req.Header.Set("Authorization", auth)
 			}
-			res, err := e.srv.Client().Do(req)
+			res, err := e.client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +147,7 @@ func TestAskAPIRefuses(t *testing.T) {
 				if res.StatusCode != tc.status || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 					t.Fatalf("accept %q: status %d %s, want %d JSON", accept, res.StatusCode, res.Header.Get("Content-Type"), tc.status)
 				}
-				body := decodeBody[errorBody](t, res)
+				body := decodeBody[web.ErrorBody](t, res)
 				if body.Error.Code != tc.code || body.Error.Message == "" {
 					t.Errorf("accept %q: error %+v, want code %s", accept, body.Error, tc.code)
 				}
@@ -289,9 +285,9 @@ func TestAskAPIStreamsProgress(t *testing.T) {
 
 func TestAskPageWithoutScript(t *testing.T) {
 	e := newAskEnv(t, false)
-	get, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/admin/ask", nil)
+	get, _ := http.NewRequest(http.MethodGet, e.url+"/admin/ask", nil)
 	get.Header.Set("Authorization", "Bearer "+testAdminToken)
-	res, err := e.srv.Client().Do(get)
+	res, err := e.client.Do(get)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,10 +299,10 @@ func TestAskPageWithoutScript(t *testing.T) {
 
 	form := func(v url.Values) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/admin/ask", strings.NewReader(v.Encode()))
+		req, _ := http.NewRequest(http.MethodPost, e.url+"/admin/ask", strings.NewReader(v.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Authorization", "Bearer "+testAdminToken)
-		res, err := e.srv.Client().Do(req)
+		res, err := e.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

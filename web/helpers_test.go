@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bytes"
@@ -14,21 +14,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"tavern/adventures"
 	"tavern/internal/agent"
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
-	"tavern/internal/offline"
+	"tavern/internal/tavern"
+	"tavern/web"
 )
 
-// testEnv is a running Tavern web server on a real SQLite file and a real
-// hub with the offline narrator.
+// testEnv is a running Tavern, built by tavern.New as the binary builds
+// it: a real SQLite file, a real hub with the offline narrator, the web
+// handler, served on a loopback port.
 type testEnv struct {
 	t       *testing.T
-	srv     *httptest.Server
+	url     string
+	client  *http.Client
+	tavern  *tavern.Tavern
 	hub     *hub.Hub
 	store   *db.DB
 	players *recordingPlayers
@@ -36,7 +37,7 @@ type testEnv struct {
 
 // recordingPlayers is the real store, remembering the hashes it was given.
 type recordingPlayers struct {
-	Players
+	web.Players
 	mu     sync.Mutex
 	hashes [][]byte
 }
@@ -60,65 +61,76 @@ func newTestEnv(t *testing.T) *testEnv { return startEnv(t, envConfig{}) }
 
 // envConfig varies a testEnv; the zero value is newTestEnv's.
 type envConfig struct {
-	path   string      // the SQLite file (default: a new one)
-	model  agent.Model // the DM (default: the offline narrator)
-	quotas Quotas
-	// calls sends the model calls through a call log writer into the
-	// store and the metrics, on one registry (the operator's view).
+	path  string      // the SQLite file (default: a new one)
+	model agent.Model // the DM (default: the offline narrator)
+	// quotas, unless zero, replaces the quotas the settings make, with
+	// exact rates and bursts; Off alone is the quotas setting off.
+	quotas web.Quotas
+	// calls prices the model's calls (the operator's view of the call
+	// log and the metrics) and seeds the dice as those tests expect.
 	calls bool
+	// web adjusts the web handler's configuration, after the above.
+	web func(*web.Config)
 }
 
-// startEnv starts a hub and a web server on cfg's SQLite file; both stop
-// when the test ends.
+// startEnv builds and serves a Tavern on cfg's SQLite file; it stops when
+// the test ends.
 func startEnv(t *testing.T, cfg envConfig) *testEnv {
 	t.Helper()
-	ctx := context.Background()
 	if cfg.path == "" {
 		cfg.path = filepath.Join(t.TempDir(), "t.db")
 	}
-	if cfg.model == nil {
-		cfg.model = offline.Narrator{}
-	}
-	store, err := db.Open(ctx, cfg.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	reg := prometheus.NewRegistry()
-	hc := hub.Config{
-		Store: store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: cfg.model, Combat: cfg.model, Log: log},
-		Log:    log, Seed: func() uint64 { return 7 }, ShutdownGrace: 2 * time.Second,
-	}
-	closeCalls := func() error { return nil }
+	players := &recordingPlayers{}
+	tc := tavern.DefaultConfig()
+	tc.Addr, tc.DB, tc.AdminToken = "127.0.0.1:0", cfg.path, testAdminToken
+	tc.LogOutput, tc.LogLevel = tlog{t}, slog.LevelWarn
+	tc.ShutdownTimeout = 5 * time.Second
+	tc.Narrator = cfg.model
+	seed := uint64(7)
 	if cfg.calls {
-		m := hub.NewMetrics(reg)
-		store.ObserveWrites(db.WriteObserver{Commit: m.StoreCommit, Transaction: m.StoreTransaction})
-		m.StoreQueue(store.Queued)
-		calls := agent.NewCallWriter(agent.CallWriterConfig{Store: store, Observe: m.ObserveCall, Dropped: m.CallDropped, Log: log})
-		logged := &agent.Logged{Model: cfg.model, Log: calls, Logger: log, Prices: agent.Prices{"offline": {Input: 1, Cached: 0.5, Output: 2}}}
-		hc.Runner.Narrative, hc.Runner.Combat, hc.Metrics, hc.Seed = logged, logged, m, func() uint64 { return 11 }
-		closeCalls = calls.Close
+		tc.Prices, seed = "offline=1/0.5/2", 11
 	}
-	h := hub.New(hc)
-	if err := h.Start(ctx); err != nil {
+	tc.Hub = func(c *hub.Config) {
+		c.Seed = func() uint64 { return seed }
+		c.ShutdownGrace = 2 * time.Second
+	}
+	exact := false
+	switch q := cfg.quotas; {
+	case q.Off:
+		tc.Quotas = false // as TAVERN_QUOTAS=off
+	case q != web.Quotas{}:
+		exact = true
+	}
+	tc.Web = func(c *web.Config) {
+		players.Players, c.Players = c.Players, players
+		if exact {
+			c.Quotas = cfg.quotas
+		}
+		if cfg.web != nil {
+			cfg.web(c)
+		}
+	}
+	tv, err := tavern.New(context.Background(), tc)
+	if err != nil {
 		t.Fatal(err)
 	}
-	players := &recordingPlayers{Players: store}
-	s := New(Config{Hub: h, Players: players, Log: log, Metrics: reg, AdminToken: testAdminToken, Quotas: cfg.quotas})
-	srv := httptest.NewServer(s.Handler())
+	if err := tv.Listen(); err != nil {
+		tv.Close()
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- tv.Serve() }()
+	client := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		_ = h.Close()
-		_ = closeCalls()
-		srv.Close()
-		_ = store.Close()
+		if err := tv.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		client.CloseIdleConnections()
 	})
-	return &testEnv{t: t, srv: srv, hub: h, store: store, players: players}
+	return &testEnv{t: t, url: tv.URL(), client: client, tavern: tv, hub: tv.Hub, store: tv.Store, players: players}
 }
 
 // testAdminToken is the operator's token of every testEnv.
@@ -157,7 +169,7 @@ func (e *testEnv) do(method, path string, body any, token string, hdr ...string)
 		}
 		rd = bytes.NewReader(j)
 	}
-	req, err := http.NewRequest(method, e.srv.URL+path, rd)
+	req, err := http.NewRequest(method, e.url+path, rd)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -174,7 +186,7 @@ func (e *testEnv) do(method, path string, body any, token string, hdr ...string)
 			req.Header.Set(hdr[i], hdr[i+1])
 		}
 	}
-	res, err := e.srv.Client().Do(req)
+	res, err := e.client.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}

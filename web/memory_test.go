@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"tavern/internal/engine"
 	"tavern/internal/hub"
 	"tavern/internal/store"
+	"tavern/web"
 )
 
 func TestMemoryAndExportEndpoints(t *testing.T) {
@@ -62,7 +63,7 @@ func TestMemoryAndExportEndpoints(t *testing.T) {
 
 	t.Run("list", func(t *testing.T) {
 		r := e.do("GET", base+"/memories", nil, owner)
-		var got memoriesResponse
+		var got web.MemoriesResponse
 		if r.status != http.StatusOK || json.Unmarshal(r.body, &got) != nil || len(got.Memories) != 1 || got.Memories[0].ID != mem.ID {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
@@ -73,7 +74,7 @@ func TestMemoryAndExportEndpoints(t *testing.T) {
 	})
 	t.Run("search", func(t *testing.T) {
 		r := e.do("GET", base+"/memories/search?q=snikket+lantern", nil, owner)
-		var got memoriesResponse
+		var got web.MemoriesResponse
 		if r.status != http.StatusOK || json.Unmarshal(r.body, &got) != nil || len(got.Memories) != 1 {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
@@ -133,7 +134,7 @@ func TestMemoryAndExportEndpoints(t *testing.T) {
 	})
 	t.Run("calls", func(t *testing.T) {
 		r := e.do("GET", base+"/calls", nil, owner)
-		var got callsResponse
+		var got web.CallsResponse
 		if r.status != http.StatusOK || json.Unmarshal(r.body, &got) != nil || len(got.Calls) != 1 || got.Calls[0].CachedTokens != 1024 {
 			t.Fatalf("%d %s", r.status, r.body)
 		}

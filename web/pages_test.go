@@ -1,8 +1,6 @@
-package web
+package web_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -11,6 +9,7 @@ import (
 
 	"tavern/internal/engine"
 	"tavern/internal/hub"
+	"tavern/web"
 )
 
 const hostile = `<script>alert(1)</script>`
@@ -153,13 +152,13 @@ func combatSnapshot() hub.Snapshot {
 	}
 }
 
-func renderTable(t *testing.T, v tableView) string {
+func renderTable(t *testing.T, v web.TableView) string {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := tablePage(v).Render(context.Background(), &buf); err != nil {
+	page, err := web.RenderTablePage(v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.String()
+	return page
 }
 
 // The page renders only the shell: every panel's container is empty,
@@ -168,7 +167,7 @@ func renderTable(t *testing.T, v tableView) string {
 func TestTablePageShell(t *testing.T) {
 	snap := combatSnapshot()
 	p2 := &engine.Player{ID: "p2", Name: "Mira"}
-	body := renderTable(t, tableView{Snap: snap, Player: p2, Me: &snap.Party[1]})
+	body := renderTable(t, web.TableView{Snap: snap, Player: p2, Me: &snap.Party[1]})
 	for _, empty := range []string{`<section class="card" id="combat-panel"></section>`, `<ul id="party" class="party"></ul>`,
 		`<section class="card" id="sheet"></section>`, `<section class="card" id="location"></section>`,
 		`<section class="card" id="quests"></section>`, `<div id="combat-bar" class="combat-bar" hidden></div>`} {

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"fmt"
@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"tavern/internal/hub"
+	"tavern/web"
 )
 
 // newQuotaEnv is newTestEnv with the given quotas.
-func newQuotaEnv(t *testing.T, q Quotas) *testEnv {
+func newQuotaEnv(t *testing.T, q web.Quotas) *testEnv {
 	t.Helper()
 	return startEnv(t, envConfig{quotas: q})
 }
@@ -19,7 +20,7 @@ func newQuotaEnv(t *testing.T, q Quotas) *testEnv {
 // Retry-After in whole seconds; TAVERN_QUOTAS=off (Quotas.Off) lifts them.
 func TestCreationQuotas(t *testing.T) {
 	t.Run("players", func(t *testing.T) {
-		e := newQuotaEnv(t, Quotas{PlayersPerMinute: 1, PlayersBurst: 3})
+		e := newQuotaEnv(t, web.Quotas{PlayersPerMinute: 1, PlayersBurst: 3})
 		for i := range 3 {
 			e.newPlayer(fmt.Sprintf("P%d", i))
 		}
@@ -30,7 +31,7 @@ func TestCreationQuotas(t *testing.T) {
 		}
 	})
 	t.Run("tables", func(t *testing.T) {
-		e := newQuotaEnv(t, Quotas{TablesPerMinute: 1, TablesBurst: 2})
+		e := newQuotaEnv(t, web.Quotas{TablesPerMinute: 1, TablesBurst: 2})
 		_, tok := e.newPlayer("Owner")
 		for i := range 2 {
 			if r := e.do("POST", "/api/tables", map[string]any{"name": fmt.Sprintf("T%d", i)}, tok); r.status != http.StatusCreated {
@@ -47,7 +48,7 @@ func TestCreationQuotas(t *testing.T) {
 		}
 	})
 	t.Run("off", func(t *testing.T) {
-		e := newQuotaEnv(t, Quotas{Off: true, PlayersPerMinute: 1, PlayersBurst: 1, TablesPerMinute: 1, TablesBurst: 1})
+		e := newQuotaEnv(t, web.Quotas{Off: true, PlayersPerMinute: 1, PlayersBurst: 1, TablesPerMinute: 1, TablesBurst: 1})
 		_, tok := e.newPlayer("Owner")
 		for i := range 30 {
 			e.newPlayer(fmt.Sprintf("P%d", i))
@@ -61,7 +62,7 @@ func TestCreationQuotas(t *testing.T) {
 // GET /api/tables pages with ?limit= and ?cursor= (additive); without
 // them the whole list comes back and there is no next.
 func TestListTablesPaged(t *testing.T) {
-	e := newQuotaEnv(t, Quotas{Off: true})
+	e := newQuotaEnv(t, web.Quotas{Off: true})
 	for i := range 7 {
 		e.newTable(map[string]any{"name": fmt.Sprintf("T%d", i)})
 	}

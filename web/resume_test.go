@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bufio"
@@ -12,42 +12,32 @@ import (
 	"testing"
 	"time"
 
-	"tavern/adventures"
-	"tavern/internal/agent"
 	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
-	"tavern/internal/offline"
 	"tavern/internal/store"
+	"tavern/web"
 )
 
-// newLongTableEnv serves a table whose log holds n events: the table is
-// created, n-1 chat lines are committed to its SQLite file, and a fresh
-// hub loads it (as after a restart).
+// newLongTableEnv serves a table whose log holds n events: a Tavern
+// creates the table and stops, n-1 chat lines are committed to its SQLite
+// file, and a fresh Tavern loads it (as after a restart).
 func newLongTableEnv(t *testing.T, n int) (*testEnv, string) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "t.db")
+	first := startEnv(t, envConfig{path: path, quotas: web.Quotas{Off: true}})
+	ts, err := first.hub.CreateTable(ctx, engine.Player{ID: "p-o", Name: "Owner"}, hub.TableSpec{Name: "Long"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.tavern.Close(); err != nil { // stopped: the file is free
+		t.Fatal(err)
+	}
 	st, err := db.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := hub.New(hub.Config{
-		Store: st, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}, ShutdownGrace: 2 * time.Second,
-	})
-	if err := h.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ts, err := h.CreateTable(ctx, engine.Player{ID: "p-o", Name: "Owner"}, hub.TableSpec{Name: "Long"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Close()
 	now := time.Now().UTC()
 	for seq := int64(2); seq <= int64(n); seq++ {
 		ev := engine.ChatEvent(engine.Player{ID: "p-o", Name: "Owner"}, fmt.Sprintf("line %d", seq))
@@ -59,7 +49,7 @@ func newLongTableEnv(t *testing.T, n int) (*testEnv, string) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return startEnv(t, envConfig{path: path, quotas: Quotas{Off: true}}), ts.ID
+	return startEnv(t, envConfig{path: path, quotas: web.Quotas{Off: true}}), ts.ID
 }
 
 // sseMsg is one Server-Sent Event.
@@ -104,11 +94,11 @@ func TestStreamResumePolicy(t *testing.T) {
 	e, id := newLongTableEnv(t, n)
 	open := func(lastEventID string) (*bufio.Scanner, func()) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/api/tables/"+id+"/stream", nil)
+		req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/api/tables/"+id+"/stream", nil)
 		if lastEventID != "" {
 			req.Header.Set("Last-Event-ID", lastEventID)
 		}
-		res, err := e.srv.Client().Do(req)
+		res, err := e.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

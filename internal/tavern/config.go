@@ -13,6 +13,7 @@ import (
 	"tavern/internal/agent"
 	"tavern/internal/hub"
 	"tavern/internal/openai"
+	"tavern/web"
 )
 
 // Config is every setting of a Tavern. DefaultConfig gives the defaults;
@@ -55,6 +56,14 @@ type Config struct {
 	// Hub, if set, adjusts the hub's configuration before the hub is
 	// built: a test's clock, seed or wrapped store.
 	Hub func(*hub.Config)
+	// Web, if set, adjusts the web handler's configuration before the
+	// handler is built: a test's exact quotas, wrapped player store or
+	// data agent.
+	Web func(*web.Config)
+	// Narrator, if set, stands in for the offline narrator when no model
+	// server is set: a test's model that fails on demand. Unlike Runner's
+	// models, its calls go to the call log, priced by its Name.
+	Narrator agent.Model
 	// ShutdownTimeout bounds Close's wait for requests in flight
 	// (default 15s).
 	ShutdownTimeout time.Duration

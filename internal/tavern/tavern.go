@@ -150,7 +150,11 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	}
 	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
-	t.Handler = web.New(web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry}).Handler()
+	wc := web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry}
+	if cfg.Web != nil {
+		cfg.Web(&wc)
+	}
+	t.Handler = web.New(wc).Handler()
 	// Websockets and streams are long-lived and set their own deadlines;
 	// the other routes get web.ReadTimeout per request (web.Server).
 	t.http = &http.Server{Handler: t.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
@@ -159,7 +163,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 
 // agents builds the game master's runner from the settings: the OpenAI
 // adapter for each agent when a key or a base URL is set, else the
-// offline narrator. Every call goes to the call log with its estimated
+// offline narrator (or the Narrator setting's model). Every call goes to the call log with its estimated
 // cost (agent.DefaultPrices, extended by the Prices setting). It returns
 // the data agent's model too (nil when offline) and the DM's name.
 func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
@@ -183,7 +187,11 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 		if cfg.Runner == nil {
 			t.Log.Info("no OPENAI_API_KEY or OPENAI_BASE_URL: running the offline narrator")
 		}
-		n := logged(offline.Narrator{})
+		var dm agent.Model = offline.Narrator{}
+		if cfg.Narrator != nil {
+			dm = cfg.Narrator
+		}
+		n := logged(dm)
 		return &agent.Runner{Narrative: n, Combat: n, Summary: n, Memory: t.Store, Log: t.Log}, nil, "offline"
 	}
 	if cfg.Runner == nil {

@@ -5,14 +5,17 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"tavern/internal/agent"
 	"tavern/internal/db"
+	"tavern/internal/offline"
 	"tavern/internal/openai"
 	"tavern/internal/openai/openaitest"
+	"tavern/web"
 )
 
 type tlog struct{ t *testing.T }
@@ -179,3 +182,40 @@ func TestCallLog(t *testing.T) {
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// fakeDM is a test's stand-in for the offline narrator.
+type fakeDM struct{ offline.Narrator }
+
+// TestHooks: the Narrator setting plays the DM in place of the offline
+// narrator, through the call log; Web adjusts the handler's configuration
+// (here, a quota of one player).
+func TestHooks(t *testing.T) {
+	cfg := testConfig(t)
+	dm := &fakeDM{}
+	cfg.Narrator = dm
+	cfg.Web = func(c *web.Config) { c.Quotas = web.Quotas{PlayersPerMinute: 1, PlayersBurst: 1} }
+	tv, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tv.Close()
+	for name, m := range map[string]agent.Model{"narrative": tv.runner.Narrative, "combat": tv.runner.Combat, "summary": tv.runner.Summary} {
+		if l, ok := m.(*agent.Logged); !ok || l.Model != agent.Model(dm) {
+			t.Errorf("%s agent %#v, want the Narrator setting's model, logged", name, m)
+		}
+	}
+	srv := httptest.NewServer(tv.Handler)
+	defer srv.Close()
+	var codes []int
+	for range 2 {
+		res, err := http.Post(srv.URL+"/api/players", "application/json", strings.NewReader(`{"name": "Ann"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		codes = append(codes, res.StatusCode)
+	}
+	if codes[0] != http.StatusCreated || codes[1] != http.StatusTooManyRequests {
+		t.Errorf("two new players: %v, want 201 then 429 (the Web hook's quota)", codes)
+	}
+}

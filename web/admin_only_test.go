@@ -1,0 +1,48 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// noPlayers is a player store the guard never asks.
+type noPlayers struct{ Players }
+
+func TestAdminOnlyRefusesCrossOrigin(t *testing.T) {
+	const adminToken = "admin-test-token"
+	// No hub or store: the guard answers before any handler runs.
+	s := newServer(nil, Config{Players: noPlayers{}, AdminToken: adminToken})
+	ran := 0
+	h := s.adminOnly(func(w http.ResponseWriter, r *http.Request) { ran++; w.WriteHeader(http.StatusNoContent) })
+	for _, tc := range []struct {
+		name   string
+		method string
+		hdr    []string
+		want   int
+	}{
+		{"same origin", "POST", []string{"Sec-Fetch-Site", "same-origin"}, http.StatusNoContent},
+		{"non-browser client", "POST", nil, http.StatusNoContent},
+		{"cross site", "POST", []string{"Sec-Fetch-Site", "cross-site"}, http.StatusForbidden},
+		{"same site, other origin", "POST", []string{"Sec-Fetch-Site", "same-site"}, http.StatusForbidden},
+		{"other Origin", "DELETE", []string{"Origin", "https://evil.example"}, http.StatusForbidden},
+		{"cross-site GET reads", "GET", []string{"Sec-Fetch-Site", "cross-site"}, http.StatusNoContent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := ran
+			req := httptest.NewRequest(tc.method, "http://tavern.test/api/admin/tables/t1/pause", nil)
+			req.Header.Set("Authorization", "Bearer "+adminToken)
+			for i := 0; i+1 < len(tc.hdr); i += 2 {
+				req.Header.Set(tc.hdr[i], tc.hdr[i+1])
+			}
+			rec := httptest.NewRecorder()
+			h(rec, req)
+			if rec.Code != tc.want {
+				t.Errorf("status = %d, want %d (%s)", rec.Code, tc.want, rec.Body)
+			}
+			if ranNow := ran > before; ranNow != (tc.want == http.StatusNoContent) {
+				t.Errorf("handler ran = %v, want %v", ranNow, tc.want == http.StatusNoContent)
+			}
+		})
+	}
+}
