@@ -67,6 +67,9 @@ type client struct {
 	wake chan struct{}
 	// timeout bounds each write (writeText); the writer's own.
 	timeout *time.Timer
+	// burst is the connection under conn, which sends the messages of one
+	// wake in one write(2); nil where the socket was not hijacked by us.
+	burst *burstConn
 
 	mu sync.Mutex // guards the fields below
 	// room is signalled when the writer takes the queue or the client
@@ -178,7 +181,8 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 			return
 		}
 	}
-	conn, err := websocket.Accept(smallBuffers{w}, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol}})
+	up := &smallBuffers{ResponseWriter: w}
+	conn, err := websocket.Accept(up, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol}})
 	if err != nil {
 		h.log.Debug("websocket accept", "err", err)
 		return
@@ -189,6 +193,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		return
 	}
 	c := newClient(conn, t.log, rl, p)
+	c.burst = up.burst
 	c.batch, c.state = q.Get("batch") == "1", q.Get("state") == "1"
 	// Reads are not tied to the hub's context: on shutdown the table closes
 	// the socket with 1001, and the close handshake needs the reader.

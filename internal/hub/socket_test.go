@@ -196,13 +196,14 @@ func readFrame(r *bufio.Reader) (byte, []byte, error) {
 func batchServer(t *testing.T, batch bool, frames [][]byte) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, err := websocket.Accept(smallBuffers{w}, r, nil)
+		up := &smallBuffers{ResponseWriter: w}
+		conn, err := websocket.Accept(up, r, nil)
 		if err != nil {
 			t.Error(err)
 			return
 		}
 		c := newClient(conn, nil, roleSpectator, nil)
-		c.batch = batch
+		c.burst, c.batch = up.burst, batch
 		c.registered()
 		for _, f := range frames {
 			c.hold(f)

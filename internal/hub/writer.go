@@ -249,6 +249,19 @@ func (c *client) shut(dropped int) {
 // asked for batches (?batch=1, PROTOCOL.md "Batched frames") as few
 // messages holding JSON arrays of frames.
 func (c *client) write(frames [][]byte) error {
+	if c.burst != nil && len(frames) > 1 {
+		c.burst.hold()
+		if err := c.writeFrames(frames); err != nil {
+			_ = c.burst.release()
+			return err
+		}
+		return c.bounded(c.burst.release)
+	}
+	return c.writeFrames(frames)
+}
+
+// writeFrames writes frames as write says, each message with Conn.Write.
+func (c *client) writeFrames(frames [][]byte) error {
 	for len(frames) > 0 {
 		n := 1
 		if c.batch {
@@ -296,12 +309,17 @@ func (c *client) writeMessage(frames [][]byte) error {
 // context per write (context.WithTimeout, the library's AfterFunc on it)
 // was a tenth of the fan-out run's CPU profile.
 func (c *client) writeText(p []byte) error {
+	return c.bounded(func() error { return c.conn.Write(context.Background(), websocket.MessageText, p) })
+}
+
+// bounded runs write with the client's timer armed for writeTimeout.
+func (c *client) bounded(write func() error) error {
 	if c.timeout == nil {
 		c.timeout = time.AfterFunc(writeTimeout, func() { _ = c.conn.CloseNow() })
 	} else {
 		c.timeout.Reset(writeTimeout)
 	}
-	err := c.conn.Write(context.Background(), websocket.MessageText, p)
+	err := write()
 	c.timeout.Stop()
 	return err
 }
