@@ -56,12 +56,13 @@ func toolResults(msgs []agent.Message) map[string]string {
 }
 
 // createAndFight plays a narrative turn in which the fake DM creates
-// Vesna from profile and starts a fight with her, and returns her
+// Vesna from profile, reads her back and starts a fight with her, and returns her
 // initiative entry.
 func createAndFight(t *testing.T, fake *openaitest.Server, r *agent.Runner, st *engine.State, d *engine.Dice, actor *engine.Character, profile map[string]any) engine.Combatant {
 	t.Helper()
 	fake.Push(
 		openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("create_npc", profile)}},
+		openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("get_npc_info", map[string]any{"npc": "Vesna"})}},
 		openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("start_combat", map[string]any{"narration": "An arrow hisses past.", "foes": []string{"Vesna"}})}},
 	)
 	res, err := r.Run(agent.WithTable(context.Background(), "t1"), &agent.Turn{No: 1, Kind: agent.TurnPlayer, State: st, Dice: d, Actor: actor, Text: "I look for the archer"})
@@ -70,6 +71,11 @@ func createAndFight(t *testing.T, fake *openaitest.Server, r *agent.Runner, st *
 	}
 	if got := toolResults(res.Messages)["create_npc"]; !strings.Contains(got, `"name":"Vesna"`) || !strings.Contains(got, `"level":2`) {
 		t.Fatalf("create_npc answered %s", got)
+	}
+	// The DM reads back the profile it plays her from.
+	tactics, _ := json.Marshal(profile["tactics"])
+	if got := toolResults(res.Messages)["get_npc_info"]; !strings.Contains(got, `"tactics":`+string(tactics)) || !strings.Contains(got, `"faction":"Red Hands"`) {
+		t.Errorf("get_npc_info answered %s", got)
 	}
 	if res.Output.Tool != "start_combat" || st.Game.Combat == nil {
 		t.Fatalf("no fight: %+v", res.Output)
