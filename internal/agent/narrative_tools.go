@@ -64,7 +64,7 @@ func npcInfoTool() *Tool {
 			return map[string]any{
 				"id": n.ID, "name": n.Name, "kind": n.Kind, "location": n.Location, "here": n.Location == tc.State.Game.Location,
 				"hostile": n.Hostile, "behavior": n.Behavior, "disposition": n.Disposition, "faction": n.Faction,
-				"personality": n.Personality, "secret": n.Secret, "lines": n.Lines, "hp": n.HP, "max_hp": n.MaxHP,
+				"personality": n.Personality, "tactics": n.Tactics, "secret": n.Secret, "lines": n.Lines, "hp": n.HP, "max_hp": n.MaxHP,
 				"statuses": n.Statuses, "quests": quests,
 			}, nil
 		})

@@ -131,25 +131,36 @@ func dispositionTool() *Tool {
 }
 
 func createNPCTool(lim Limits) *Tool {
-	return defineTool("create_npc", fmt.Sprintf("Create an NPC (level 1-3) at a location (default: here). At most %d a turn.", lim.NPCs), []string{"name", "kind", "personality"},
-		map[string]any{"name": str("Name."), "kind": str("What it is (merchant, sister, cave spider…)."), "location": str("Optional location id or name."),
-			"personality": str("A few words of personality."), "hostile": map[string]any{"type": "boolean"}, "behavior": strEnum("Optional behaviour.", engine.Behaviors...),
-			"level": map[string]any{"type": "integer", "minimum": 1, "maximum": 3}, "weapon": str("Optional catalogue weapon id.")},
-		func(tc *ToolContext, a struct {
-			Name, Kind, Location, Personality, Behavior, Weapon string
-			Hostile                                             bool
-			Level                                               int
-		}) (any, error) {
+	stat := func(name string) map[string]any {
+		return map[string]any{"description": "Optional " + name + " (3 to 14+level; default from the level).", "minimum": 3, "maximum": 17}
+	}
+	return defineTool("create_npc", fmt.Sprintf("Create an NPC at a location (default: here), with the profile you will play it from: level, HP, stats, weapon, armour, personality, tactics, secret, faction, disposition. The engine bounds it by the party's strength (level 1 to the party's power+1, at most 3) and says the limit if you ask for more. At most %d a turn.", lim.NPCs), []string{"name", "kind", "personality"},
+		propsOf[engine.NewNPCSpec](map[string]map[string]any{
+			"name": {"description": "Name."}, "kind": {"description": "What it is (merchant, sister, cave spider…)."},
+			"location": {"description": "Optional location id or name."}, "hostile": {"description": "Whether it fights the party."},
+			"behavior":    {"description": "Optional behaviour.", "enum": engine.Behaviors},
+			"disposition": {"description": "Optional attitude to the party, -100 to 100.", "minimum": -100, "maximum": 100},
+			"faction":     {"description": "Optional faction it belongs to."},
+			"personality": {"description": "A few words of personality."},
+			"tactics":     {"description": "Optional: how it fights (e.g. targets the weakest, flees when alone); its fight turns follow it."},
+			"secret":      {"description": "Optional: what it hides; only you know it."},
+			"level":       {"description": "Level (default 1).", "minimum": 1, "maximum": 3},
+			"hp":          {"description": "Optional HP (default from the level; at most half again that)."},
+			"stats":       {"description": "Optional stats."},
+			"stats.str":   stat("strength"), "stats.agi": stat("agility"), "stats.con": stat("constitution"),
+			"stats.int": stat("intelligence"), "stats.wis": stat("wisdom"), "stats.cha": stat("charisma"),
+			"weapon": {"description": "Optional catalogue weapon id."}, "armour": {"description": "Optional catalogue armour id (leather at level 1, up to chain mail at 3)."},
+		}),
+		func(tc *ToolContext, a engine.NewNPCSpec) (any, error) {
 			n, err := creating(tc, "npc", lim.NPCs, func() (*engine.NPC, error) {
-				n, evs, err := tc.State.CreateNPC(tc.newID("npc"), engine.NewNPCSpec{Name: a.Name, Kind: a.Kind, Location: a.Location,
-					Personality: a.Personality, Behavior: a.Behavior, Weapon: a.Weapon, Hostile: a.Hostile, Level: a.Level})
+				n, evs, err := tc.State.CreateNPC(tc.newID("npc"), a)
 				tc.emit(evs...)
 				return n, err
 			})
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"id": n.ID, "name": n.Name, "location": n.Location, "hostile": n.Hostile, "hp": n.HP}, nil
+			return map[string]any{"id": n.ID, "name": n.Name, "location": n.Location, "hostile": n.Hostile, "level": n.Level, "hp": n.HP}, nil
 		})
 }
 

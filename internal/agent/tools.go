@@ -444,3 +444,49 @@ func fmtList(items []string) string {
 	}
 	return strings.Join(items, ", ")
 }
+
+// propsOf builds the schema properties of the arguments type T from its
+// fields: each field's JSON name and type (strings, integers, booleans,
+// nested structs as objects), with the description and constraints
+// written in more under that name. It panics, when the toolset is built,
+// if more names a property T lacks, so a schema cannot drift from the
+// type that decodes its arguments.
+func propsOf[T any](more map[string]map[string]any) map[string]any {
+	return structProps(reflect.TypeFor[T](), more, "")
+}
+
+func structProps(t reflect.Type, more map[string]map[string]any, prefix string) map[string]any {
+	props := map[string]any{}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		p := map[string]any{}
+		switch f.Type.Kind() {
+		case reflect.String:
+			p["type"] = "string"
+		case reflect.Bool:
+			p["type"] = "boolean"
+		case reflect.Int, reflect.Int64:
+			p["type"] = "integer"
+		case reflect.Struct:
+			p = object(nil, structProps(f.Type, more, prefix+name+"."))
+		default:
+			panic("propsOf: unsupported field " + f.Name)
+		}
+		for k, v := range more[prefix+name] {
+			p[k] = v
+		}
+		props[name] = p
+	}
+	for name := range more {
+		if rest, ok := strings.CutPrefix(name, prefix); ok && !strings.Contains(rest, ".") && props[rest] == nil {
+			panic("propsOf: no field " + name)
+		}
+	}
+	return props
+}

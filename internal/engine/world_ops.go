@@ -230,60 +230,6 @@ func (s *State) AdjustDisposition(ref string, delta int) (*NPC, error) {
 	return n, nil
 }
 
-// NewNPCSpec is what the DM asks for when creating an NPC.
-type NewNPCSpec struct {
-	Name, Kind, Location, Personality, Behavior, Weapon string
-	Hostile                                             bool
-	Level                                               int
-}
-
-// CreateNPC creates an NPC (level 1-3; HP and stats from the level) at a
-// known location.
-func (s *State) CreateNPC(id string, spec NewNPCSpec) (*NPC, []Event, error) {
-	name := strings.TrimSpace(spec.Name)
-	if name == "" || len([]rune(name)) > 40 {
-		return nil, nil, Errorf(EINVALID, "An NPC needs a name of 1 to 40 characters.")
-	}
-	loc := s.FindLocation(spec.Location)
-	if spec.Location == "" {
-		loc = s.World.Locations[s.Game.Location]
-	}
-	if loc == nil {
-		return nil, nil, Errorf(ENOTFOUND, "No location %q.", spec.Location)
-	}
-	if spec.Level == 0 {
-		spec.Level = 1
-	}
-	if spec.Level < 1 || spec.Level > 3 {
-		return nil, nil, Errorf(EINVALID, "A new NPC has level 1 to 3.")
-	}
-	if spec.Weapon != "" && (s.Catalogue == nil || s.Catalogue.Category(spec.Weapon) != "weapon") {
-		return nil, nil, Errorf(EINVALID, "Unknown weapon %q: use a catalogue weapon id.", spec.Weapon)
-	}
-	if spec.Behavior == "" {
-		spec.Behavior = "neutral"
-		if spec.Hostile {
-			spec.Behavior = "hostile"
-		}
-	}
-	if !slices.Contains(Behaviors, spec.Behavior) {
-		return nil, nil, Errorf(EINVALID, "Unknown behaviour %q; behaviours: %s.", spec.Behavior, strings.Join(Behaviors, ", "))
-	}
-	hp := 8 + 6*spec.Level
-	if s.Config.Ruleset == RulesetD20 {
-		hp = 3 + 4*spec.Level
-	}
-	kind := strings.TrimSpace(spec.Kind)
-	if kind == "" {
-		kind = "person"
-	}
-	n := &NPC{ID: id, Name: name, Kind: kind, Location: loc.ID, Hostile: spec.Hostile || spec.Behavior == "hostile" || spec.Behavior == "aggressive",
-		Behavior: spec.Behavior, Personality: spec.Personality, Level: spec.Level, HP: hp, MaxHP: hp,
-		Stats: Stats{STR: 10 + spec.Level, AGI: 10 + spec.Level, CON: 10, INT: 10, WIS: 10, CHA: 10}, Weapon: spec.Weapon, Statuses: []string{}}
-	s.World.NPCs[id] = n
-	return n, []Event{NPCCreatedEvent(n)}, nil
-}
-
 // CreateQuest records a quest offered by an NPC, with rewards within limits.
 func (s *State) CreateQuest(id, giver, name, description string, xp, gold int, requires string) (*Quest, []Event, error) {
 	n, err := s.needNPC(giver)
