@@ -209,6 +209,13 @@ func TestOfflineSeededItems(t *testing.T) {
 				}
 				return ""
 			}},
+		{"bread is not worn", "I go to the Crooked Lantern inn", "buy bread from Maren", "Bread", 1, "I wear the bread",
+			func(g *game, c *engine.Character, n string) string {
+				if !hasItem(g, c, "Bread") || strings.Contains(n, "puts on") || !strings.Contains(n, "neither a weapon nor armour") {
+					return "bread is worn, or the engine's refusal is not said"
+				}
+				return ""
+			}},
 		{"iron sword", "I go to Market Lane", "buy the iron sword", "Iron sword", 12, "I wield the iron sword",
 			func(g *game, c *engine.Character, n string) string {
 				if c.Weapon != "iron-sword" || !strings.Contains(n, "Iron sword") {

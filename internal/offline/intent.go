@@ -45,6 +45,9 @@ var (
 		"body", "bodies", "corpse", "corpses", "remains", "dead", "fallen")...)
 	// lightables are the words of item names that can be lit, sorted.
 	lightables = []string{"candle", "lantern", "torch"}
+	// garments are the words of item names worn without a rule (over
+	// armour), sorted.
+	garments = []string{"amulet", "boots", "cape", "cloak", "gloves", "hat", "hood", "mantle", "ring", "scarf"}
 )
 
 // wordList is a list of words and phrases to find in a player's words, as
@@ -365,9 +368,12 @@ func (t *offlineTurn) carried(id any) *agent.ItemRef {
 	return nil
 }
 
-func lightable(name string) bool {
+func lightable(name string) bool { return isA(name, lightables) }
+
+// isA reports whether an item's name has one of kinds as a word.
+func isA(name string, kinds []string) bool {
 	words := tokens(name)
-	return slices.ContainsFunc(lightables, func(w string) bool { return words[w] })
+	return slices.ContainsFunc(kinds, func(w string) bool { return words[w] })
 }
 
 // light: a torch (lantern, candle) the character carries is lit. Light
@@ -400,12 +406,12 @@ func (t *offlineTurn) light(words map[string]bool) (reply, bool) {
 		t.actorName(), name, t.pick("light", "catches with a hiss", "flares and settles to a steady flame")), t.hints()), true
 }
 
-// equip: wield or wear an item the words name (equip_item). Clothing the
-// rules do not equip (a cape, a hat) is put on, in words only.
+// equip: wield or wear an item the words name (equip_item). A garment
+// the rules do not equip (a cape, a hat) is put on, in words only.
 func (t *offlineTurn) equip(words map[string]bool) (reply, bool) {
 	if done, ok := t.stepNamed("equip_item"); ok {
 		if done.Err {
-			if it := t.carried(done.arg("item")); it != nil && wearWords.in(strings.ToLower(t.Words)) {
+			if it := t.carried(done.arg("item")); it != nil && wearWords.in(strings.ToLower(t.Words)) && isA(it.Name, garments) {
 				return t.respond(fmt.Sprintf("%s puts on the %s. It turns no blade, but keeps off the wind and the rain.", t.actorName(), strings.ToLower(it.Name)), t.hints()), true
 			}
 			return t.respond(strings.TrimPrefix(done.Result, "Error: "), t.hints()), true
