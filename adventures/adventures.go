@@ -46,6 +46,9 @@ func LoadFS(fsys fs.FS) (*Library, error) {
 	if len(lib.Catalogue.Classes) == 0 {
 		return nil, fmt.Errorf("catalogue.yaml: no classes")
 	}
+	if err := checkCatalogue(lib.Catalogue); err != nil {
+		return nil, fmt.Errorf("catalogue.yaml: %w", err)
+	}
 	names, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
 		return nil, err
@@ -92,6 +95,56 @@ func (l *Library) IDs() []string {
 	return ids
 }
 
+// checkCatalogue checks that ids are unique across the catalogue, prices
+// are not negative and dice notations parse, so a bad entry fails at start
+// rather than at the first roll or sale.
+func checkCatalogue(cat *engine.Catalogue) error {
+	ids := map[string]bool{}
+	entry := func(id, name string, price int) error {
+		switch {
+		case id == "" || name == "":
+			return fmt.Errorf("entry %q needs an id and a name", id)
+		case ids[id]:
+			return fmt.Errorf("duplicate id %q", id)
+		case price < 0:
+			return fmt.Errorf("%q: negative price %d", id, price)
+		}
+		ids[id] = true
+		return nil
+	}
+	dice := func(id, notation string) error {
+		if _, _, _, err := engine.ParseNotation(notation); err != nil {
+			return fmt.Errorf("%q: dice %q: %w", id, notation, err)
+		}
+		return nil
+	}
+	for _, w := range cat.Weapons {
+		if err := entry(w.ID, w.Name, w.Price); err != nil {
+			return err
+		}
+		if err := dice(w.ID, w.Dice); err != nil {
+			return err
+		}
+	}
+	for _, a := range cat.Armours {
+		if err := entry(a.ID, a.Name, a.Price); err != nil {
+			return err
+		}
+	}
+	for _, c := range cat.Consumables {
+		if err := entry(c.ID, c.Name, c.Price); err != nil {
+			return err
+		}
+		if err := dice(c.ID, c.Heal); err != nil {
+			return err
+		}
+		if err := dice(c.ID, c.HealD20); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func check(a *engine.Adventure, cat *engine.Catalogue) error {
 	if a.ID == "" || a.Name == "" {
 		return fmt.Errorf("adventure needs an id and a name")
@@ -134,11 +187,27 @@ func check(a *engine.Adventure, cat *engine.Catalogue) error {
 	}
 	tpls := map[string]bool{}
 	for _, t := range a.Templates {
+		if tpls[t.ID] || cat.Category(t.ID) != "" {
+			return fmt.Errorf("item template %q is defined twice (in the adventure or the catalogue)", t.ID)
+		}
+		if t.Value < 0 {
+			return fmt.Errorf("item template %q: negative value %d", t.ID, t.Value)
+		}
 		tpls[t.ID] = true
 	}
+	friendly := map[string]bool{}
+	for _, n := range a.NPCs {
+		friendly[n.ID] = !n.Hostile
+	}
+	prices := engine.NewState(engine.Config{}, a, cat, 0) // the engine's Price
 	for _, it := range a.Items {
 		if !tpls[it.Template] && cat.Category(it.Template) == "" {
 			return fmt.Errorf("item %q: unknown template %q", it.ID, it.Template)
+		}
+		// What a friendly NPC carries is stock for buy_item: one without
+		// a price would be a gift the engine cannot tell from a sale.
+		if it.OwnerType == engine.OwnerNPC && friendly[it.OwnerID] && prices.Price(&it) <= 0 {
+			return fmt.Errorf("item %q: %s sells it but it has no price", it.ID, it.OwnerID)
 		}
 		ok := false
 		switch it.OwnerType {

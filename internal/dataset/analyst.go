@@ -97,8 +97,10 @@ type window struct {
 }
 
 var (
-	nonWord  = regexp.MustCompile(`[^a-z0-9]+`)
-	lastDays = regexp.MustCompile(` (?:last|past) (\d+) days? `)
+	nonWord = regexp.MustCompile(`[^a-z0-9]+`)
+	// lastDays reads the question as typed: the word pass would drop a
+	// minus sign.
+	lastDays = regexp.MustCompile(`\b(?:last|past)\s+([-+−]?\d+)\s+days?\b`)
 	topN     = regexp.MustCompile(` top (\d+) `)
 )
 
@@ -131,17 +133,47 @@ func parse(s string, now time.Time) question {
 	case q.phrase("last 24 hours"), q.phrase("past 24 hours"), q.phrase("last day"):
 		q.window = window{label: "in the last 24 hours", since: now.Add(-24 * time.Hour)}
 	default:
-		if m := lastDays.FindStringSubmatch(q.text); m != nil {
-			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
-				label := fmt.Sprintf("in the last %d days", n)
-				if n == 1 {
-					label = "in the last day"
-				}
-				q.window = window{label: label, since: now.AddDate(0, 0, -n)}
-			}
+		if m := lastDays.FindStringSubmatch(strings.ToLower(s)); m != nil {
+			q.window = lastNDays(m[1], now)
 		}
 	}
 	return q
+}
+
+// The bounds of a "last N days" window. Beyond a century no table exists,
+// and time.AddDate wraps around far before the int's limit.
+const (
+	minDays = 1
+	maxDays = 36500
+)
+
+// lastNDays is the window of the last n days, n as written; a number
+// out of [minDays, maxDays] (too large for an int included) is clamped,
+// and the label says so.
+func lastNDays(n string, now time.Time) window {
+	n = strings.Replace(n, "−", "-", 1)
+	days, err := strconv.Atoi(n)
+	note := ""
+	switch {
+	case err != nil && strings.HasPrefix(n, "-"), err == nil && days < minDays:
+		days, note = minDays, " (the least I look back)"
+	case err != nil, days > maxDays:
+		days, note = maxDays, " (the most I look back)"
+	}
+	label := "in the last " + groupThousands(days) + " days" + note
+	if days == 1 {
+		label = "in the last day" + note
+	}
+	return window{label: label, since: now.AddDate(0, 0, -days)}
+}
+
+// groupThousands writes n with a comma between groups of three digits.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // has reports whether any of words occurs in the question, also as a

@@ -96,3 +96,45 @@ func render(a dataset.Answer) string {
 	}
 	return b.String()
 }
+
+// A "last N days" window is clamped to between one day and a century
+// (AddDate wraps around long before an int does) and the answer says the
+// window it used. The seed's 13 turns all fall in the century.
+func TestAnalystDaysWindow(t *testing.T) {
+	d, _ := mustOpen(t)
+	a := &dataset.Analyst{Data: d, Now: func() time.Time { return datasettest.Now }}
+	for _, tc := range []struct {
+		name, question, answer string
+	}{
+		{"int64_max", "How many turns in the last 9223372036854775807 days?",
+			"There were 13 turns in the last 36,500 days (the most I look back)."},
+		{"beyond_int64", "How many turns in the last 99999999999999999999999 days?",
+			"There were 13 turns in the last 36,500 days (the most I look back)."},
+		{"just_over", "How many turns in the past 36501 days?",
+			"There were 13 turns in the last 36,500 days (the most I look back)."},
+		{"at_the_limit", "How many turns in the last 36500 days?",
+			"There were 13 turns in the last 36,500 days."},
+		{"ordinary", "How many turns in the last 2 days?",
+			"There were 6 turns in the last 2 days."},
+		{"one", "How many turns in the last 1 day?",
+			"There were 3 turns in the last day."},
+		{"zero", "How many turns in the last 0 days?",
+			"There were 3 turns in the last day (the least I look back)."},
+		{"negative", "How many turns in the last -5 days?",
+			"There were 3 turns in the last day (the least I look back)."},
+		{"hugely_negative", "How many turns in the last -9223372036854775808 days?",
+			"There were 3 turns in the last day (the least I look back)."},
+		{"beyond_negative", "How many turns in the last -99999999999999999999999 days?",
+			"There were 3 turns in the last day (the least I look back)."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ans, err := a.Ask(context.Background(), tc.question)
+			if err != nil {
+				t.Fatalf("Ask(%q): %v", tc.question, err)
+			}
+			if ans.Text != tc.answer {
+				t.Errorf("answer\n got %q\nwant %q", ans.Text, tc.answer)
+			}
+		})
+	}
+}

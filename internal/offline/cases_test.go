@@ -162,3 +162,105 @@ func TestOfflineBuyWhereNobodySells(t *testing.T) {
 		}
 	}
 }
+
+// The seeded item templates (bread, a torch, a traveller's cape, an iron
+// sword) are sold where the adventure stocks them, at their catalogue
+// price, and do what their kind does once bought.
+func TestOfflineSeededItems(t *testing.T) {
+	for _, tc := range []struct {
+		name, where, buy, item string
+		price                  int
+		use                    string
+		// check looks at the character after use and its narration.
+		check func(g *game, c *engine.Character, narration string) string
+	}{
+		{"bread from the merchant", "I go to Market Lane", "buy bread from Tobin", "Bread", 1, "I eat the bread",
+			func(g *game, c *engine.Character, n string) string {
+				if c.HP <= 10 || hasItem(g, c, "Bread") || !strings.Contains(n, "bread") || !strings.Contains(n, "HP") {
+					return "the bread is not eaten for a few HP"
+				}
+				return ""
+			}},
+		{"bread at the inn", "I go to the Crooked Lantern inn", "buy some bread", "Bread", 1, "munch the bread",
+			func(g *game, c *engine.Character, n string) string {
+				if c.HP <= 10 || countItems(g, c, "Bread") != 0 {
+					return "the bread is not eaten for a few HP"
+				}
+				return ""
+			}},
+		{"torch", "I go to Market Lane", "I buy a torch", "Torch", 1, "I light the torch",
+			func(g *game, c *engine.Character, n string) string {
+				if !hasItem(g, c, "Torch") || c.HP != 10 || !strings.Contains(n, "the torch") || !strings.Contains(n, "light") {
+					return "the torch is not lit (and kept)"
+				}
+				return ""
+			}},
+		{"torch used", "I go to Market Lane", "buy a torch from Tobin", "Torch", 1, "use the torch",
+			func(g *game, c *engine.Character, n string) string {
+				if !hasItem(g, c, "Torch") || !strings.Contains(n, "torch") || strings.Contains(n, "not something") {
+					return "using the torch does not light it"
+				}
+				return ""
+			}},
+		{"traveller's cape", "I go to Market Lane", "buy the traveller's cape", "Traveller's cape", 3, "I wear the cape",
+			func(g *game, c *engine.Character, n string) string {
+				if !hasItem(g, c, "Traveller's cape") || c.Armour != "chain-mail" || !strings.Contains(n, "puts on the traveller's cape") {
+					return "the cape is not put on over the chain mail"
+				}
+				return ""
+			}},
+		{"bread is not worn", "I go to the Crooked Lantern inn", "buy bread from Maren", "Bread", 1, "I wear the bread",
+			func(g *game, c *engine.Character, n string) string {
+				if !hasItem(g, c, "Bread") || strings.Contains(n, "puts on") || !strings.Contains(n, "neither a weapon nor armour") {
+					return "bread is worn, or the engine's refusal is not said"
+				}
+				return ""
+			}},
+		{"iron sword", "I go to Market Lane", "buy the iron sword", "Iron sword", 12, "I wield the iron sword",
+			func(g *game, c *engine.Character, n string) string {
+				if c.Weapon != "iron-sword" || !strings.Contains(n, "Iron sword") {
+					return "the iron sword is not wielded"
+				}
+				return ""
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGame(t)
+			aldric := g.st.Party[0]
+			g.play(agent.TurnPlayer, aldric, tc.where)
+			aldric.Gold = 100
+			bought := g.play(agent.TurnPlayer, aldric, tc.buy).Output.Narration
+			if !hasItem(g, aldric, tc.item) || aldric.Gold != 100-tc.price {
+				t.Fatalf("%q: %q; gold %d (want %d), inventory %v", tc.buy, bought, aldric.Gold, 100-tc.price, itemNames(g, aldric))
+			}
+			aldric.HP = 10
+			n := g.play(agent.TurnPlayer, aldric, tc.use).Output.Narration
+			if msg := tc.check(g, aldric, n); msg != "" {
+				t.Errorf("%q: %s: %q; HP %d, inventory %v", tc.use, msg, n, aldric.HP, itemNames(g, aldric))
+			}
+		})
+	}
+}
+
+// Words that name something to light which the character does not carry
+// say so; a buyer asking for what an NPC does not sell hears what it does.
+func TestOfflineNothingToLightOrBuy(t *testing.T) {
+	for _, tc := range []struct{ name, where, text, want string }{
+		{"no torch", "", "I light a torch", "carries no torch"},
+		{"not sold at the inn", "I go to the Crooked Lantern inn", "buy a torch", "only bread (1 gold)"},
+		{"not sold by the merchant", "I go to Market Lane", "buy a horse", "Tobin Quill has nothing like that to sell, only bread (1 gold)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGame(t)
+			a := g.st.Party[0]
+			if tc.where != "" {
+				g.play(agent.TurnPlayer, a, tc.where)
+			}
+			gold, items := a.Gold, len(g.st.Inventory(a.ID))
+			n := g.play(agent.TurnPlayer, a, tc.text).Output.Narration
+			if !strings.Contains(n, tc.want) || a.Gold != gold || len(g.st.Inventory(a.ID)) != items {
+				t.Errorf("%q: %q, want it to say %q and change nothing", tc.text, n, tc.want)
+			}
+		})
+	}
+}

@@ -136,7 +136,7 @@ func (t *offlineTurn) remedyNamed(words map[string]bool) *agent.ItemRef {
 	best := -1
 	for i := range me.Items {
 		it := &me.Items[i]
-		s := score(words, it.Name)
+		s := 2 * score(words, it.Name)
 		if strings.Contains(strings.ToLower(it.Name), "potion") {
 			s++ // a potion is what most people reach for
 		}

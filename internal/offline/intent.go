@@ -38,8 +38,16 @@ var (
 	equipWords    = wordList{"equip", "wield", "wear", "don", "draw"}
 	quaffWords    = wordList{"drink", "drinks", "quaff", "sip"}
 	drinkWords    = wordList{"drink", "drinks", "quaff", "sip", "use", "apply", "bandage"}
+	eatWords      = wordList{"eat", "eats", "munch", "chew", "nibble"}
+	lightWords    = wordList{"light", "lights", "kindle", "ignite"}
+	wearWords     = wordList{"wear", "don"}
 	lootWords     = append(wordList{"loot"}, joinEach(joinEach([]string{"search "}, "", "the ", "their ", "his ", "her "),
 		"body", "bodies", "corpse", "corpses", "remains", "dead", "fallen")...)
+	// lightables are the words of item names that can be lit, sorted.
+	lightables = []string{"candle", "lantern", "torch"}
+	// garments are the words of item names worn without a rule (over
+	// armour), sorted.
+	garments = []string{"amulet", "boots", "cape", "cloak", "gloves", "hat", "hood", "mantle", "ring", "scarf"}
 )
 
 // wordList is a list of words and phrases to find in a player's words, as
@@ -224,7 +232,11 @@ func (t *offlineTurn) worldIntent(text string, words map[string]bool) (reply, bo
 		}
 	case acceptWords.in(text):
 		return t.accept(), true
-	case drinkWords.in(text):
+	case lightWords.in(text):
+		if c, ok := t.light(words); ok {
+			return c, true
+		}
+	case drinkWords.in(text), eatWords.in(text):
 		if c, ok := t.drink(text, words); ok {
 			return c, true
 		}
@@ -305,12 +317,16 @@ func (t *offlineTurn) matchItem(words map[string]bool) *agent.ItemRef {
 	return best
 }
 
-// drink: a potion or a bandage used outside a fight heals (use_item).
-// "drink"/"quaff" reach for a potion; "use X" needs X to name the remedy.
+// drink: a potion, a bandage or food used outside a fight heals
+// (use_item). "drink"/"quaff" reach for a potion; "use X" and "eat X"
+// need X to name it; "use the torch" lights it.
 func (t *offlineTurn) drink(text string, words map[string]bool) (reply, bool) {
 	if used, ok := t.stepNamed("use_item"); ok {
 		if used.Err {
 			return t.respond(strings.TrimPrefix(used.Result, "Error: "), t.hints()), true
+		}
+		if eatWords.in(text) {
+			return t.respond(t.meal(used), t.hints()), true
 		}
 		return t.respond(t.remedy(used), t.hints()), true
 	}
@@ -318,16 +334,92 @@ func (t *offlineTurn) drink(text string, words map[string]bool) (reply, bool) {
 	if it == nil || (score(words, it.Name) == 0 && !quaffWords.in(text)) {
 		return reply{}, false
 	}
+	if lightable(it.Name) {
+		return t.light(words)
+	}
 	return call("use_item", map[string]any{"item": it.ID}), true
 }
 
-// equip: wield or wear an item the words name (equip_item).
+// meal narrates food eaten with use_item (a remedy by the rules).
+func (t *offlineTurn) meal(l step) string {
+	r := decodeStep[struct {
+		By     string             `json:"by"`
+		Healed engine.HealOutcome `json:"healed"`
+	}](l)
+	food := "the food"
+	if it := t.carried(l.arg("item")); it != nil {
+		food = "the " + strings.TrimPrefix(strings.ToLower(it.Name), "the ")
+	}
+	return fmt.Sprintf("%s %s %s and recovers %d HP (%d/%d).", r.By, t.pick("eat", "sits down to", "wolfs down", "makes short work of"), food, r.Healed.Amount, r.Healed.HP, r.Healed.MaxHP)
+}
+
+// carried is the acting character's item with the instance id a tool
+// call named (id is a step's argument).
+func (t *offlineTurn) carried(id any) *agent.ItemRef {
+	me := t.me()
+	if me == nil || id == nil {
+		return nil
+	}
+	for i := range me.Items {
+		if me.Items[i].ID == id {
+			return &me.Items[i]
+		}
+	}
+	return nil
+}
+
+func lightable(name string) bool { return isA(name, lightables) }
+
+// isA reports whether an item's name has one of kinds as a word.
+func isA(name string, kinds []string) bool {
+	words := tokens(name)
+	return slices.ContainsFunc(kinds, func(w string) bool { return words[w] })
+}
+
+// light: a torch (lantern, candle) the character carries is lit. Light
+// has no rule, so it is narrated only; words that name nothing to light
+// ("light the fire") are not this plan's.
+func (t *offlineTurn) light(words map[string]bool) (reply, bool) {
+	me := t.me()
+	if me == nil {
+		return reply{}, false
+	}
+	var pick *agent.ItemRef
+	best := 0
+	for i := range me.Items {
+		if it := &me.Items[i]; lightable(it.Name) {
+			if s := score(words, it.Name); s > best {
+				pick, best = it, s
+			}
+		}
+	}
+	if pick == nil {
+		for _, w := range lightables {
+			if words[w] {
+				return t.respond(fmt.Sprintf("%s carries no %s to light.", t.actorName(), w), t.hints()), true
+			}
+		}
+		return reply{}, false
+	}
+	name := "the " + strings.TrimPrefix(strings.ToLower(pick.Name), "the ")
+	return t.respond(fmt.Sprintf("%s strikes flint on steel; %s %s, and shadows draw back to the edge of a ring of wavering light.",
+		t.actorName(), name, t.pick("light", "catches with a hiss", "flares and settles to a steady flame")), t.hints()), true
+}
+
+// equip: wield or wear an item the words name (equip_item). A garment
+// the rules do not equip (a cape, a hat) is put on, in words only.
 func (t *offlineTurn) equip(words map[string]bool) (reply, bool) {
 	if done, ok := t.stepNamed("equip_item"); ok {
 		if done.Err {
+			if it := t.carried(done.arg("item")); it != nil && wearWords.in(strings.ToLower(t.Words)) && isA(it.Name, garments) {
+				return t.respond(fmt.Sprintf("%s puts on the %s. It turns no blade, but keeps off the wind and the rain.", t.actorName(), strings.ToLower(it.Name)), t.hints()), true
+			}
 			return t.respond(strings.TrimPrefix(done.Result, "Error: "), t.hints()), true
 		}
-		r := decodeStep[struct{ Equipped, By string }](done)
+		r := decodeStep[struct{ Equipped, By, Slot string }](done)
+		if r.Slot == "armour" {
+			return t.respond(fmt.Sprintf("%s now wears %s.", r.By, r.Equipped), t.hints()), true
+		}
 		return t.respond(fmt.Sprintf("%s now carries %s ready to hand.", r.By, r.Equipped), t.hints()), true
 	}
 	me := t.me()

@@ -27,6 +27,7 @@ func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) reply {
 			Items []struct {
 				InstanceID string `json:"instance_id"`
 				Name       string `json:"name"`
+				Price      int    `json:"price"`
 			} `json:"items"`
 		}](inv).Items
 		if len(stock) == 0 {
@@ -35,11 +36,28 @@ func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) reply {
 			}
 			return t.respond(fmt.Sprintf("%s spreads empty hands: nothing left to sell.", n.Name), t.hints())
 		}
-		pick, best := stock[0].InstanceID, 0
+		pick, best := "", 0
 		for _, it := range stock {
 			if s := score(words, it.Name); s > best {
 				pick, best = it.InstanceID, s
 			}
+		}
+		if pick == "" {
+			// Buying whatever comes first would sell an innkeeper's
+			// bread to someone asking for a potion.
+			var offer []string
+			seen := map[string]bool{}
+			for _, it := range stock {
+				if !seen[it.Name] {
+					seen[it.Name] = true
+					offer = append(offer, fmt.Sprintf("%s (%d gold)", strings.ToLower(it.Name), it.Price))
+				}
+			}
+			s := fmt.Sprintf("%s has nothing like that to sell, only %s.", n.Name, strings.Join(offer, ", "))
+			if n.Kind != "merchant" {
+				s += " For more, look for a merchant's stall or cart."
+			}
+			return t.respond(s, t.hints())
 		}
 		return call("buy_item", map[string]any{"item": pick, "from": n.ID})
 	}
