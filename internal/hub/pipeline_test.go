@@ -150,7 +150,9 @@ func playedOnce(t *testing.T) (e *env, tableID, token string, a *wsClient) {
 // when the test ends.
 func openRaw(t *testing.T, path string) *sql.DB {
 	t.Helper()
-	raw, err := sql.Open("sqlite", path)
+	// The hub writes beside it (a table restarting reloads and commits):
+	// wait for its lock instead of failing with SQLITE_BUSY.
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
