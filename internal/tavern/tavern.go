@@ -192,14 +192,14 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 			dm = cfg.Narrator
 		}
 		n := logged(dm)
-		return &agent.Runner{Narrative: n, Combat: n, Summary: n, Memory: t.Store, Log: t.Log}, nil, "offline"
+		return &agent.Runner{Narrative: n, Combat: n, Summary: n, Memory: t.Store, Log: t.Log, Window: cfg.window()}, nil, "offline"
 	}
 	if cfg.Runner == nil {
 		t.Log.Info("AI game master", "narrative", ms.Narrative.Name(), "combat", ms.Combat.Name(), "summary", ms.Summary.Name())
 	}
 	return &agent.Runner{
 		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),
-		Memory: t.Store, Log: t.Log,
+		Memory: t.Store, Log: t.Log, Window: cfg.window(),
 	}, logged(ms.Data), ms.DM
 }
 
