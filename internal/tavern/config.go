@@ -67,6 +67,9 @@ type Config struct {
 	// handler is built: a test's exact quotas, wrapped player store or
 	// data agent.
 	Web func(*web.Config)
+	// OpenAI, if set, adjusts the OpenAI adapter's configuration before
+	// the models are built: a test's attempts and backoff.
+	OpenAI func(*openai.Config)
 	// Narrator, if set, stands in for the offline narrator when no model
 	// server is set: a test's model that fails on demand. Unlike Runner's
 	// models, its calls go to the call log, priced by its Name.
