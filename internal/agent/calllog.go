@@ -187,9 +187,9 @@ var (
 // ErrorKind sorts a failed model call for the operator: store.CallTimeout
 // (the deadline passed), CallRateLimit (HTTP 429), CallServer (HTTP 5xx),
 // CallAuth (HTTP 401 or 403: the key or its rights), CallInvalidOutput
-// (the answer could not be read) or CallOther. The
-// adapters' errors carry the HTTP status in their text (openai-go's
-// *openai.Error does), which keeps this package free of any SDK.
+// (the answer could not be read) or CallOther. The adapters' errors carry
+// the HTTP status in their text (openai-go's *openai.Error does), which
+// keeps this package free of any SDK.
 func ErrorKind(err error) string {
 	if err == nil {
 		return ""

@@ -61,6 +61,15 @@ func TestHealth(t *testing.T) {
 	}
 }
 
+// TestHealthZeroClock: a clock at the zero time counts like any other.
+func TestHealthZeroClock(t *testing.T) {
+	var h Health
+	h.Record("m", time.Time{}, nil)
+	if m := h.Models(time.Time{})[0]; m.Calls5m != 1 {
+		t.Errorf("%+v, want one call", m)
+	}
+}
+
 // failModel fails every call with err.
 type failModel struct{ err error }
 
