@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"tavern/internal/agent"
 	"tavern/internal/chart"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
@@ -394,7 +395,7 @@ func (s *Server) adminLLMPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := adminLLMView{Window: win, Windows: []string{"1h", "24h", "7d", "30d"}, Total: hub.Stats(calls), Now: now,
-		ErrKinds: []string{store.CallTimeout, store.CallRateLimit, store.CallServer, store.CallInvalidOutput, store.CallOther}}
+		ErrKinds: []string{store.CallTimeout, store.CallRateLimit, store.CallServer, store.CallAuth, store.CallInvalidOutput, store.CallOther}}
 	v.Names = map[string]string{}
 	if rows, err := s.admin.AdminTables(r.Context()); err == nil {
 		for _, t := range rows {
@@ -490,6 +491,36 @@ func usd(v float64) string {
 }
 
 func pct(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }
+
+// healthLabel and healthPill show a model's state (agent.ModelHealth).
+func healthLabel(state string) string {
+	switch state {
+	case agent.ModelOK:
+		return "answers"
+	case agent.ModelFailing:
+		return "failing"
+	}
+	return "no call yet"
+}
+
+func healthPill(state string) string {
+	switch state {
+	case agent.ModelOK:
+		return "ok"
+	case agent.ModelFailing:
+		return "failed"
+	}
+	return ""
+}
+
+// healthRate is a model's error rate over the last five minutes, with
+// its counts.
+func healthRate(m agent.ModelHealth) string {
+	if m.Calls5m == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f%% (%d of %d)", m.ErrorRate5m*100, m.Errors5m, m.Calls5m)
+}
 
 func errRate(s hub.LLMStats) string {
 	if s.Calls == 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -559,4 +560,76 @@ func TestAdminSecrets(t *testing.T) {
 func templEscape(s string) string {
 	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
 	return r.Replace(s)
+}
+
+// rateLimited is the offline narrator answering as a server that rate
+// limits, once fail is set.
+type rateLimited struct {
+	offline.Narrator
+	fail atomic.Bool
+}
+
+func (m *rateLimited) Complete(ctx context.Context, req agent.Request) (agent.Response, error) {
+	if m.fail.Load() {
+		return agent.Response{}, errors.New(`POST "http://127.0.0.1/v1/chat/completions": 429 Too Many Requests`)
+	}
+	return m.Narrator.Complete(ctx, req)
+}
+
+// TestAdminOverviewModelHealth: the overview page and its API say whether
+// the model answers; once it rate limits, they show it failing with the
+// error's kind and rate, and /readyz still answers 200.
+func TestAdminOverviewModelHealth(t *testing.T) {
+	m := &rateLimited{}
+	e := newAdminEnv(t, m)
+	_, tok := e.newPlayer("Ann")
+	id := e.do("POST", "/api/tables", map[string]any{"name": "Health", "seats": 2}, tok).json(t)["id"].(string)
+	e.seat(id, tok, "Aldric") // the arrival is narrated: the model answers
+
+	page := string(e.admin("GET", "/admin").body)
+	wantHas(t, page, []string{`id="model-health"`, `data-model="offline"`, `<span class="pill ok">answers</span>`}, "failing")
+
+	m.fail.Store(true)
+	ann := e.ws(id, "player", tok)
+	if f := ann.act("a1", "I look around"); f.Type != "ack" {
+		t.Fatalf("act: %+v", f)
+	}
+	type health struct {
+		Model         string  `json:"model"`
+		State         string  `json:"state"`
+		LastErrorKind string  `json:"last_error_kind"`
+		Errors5m      int     `json:"errors_5m"`
+		Calls5m       int     `json:"calls_5m"`
+		ErrorRate5m   float64 `json:"error_rate_5m"`
+	}
+	var o struct{ Models []health }
+	// The turn runs after the ack: wait for its failed call.
+	for range 500 {
+		if err := json.Unmarshal(e.admin("GET", "/api/admin/overview").body, &o); err != nil {
+			t.Fatal(err)
+		}
+		if len(o.Models) == 1 && o.Models[0].Errors5m > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(o.Models) != 1 {
+		t.Fatalf("models %+v, want the offline narrator alone", o.Models)
+	}
+	h := o.Models[0]
+	if h.Model != "offline" || h.State != "failing" || h.LastErrorKind != "rate_limit" || h.Errors5m < 1 || h.Calls5m <= h.Errors5m ||
+		h.ErrorRate5m != float64(h.Errors5m)/float64(h.Calls5m) {
+		t.Errorf("overview models %+v, want offline failing with rate_limit, some calls answered", h)
+	}
+
+	page = string(e.admin("GET", "/admin").body)
+	wantHas(t, page, []string{`data-model="offline"`, `<span class="pill failed">failing</span>`, `<span class="pill failed">rate limit</span>`,
+		"429 Too Many Requests"}, "answers</span>")
+	// A retry of the turn may have failed since: the rate, not its value.
+	if !regexp.MustCompile(`<td class="num">[1-9]\d*% \([1-9]\d* of \d+\)</td>`).MatchString(page) {
+		t.Errorf("no error rate on the overview page:\n%s", page)
+	}
+	if r := e.do("GET", "/readyz", nil, ""); r.status != http.StatusOK {
+		t.Errorf("/readyz with a failing model: %d %s, want 200", r.status, r.body)
+	}
 }

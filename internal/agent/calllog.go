@@ -104,13 +104,16 @@ func (p Prices) Cost(model string, u Usage) float64 {
 
 // Logged wraps a model so every call is written to a CallLog with its
 // table (from the context, see WithTable), agent, latency, tokens,
-// estimated cost and error. A failure to log is itself only logged: the
-// game never waits on its bookkeeping. Safe for concurrent use if Model
-// and Log are.
+// estimated cost and error, and counted by Health. A failure to log is
+// itself only logged: the game never waits on its bookkeeping. Safe for
+// concurrent use if Model and Log are.
 type Logged struct {
 	Model  Model
 	Log    CallLog
 	Prices Prices
+	// Health, if set, counts each call as it finishes, except those
+	// its caller cancelled (a table closing says nothing of the model).
+	Health *Health
 	// Now is the clock (default time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -130,7 +133,11 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 	}
 	start := now()
 	resp, err := l.Model.Complete(ctx, req)
-	c := store.LLMCall{TableID: TableFrom(ctx), Turn: TurnFrom(ctx), Agent: req.Agent, Model: l.Model.Name(), Started: start.UTC(), Latency: now().Sub(start),
+	end := now()
+	if l.Health != nil && !(err != nil && errors.Is(ctx.Err(), context.Canceled)) {
+		l.Health.Record(l.Model.Name(), end, err)
+	}
+	c := store.LLMCall{TableID: TableFrom(ctx), Turn: TurnFrom(ctx), Agent: req.Agent, Model: l.Model.Name(), Started: start.UTC(), Latency: end.Sub(start),
 		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CachedTokens: resp.Usage.CachedTokens}
 	c.LatencyMS = c.Latency.Milliseconds()
 	c.CostUSD = l.Prices.Cost(c.Model, resp.Usage)
@@ -173,15 +180,16 @@ func TurnFrom(ctx context.Context) string {
 }
 
 var (
-	statusRe  = regexp.MustCompile(`\b(429|5\d\d)\b`)
+	statusRe  = regexp.MustCompile(`\b(401|403|429|5\d\d)\b`)
 	invalidRe = regexp.MustCompile(`(?i)invalid|unmarshal|json|parse|malformed`)
 )
 
 // ErrorKind sorts a failed model call for the operator: store.CallTimeout
 // (the deadline passed), CallRateLimit (HTTP 429), CallServer (HTTP 5xx),
-// CallInvalidOutput (the answer could not be read) or CallOther. The
-// adapters' errors carry the HTTP status in their text (openai-go's
-// *openai.Error does), which keeps this package free of any SDK.
+// CallAuth (HTTP 401 or 403: the key or its rights), CallInvalidOutput
+// (the answer could not be read) or CallOther. The adapters' errors carry
+// the HTTP status in their text (openai-go's *openai.Error does), which
+// keeps this package free of any SDK.
 func ErrorKind(err error) string {
 	if err == nil {
 		return ""
@@ -191,9 +199,13 @@ func ErrorKind(err error) string {
 	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(strings.ToLower(msg), "timeout"):
 		return store.CallTimeout
 	}
-	if m := statusRe.FindString(msg); m == "429" {
+	switch statusRe.FindString(msg) {
+	case "":
+	case "429":
 		return store.CallRateLimit
-	} else if m != "" {
+	case "401", "403":
+		return store.CallAuth
+	default:
 		return store.CallServer
 	}
 	if invalidRe.MatchString(msg) {

@@ -71,6 +71,8 @@ func TestErrorKind(t *testing.T) {
 		{errors.New(`POST "https://api.openai.com/v1/chat/completions": 429 Too Many Requests`), store.CallRateLimit},
 		{errors.New(`POST "https://x/v1/chat/completions": 502 Bad Gateway`), store.CallServer},
 		{errors.New("decode response: invalid character '<' looking for beginning of value"), store.CallInvalidOutput},
+		{errors.New(`POST "https://x/v1/chat/completions": 401 Unauthorized`), store.CallAuth},
+		{errors.New(`POST "https://x/v1/chat/completions": 403 Forbidden`), store.CallAuth},
 		{errors.New("connection refused"), store.CallOther},
 	} {
 		if got := ErrorKind(tc.err); got != tc.want {

@@ -22,6 +22,16 @@ type WindowConfig struct {
 	Summaries   int // default 3
 }
 
+// TurnMessages is the fewest messages a turn stores: the player's
+// message, the model's call of an output tool and that call's result
+// (Runner.Run). A window that keeps fewer could not hold a whole turn.
+const TurnMessages = 3
+
+// DefaultWindow returns the window with every field at its default (seed
+// 001's MIN_MESSAGES_IN_SESSION, MAX_MESSAGES_BEFORE_ARCHIVE and
+// SUMMARIES_IN_CONTEXT, and the token budget).
+func DefaultWindow() WindowConfig { return WindowConfig{}.WithDefaults() }
+
 // WithDefaults returns c with its zero fields set to the defaults.
 func (c WindowConfig) WithDefaults() WindowConfig {
 	if c.MinMessages <= 0 {

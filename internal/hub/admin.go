@@ -46,6 +46,12 @@ type AdminStore interface {
 	TurnTimes(ctx context.Context, since time.Time) ([]time.Time, error)
 }
 
+// ModelHealth reports whether each model answers (*agent.Health does).
+// Implementations must be safe for concurrent use.
+type ModelHealth interface {
+	Models(now time.Time) []agent.ModelHealth
+}
+
 // PendingView is an open action and where it is in its life. Error is
 // shown to the operator only.
 type PendingView struct {
@@ -108,6 +114,9 @@ type Overview struct {
 	Connections   Connections `json:"connections"`
 	TurnsLastHour int         `json:"turns_last_hour"`
 	LLM           LLMStats    `json:"llm"`
+	// Models says, additively, whether each model answers, by name: kept
+	// in memory since the start, so a restart forgets it.
+	Models []agent.ModelHealth `json:"models"`
 }
 
 // LLMStats aggregates model calls.
@@ -120,7 +129,7 @@ type LLMStats struct {
 	CachedTokens     int     `json:"cached_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
-	// Additive: errors by kind (timeout, rate_limit, server,
+	// Additive: errors by kind (timeout, rate_limit, server, auth,
 	// invalid_output, other) and the share of prompt tokens served from
 	// the cache.
 	ErrorsByKind map[string]int `json:"errors_by_kind"`
@@ -536,6 +545,10 @@ func (h *Hub) Overview(ctx context.Context, since time.Time) (Overview, error) {
 		return Overview{}, err
 	}
 	o.LLM = Stats(calls)
+	o.Models = []agent.ModelHealth{}
+	if h.cfg.Health != nil {
+		o.Models = h.cfg.Health.Models(h.cfg.Now())
+	}
 	return o, nil
 }
 
@@ -630,11 +643,13 @@ func ErrorKindLabel(k string) string {
 	case store.CallTimeout:
 		return "timeout"
 	case store.CallRateLimit:
-		return "429"
+		return "rate limit"
 	case store.CallServer:
-		return "5xx"
+		return "server error"
 	case store.CallInvalidOutput:
 		return "invalid output"
+	case store.CallAuth:
+		return "auth"
 	}
 	return strings.ReplaceAll(k, "_", " ")
 }

@@ -2,9 +2,13 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"tavern/internal/agent"
 	"tavern/internal/engine"
 )
 
@@ -76,5 +80,40 @@ func TestAdminTablesPastABlockedTable(t *testing.T) {
 	}
 	if len(got.rows) != 3 {
 		t.Errorf("%d rows, want 3", len(got.rows))
+	}
+}
+
+// TestOverviewModels: the overview carries the models' health as its
+// source tells it at the hub's clock, and an empty list, not null,
+// without one.
+func TestOverviewModels(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)
+	health := &agent.Health{}
+	health.Record("m", now.Add(-10*time.Minute), errors.New("POST: 503 Service Unavailable"))
+	health.Record("m", now.Add(-time.Minute), nil)
+	cases := []struct {
+		name   string
+		health ModelHealth
+		want   string
+	}{
+		{"none", nil, `"models":[]`},
+		{"one", health, `"models":[{"model":"m","state":"ok","last_success_at":"2026-11-26T05:59:00Z","last_error_at":"2026-11-26T05:50:00Z","last_error":"POST: 503 Service Unavailable","last_error_kind":"server","calls_5m":1,"errors_5m":0,"error_rate_5m":0}]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, _ := testHub(t, func(cfg *Config) {
+				cfg.Health = c.health
+				cfg.Now = func() time.Time { return now }
+			})
+			o, err := h.Overview(ctx, now.Add(-time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(o)
+			if !strings.Contains(string(b), c.want) {
+				t.Errorf("overview %s, want %s", b, c.want)
+			}
+		})
 	}
 }

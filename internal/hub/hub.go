@@ -61,6 +61,8 @@ type Config struct {
 	// Metrics, if set, receives the game's Prometheus metrics
 	// (metrics.go); its table and socket gauges read this hub.
 	Metrics *Metrics
+	// Health, if set, says in the overview whether each model answers.
+	Health ModelHealth
 }
 
 // Timer is a call scheduled by Config.AfterFunc; *time.Timer is one. Stop

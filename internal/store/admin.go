@@ -36,5 +36,6 @@ const (
 	CallRateLimit     = "rate_limit"
 	CallServer        = "server"
 	CallInvalidOutput = "invalid_output"
+	CallAuth          = "auth"
 	CallOther         = "other"
 )

@@ -176,6 +176,6 @@ type LLMCall struct {
 	// Turn is the table turn that made the call ("t12"), "" outside one.
 	Turn string `json:"turn,omitempty"`
 	// ErrorKind sorts a failure: CallTimeout, CallRateLimit, CallServer,
-	// CallInvalidOutput or CallOther; "" when the call succeeded.
+	// CallAuth, CallInvalidOutput or CallOther; "" when the call succeeded.
 	ErrorKind string `json:"error_kind,omitempty"`
 }

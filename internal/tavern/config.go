@@ -48,10 +48,17 @@ type Config struct {
 	LLMIdle        time.Duration
 	Prices         string
 
+	// The agents' history window (agent.WindowConfig).
+	HistoryMin       int
+	HistoryMax       int
+	HistorySummaries int
+	HistoryTokens    int
+
 	// LogOutput receives the logs, as text at LogLevel; nil discards them.
 	LogOutput io.Writer
 	// Runner, if set, plays the game master's turns in place of the one
-	// the model settings build. Its models' calls are not logged.
+	// the model settings build, with its own Window. Its models' calls
+	// are not logged.
 	Runner *agent.Runner
 	// Hub, if set, adjusts the hub's configuration before the hub is
 	// built: a test's clock, seed or wrapped store.
@@ -60,6 +67,9 @@ type Config struct {
 	// handler is built: a test's exact quotas, wrapped player store or
 	// data agent.
 	Web func(*web.Config)
+	// OpenAI, if set, adjusts the OpenAI adapter's configuration before
+	// the models are built: a test's attempts and backoff.
+	OpenAI func(*openai.Config)
 	// Narrator, if set, stands in for the offline narrator when no model
 	// server is set: a test's model that fails on demand. Unlike Runner's
 	// models, its calls go to the call log, priced by its Name.
@@ -71,6 +81,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults of every setting.
 func DefaultConfig() Config {
+	win := agent.DefaultWindow()
 	return Config{
 		Addr:         "127.0.0.1:8080",
 		DB:           "data/tavern.db",
@@ -85,7 +96,17 @@ func DefaultConfig() Config {
 		LLMTimeout:    60 * time.Second,
 		LLMFirstToken: 20 * time.Second,
 		LLMIdle:       15 * time.Second,
+		// The agent package's window, for the same reason.
+		HistoryMin:       win.MinMessages,
+		HistoryMax:       win.MaxMessages,
+		HistorySummaries: win.Summaries,
+		HistoryTokens:    win.TokenBudget,
 	}
+}
+
+// window is the agents' history window the settings make.
+func (c *Config) window() agent.WindowConfig {
+	return agent.WindowConfig{MinMessages: c.HistoryMin, MaxMessages: c.HistoryMax, Summaries: c.HistorySummaries, TokenBudget: c.HistoryTokens}
 }
 
 // A setting is one field of Config with its flag and its environment
@@ -119,6 +140,10 @@ var settings = []setting{
 	{"llm-timeout", "TAVERN_LLM_TIMEOUT", "bound on one model call, retries apart", func(c *Config) flag.Value { return (*durationValue)(&c.LLMTimeout) }},
 	{"llm-first-token-timeout", "TAVERN_LLM_FIRST_TOKEN_TIMEOUT", "wait for a call's first streamed chunk before retrying it", func(c *Config) flag.Value { return (*durationValue)(&c.LLMFirstToken) }},
 	{"llm-idle-timeout", "TAVERN_LLM_IDLE_TIMEOUT", "wait between two streamed chunks before retrying the call", func(c *Config) flag.Value { return (*durationValue)(&c.LLMIdle) }},
+	{"history-min-messages", "TAVERN_HISTORY_MIN_MESSAGES", "messages of recent history each agent keeps when it archives older turns: whole turns, so a few more; 3 (one turn) at least", func(c *Config) flag.Value { return (*intValue)(&c.HistoryMin) }},
+	{"history-max-messages", "TAVERN_HISTORY_MAX_MESSAGES", "messages of recent history that make an agent archive its oldest turns into a memory; -history-min-messages at least", func(c *Config) flag.Value { return (*intValue)(&c.HistoryMax) }},
+	{"history-tokens", "TAVERN_HISTORY_TOKENS", "estimated tokens of recent history that make an agent archive, as above (its newest turn is always kept)", func(c *Config) flag.Value { return (*intValue)(&c.HistoryTokens) }},
+	{"history-summaries", "TAVERN_HISTORY_SUMMARIES", "memory summaries each agent sees before its recent history", func(c *Config) flag.Value { return (*intValue)(&c.HistorySummaries) }},
 	{"prices", "TAVERN_PRICES", "extra model prices in USD per million tokens, model=input/cached/output[,…], for the call log's costs", func(c *Config) flag.Value { return (*stringValue)(&c.Prices) }},
 }
 
@@ -187,6 +212,15 @@ func (c *Config) check() error {
 		return fmt.Errorf("quota-players %d, quota-tables %d: want 1 or more (-quotas off lifts them)", c.QuotaPlayers, c.QuotaTables)
 	case c.LLMTimeout <= 0 || c.LLMFirstToken <= 0 || c.LLMIdle <= 0:
 		return fmt.Errorf("llm timeouts %s, %s, %s: want durations above 0, such as 60s", c.LLMTimeout, c.LLMFirstToken, c.LLMIdle)
+	case c.HistoryMin < agent.TurnMessages:
+		return fmt.Errorf("history-min-messages %d (TAVERN_HISTORY_MIN_MESSAGES): a window smaller than one turn's %d messages (the player's, the DM's output call, its result) cannot hold the turn being played; want %d or more",
+			c.HistoryMin, agent.TurnMessages, agent.TurnMessages)
+	case c.HistoryMax < c.HistoryMin:
+		return fmt.Errorf("history-max-messages %d (TAVERN_HISTORY_MAX_MESSAGES) is below history-min-messages %d: want it at least as large", c.HistoryMax, c.HistoryMin)
+	case c.HistoryTokens < 1:
+		return fmt.Errorf("history-tokens %d (TAVERN_HISTORY_TOKENS): want 1 or more", c.HistoryTokens)
+	case c.HistorySummaries < 1:
+		return fmt.Errorf("history-summaries %d (TAVERN_HISTORY_SUMMARIES): want 1 or more", c.HistorySummaries)
 	}
 	if _, err := agent.ParsePrices(c.Prices); c.Prices != "" && err != nil {
 		return fmt.Errorf("prices: %w", err)

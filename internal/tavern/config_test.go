@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tavern/internal/agent"
 )
 
 var update = flag.Bool("update", false, "rewrite the README's table of settings")
@@ -40,14 +42,16 @@ func parse(getenv func(string) string, args ...string) (Config, error) {
 
 func TestConfigSources(t *testing.T) {
 	cfg, err := parse(envOf("TAVERN_ADDR", "127.0.0.1:9", "TAVERN_QUOTAS", "off", "TAVERN_EVICT_AFTER", "0", "TAVERN_LOG_LEVEL", "warn",
-		"TAVERN_ADMIN_TOKEN", "secret", "TAVERN_MODEL_DATA", "analyst", "TAVERN_LLM_IDLE_TIMEOUT", "3s"),
-		"-addr", "127.0.0.1:0", "-quota-tables", "9")
+		"TAVERN_ADMIN_TOKEN", "secret", "TAVERN_MODEL_DATA", "analyst", "TAVERN_LLM_IDLE_TIMEOUT", "3s",
+		"TAVERN_HISTORY_MIN_MESSAGES", "6", "TAVERN_HISTORY_MAX_MESSAGES", "8", "TAVERN_HISTORY_SUMMARIES", "2"),
+		"-addr", "127.0.0.1:0", "-quota-tables", "9", "-history-max-messages", "12", "-history-tokens", "9000")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := DefaultConfig()
 	want.Addr, want.Quotas, want.EvictAfter, want.LogLevel = "127.0.0.1:0", false, 0, slog.LevelWarn
 	want.AdminToken, want.ModelData, want.LLMIdle, want.QuotaTables = "secret", "analyst", 3*time.Second, 9
+	want.HistoryMin, want.HistoryMax, want.HistorySummaries, want.HistoryTokens = 6, 12, 2, 9000
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("got  %+v\nwant %+v", cfg, want)
 	}
@@ -69,6 +73,13 @@ func TestConfigRefuses(t *testing.T) {
 		{"junk prices", []string{"TAVERN_PRICES", "x"}, nil, "prices"},
 		{"junk level", nil, []string{"-log-level", "loud"}, "log-level"},
 		{"secret as a flag", nil, []string{"-admin-token", "x"}, "admin-token"},
+		{"window under one turn", []string{"TAVERN_HISTORY_MIN_MESSAGES", "2"}, nil, "history-min-messages 2 (TAVERN_HISTORY_MIN_MESSAGES): a window smaller than one turn's 3 messages"},
+		{"no window", nil, []string{"-history-min-messages", "0"}, "history-min-messages 0"},
+		{"max under min", nil, []string{"-history-min-messages", "12", "-history-max-messages", "11"}, "history-max-messages 11 (TAVERN_HISTORY_MAX_MESSAGES) is below history-min-messages 12"},
+		{"max under the default min", []string{"TAVERN_HISTORY_MAX_MESSAGES", "4"}, nil, "history-max-messages 4"},
+		{"no token budget", nil, []string{"-history-tokens", "0"}, "history-tokens 0 (TAVERN_HISTORY_TOKENS)"},
+		{"no summaries", []string{"TAVERN_HISTORY_SUMMARIES", "0"}, nil, "history-summaries 0 (TAVERN_HISTORY_SUMMARIES)"},
+		{"junk window", []string{"TAVERN_HISTORY_MAX_MESSAGES", "many"}, nil, "TAVERN_HISTORY_MAX_MESSAGES"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -77,6 +88,18 @@ func TestConfigRefuses(t *testing.T) {
 				t.Errorf("err %v, want one naming %q", err, c.say)
 			}
 		})
+	}
+}
+
+// TestDefaultWindow: the window settings' defaults are the agent
+// package's, so a Tavern with default settings plays as before.
+func TestDefaultWindow(t *testing.T) {
+	def := DefaultConfig()
+	if got, want := def.window(), agent.DefaultWindow(); got != want {
+		t.Errorf("window %+v, want %+v", got, want)
+	}
+	if want := (agent.WindowConfig{MinMessages: 10, MaxMessages: 20, TokenBudget: 6000, Summaries: 3}); def.window() != want {
+		t.Errorf("window %+v, want seed 001's %+v", def.window(), want)
 	}
 }
 

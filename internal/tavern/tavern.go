@@ -56,6 +56,7 @@ type Tavern struct {
 	AdminTokenMade bool
 
 	calls     *agent.CallWriter
+	health    *agent.Health
 	runner    *agent.Runner
 	dataModel agent.Model
 	data      *dataset.Dataset
@@ -117,6 +118,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	// The call log is written off the model path; it is closed after the
 	// hub so the last turns' calls are kept.
 	t.calls = agent.NewCallWriter(agent.CallWriterConfig{Store: t.Store, Observe: t.Metrics.ObserveCall, Dropped: t.Metrics.CallDropped, Log: t.Log})
+	t.health = &agent.Health{}
 	t.runner, t.dataModel, t.DM = t.agents()
 	if cfg.Runner != nil {
 		t.runner = cfg.Runner
@@ -131,7 +133,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 
 	hc := hub.Config{
 		Store: t.Store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter,
+		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health,
 	}
 	if cfg.Hub != nil {
 		cfg.Hub(&hc)
@@ -163,8 +165,9 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 
 // agents builds the game master's runner from the settings: the OpenAI
 // adapter for each agent when a key or a base URL is set, else the
-// offline narrator (or the Narrator setting's model). Every call goes to the call log with its estimated
-// cost (agent.DefaultPrices, extended by the Prices setting). It returns
+// offline narrator (or the Narrator setting's model). Every call goes to
+// the call log with its estimated cost (agent.DefaultPrices, extended by
+// the Prices setting) and to the models' health for the overview. It returns
 // the data agent's model too (nil when offline) and the DM's name.
 func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 	cfg := t.Config
@@ -179,9 +182,15 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 		}
 	}
 	logged := func(m agent.Model) agent.Model {
-		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log}
+		if t.health != nil {
+			t.health.Watch(m.Name())
+		}
+		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log, Health: t.health}
 	}
 	base := openai.Config{Log: t.Log, CallTimeout: cfg.LLMTimeout, FirstTokenTimeout: cfg.LLMFirstToken, IdleTimeout: cfg.LLMIdle}
+	if cfg.OpenAI != nil {
+		cfg.OpenAI(&base)
+	}
 	ms, online := openai.ModelsFromEnv(cfg.env, base)
 	if !online {
 		if cfg.Runner == nil {
@@ -192,14 +201,14 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 			dm = cfg.Narrator
 		}
 		n := logged(dm)
-		return &agent.Runner{Narrative: n, Combat: n, Summary: n, Memory: t.Store, Log: t.Log}, nil, "offline"
+		return &agent.Runner{Narrative: n, Combat: n, Summary: n, Memory: t.Store, Log: t.Log, Window: cfg.window()}, nil, "offline"
 	}
 	if cfg.Runner == nil {
 		t.Log.Info("AI game master", "narrative", ms.Narrative.Name(), "combat", ms.Combat.Name(), "summary", ms.Summary.Name())
 	}
 	return &agent.Runner{
 		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),
-		Memory: t.Store, Log: t.Log,
+		Memory: t.Store, Log: t.Log, Window: cfg.window(),
 	}, logged(ms.Data), ms.DM
 }
 

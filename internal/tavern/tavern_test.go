@@ -2,6 +2,7 @@ package tavern
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -217,5 +218,68 @@ func TestHooks(t *testing.T) {
 	}
 	if codes[0] != http.StatusCreated || codes[1] != http.StatusTooManyRequests {
 		t.Errorf("two new players: %v, want 201 then 429 (the Web hook's quota)", codes)
+	}
+}
+
+// TestModelHealth: a model server answering 500 and 429 shows in the
+// operator's overview as failing, with the last error's kind and the
+// error rate, while /readyz stays 200: a model that does not answer is
+// not the node's fault, and every node would share it.
+func TestModelHealth(t *testing.T) {
+	fake := openaitest.New(t, nil)
+	cfg := testConfig(t)
+	cfg.OpenAIBaseURL, cfg.Model, cfg.AdminToken = fake.URL, "llama3.1", "admin"
+	cfg.OpenAI = func(c *openai.Config) { c.MaxAttempts = 1 } // one call, one answer
+	tv, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tv.Close()
+	srv := httptest.NewServer(tv.Handler)
+	defer srv.Close()
+
+	overview := func() []agent.ModelHealth {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+"/api/admin/overview", nil)
+		req.Header.Set("Authorization", "Bearer admin")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var o struct {
+			Models []agent.ModelHealth `json:"models"`
+		}
+		if err := json.NewDecoder(res.Body).Decode(&o); err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("overview: %d %v", res.StatusCode, err)
+		}
+		return o.Models
+	}
+	if ms := overview(); len(ms) != 1 || ms[0].Model != "llama3.1" || ms[0].State != agent.ModelUnknown || ms[0].Calls5m != 0 {
+		t.Errorf("before any call: %+v, want llama3.1 unknown", ms)
+	}
+
+	fake.Push(openaitest.Reply{Content: "hi"}, openaitest.Reply{Status: http.StatusInternalServerError, Error: "boom"},
+		openaitest.Reply{Status: http.StatusTooManyRequests, Error: "slow down"})
+	ctx := agent.WithTable(context.Background(), "t1")
+	for i := range 3 {
+		_, err := tv.runner.Narrative.Complete(ctx, agent.Request{Agent: "narrative", Messages: []agent.Message{{Role: "user", Content: "hi"}}})
+		if (err != nil) != (i > 0) {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	ms := overview()
+	if len(ms) != 1 {
+		t.Fatalf("models %+v", ms)
+	}
+	m := ms[0]
+	if m.State != agent.ModelFailing || m.LastErrorKind != "rate_limit" || m.Calls5m != 3 || m.Errors5m != 2 || m.ErrorRate5m < 0.66 || m.ErrorRate5m > 0.67 {
+		t.Errorf("after ok, 500, 429: %+v, want failing, rate_limit, 2 errors of 3 calls", m)
+	}
+	if m.LastSuccessAt == nil || m.LastErrorAt == nil || !strings.Contains(m.LastError, "429") {
+		t.Errorf("last success %v, last error %v %q", m.LastSuccessAt, m.LastErrorAt, m.LastError)
+	}
+	if code, body := get(t, srv.URL+"/readyz"); code != http.StatusOK {
+		t.Errorf("/readyz with a failing model: %d %s, want 200", code, body)
 	}
 }
