@@ -4,7 +4,8 @@
 // `go run ./cmd/loadgen` measures the whole stack: HTTP, websockets, the
 // hub's table goroutines, turn jobs and the SQLite commits; the CPU it
 // reports then includes the bots'. With -url it loads a server started
-// apart (run it with TAVERN_QUOTAS=off), and with -server-pid (or
+// apart (run it with TAVERN_QUOTAS=off and TAVERN_SOCKETS_PER_ADDR above
+// its socket count), and with -server-pid (or
 // -metrics, reading process_cpu_seconds_total, with -metrics-token if
 // /metrics needs the admin token) it reports that server's own CPU per
 // action and per delivered frame; reading /metrics, it also reports the
@@ -72,7 +73,7 @@ type config struct {
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	var c config
-	fs.StringVar(&c.url, "url", "", "server to load (loopback only; run it with TAVERN_QUOTAS=off); empty: start one in-process, quotas off")
+	fs.StringVar(&c.url, "url", "", "server to load (loopback only; run it with TAVERN_QUOTAS=off and TAVERN_SOCKETS_PER_ADDR above the sockets wanted); empty: start one in-process, quotas off")
 	fs.IntVar(&c.tables, "tables", 20, "tables played at once")
 	fs.IntVar(&c.players, "players", 3, "players per table")
 	fs.IntVar(&c.spectators, "spectators", 2, "spectators per table")
@@ -222,6 +223,7 @@ func startServer(ctx context.Context) (*server, error) {
 	}
 	cfg := tavern.DefaultConfig()
 	cfg.Addr, cfg.DB, cfg.Quotas, cfg.EvictAfter = "127.0.0.1:0", filepath.Join(dir, "load.db"), false, 0
+	cfg.SocketsPerAddr = 1 << 20 // every bot dials from loopback
 	cfg.LogOutput, cfg.LogLevel = os.Stderr, slog.LevelWarn
 	cfg.Runner = &agent.Runner{Narrative: offline.Narrator{}, Combat: offline.Narrator{}}
 	t, err := tavern.New(ctx, cfg)

@@ -181,14 +181,25 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 			return
 		}
 	}
+	addr, player := remoteAddr(r), ""
+	if p != nil {
+		player = p.ID
+	}
+	if !h.open.take(player, addr, h.cfg.SocketsPerPlayer, h.cfg.SocketsPerAddr) {
+		writeHTTPError(w, CodeRateLimited, "Too many open sockets for this player or address; close one first.")
+		return
+	}
+	release := func() { h.open.give(player, addr) }
 	up := &smallBuffers{ResponseWriter: w}
 	conn, err := websocket.Accept(up, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol}})
 	if err != nil {
+		release()
 		h.log.Debug("websocket accept", "err", err)
 		return
 	}
 	conn.SetReadLimit(readLimit)
 	if !h.trackSocket() {
+		release()
 		conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return
 	}
@@ -200,6 +211,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	ctx := context.Background()
 	if err := h.join(ctx, t, c, since); err != nil {
 		defer h.untrackSocket()
+		defer release()
 		code, msg := ErrorCode(err)
 		if code == CodeInternal {
 			t.log.Error("join failed", "err", err)
@@ -216,12 +228,15 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	// fraction of the handler's, and the request and net/http's buffers
 	// are garbage.
 	go c.writeLoop()
+	stopPing := c.keepAlive(h.cfg.PingInterval)
 	go func() {
 		defer h.untrackSocket()
+		defer release()
 		defer t.post(func() { t.part(c) })
 		c.readLoop(ctx, t)
 		c.close(websocket.StatusNormalClosure, "")
 		<-c.closed // the writer has closed the socket (handshake bounded by closeTimeout)
+		stopPing()
 	}()
 }
 

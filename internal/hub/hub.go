@@ -63,6 +63,14 @@ type Config struct {
 	Metrics *Metrics
 	// Health, if set, says in the overview whether each model answers.
 	Health ModelHealth
+	// SocketsPerPlayer and SocketsPerAddr bound the open websockets of
+	// one player and of one client address; one more is refused 429
+	// before the upgrade (PROTOCOL.md "Limits and close codes"). Default
+	// 32 and 512.
+	SocketsPerPlayer, SocketsPerAddr int
+	// PingInterval bounds how long a socket's peer may answer no ping
+	// before it is closed. Default 60s.
+	PingInterval time.Duration
 }
 
 // Timer is a call scheduled by Config.AfterFunc; *time.Timer is one. Stop
@@ -105,6 +113,9 @@ type Hub struct {
 	socketsMu     sync.Mutex
 	socketsClosed bool
 	sockets       sync.WaitGroup
+	// open counts the open websockets of each player and each client
+	// address (limits.go).
+	open socketCounts
 }
 
 // trackSocket counts a websocket being served; false once Close waits.
@@ -169,6 +180,15 @@ func New(cfg Config) *Hub {
 	}
 	if cfg.DM == "" {
 		cfg.DM = "offline"
+	}
+	if cfg.SocketsPerPlayer <= 0 {
+		cfg.SocketsPerPlayer = 32
+	}
+	if cfg.SocketsPerAddr <= 0 {
+		cfg.SocketsPerAddr = 512
+	}
+	if cfg.PingInterval <= 0 {
+		cfg.PingInterval = 60 * time.Second
 	}
 	if cfg.Store != nil {
 		cfg.Store = deadlined{cfg.Store}

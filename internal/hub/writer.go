@@ -238,11 +238,23 @@ func (c *client) shut(dropped int) {
 	if !c.flush && c.log != nil {
 		c.log.Warn("closing websocket", "code", int(c.closeCode), "reason", c.closeReason, "player", c.playerID(), "queued", dropped)
 	}
-	// The handshake gets closeTimeout; then the connection is dropped
-	// (CloseNow unblocks Close).
-	drop := time.AfterFunc(closeTimeout, func() { _ = c.conn.CloseNow() })
+	// The handshake gets closeTimeout; then the connection is dropped.
+	// CloseNow cannot do it: once Close has begun it only waits, and
+	// Close drains the rest of a frame the peer stopped sending midway
+	// (after a 1009 it held the socket for minutes).
+	drop := time.AfterFunc(closeTimeout, c.drop)
 	_ = c.conn.Close(c.closeCode, c.closeReason)
 	drop.Stop()
+}
+
+// drop closes the TCP connection under the socket, which ends any read or
+// write the library is blocked in.
+func (c *client) drop() {
+	if c.burst != nil {
+		_ = c.burst.Conn.Close()
+		return
+	}
+	_ = c.conn.CloseNow()
 }
 
 // write writes frames in order: one message each, or for a client that

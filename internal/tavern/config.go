@@ -34,6 +34,10 @@ type Config struct {
 	QuotaPlayers int
 	QuotaTables  int
 	EvictAfter   time.Duration
+	// The sockets (PROTOCOL.md "Limits and close codes").
+	SocketsPerPlayer int
+	SocketsPerAddr   int
+	PingInterval     time.Duration
 
 	// The game master's models.
 	OpenAIKey      string
@@ -90,7 +94,11 @@ func DefaultConfig() Config {
 		QuotaPlayers: 20,
 		QuotaTables:  6,
 		EvictAfter:   10 * time.Minute,
-		Model:        openai.DefaultModel,
+		// PROTOCOL.md "Limits and close codes".
+		SocketsPerPlayer: 32,
+		SocketsPerAddr:   512,
+		PingInterval:     60 * time.Second,
+		Model:            openai.DefaultModel,
 		// The OpenAI adapter's own defaults, shown here so that -h tells
 		// them (openai.Config).
 		LLMTimeout:    60 * time.Second,
@@ -130,6 +138,9 @@ var settings = []setting{
 	{"quota-players", "TAVERN_QUOTA_PLAYERS", "players one client address may create a minute (bursts as many)", func(c *Config) flag.Value { return (*intValue)(&c.QuotaPlayers) }},
 	{"quota-tables", "TAVERN_QUOTA_TABLES", "tables one client address may create a minute (bursts of 10 at least)", func(c *Config) flag.Value { return (*intValue)(&c.QuotaTables) }},
 	{"evict-after", "TAVERN_EVICT_AFTER", "unload a table idle this long: no socket, action, turn or timer (0: never)", func(c *Config) flag.Value { return (*durationValue)(&c.EvictAfter) }},
+	{"sockets-per-player", "TAVERN_SOCKETS_PER_PLAYER", "websockets one player may hold open; one more is refused 429", func(c *Config) flag.Value { return (*intValue)(&c.SocketsPerPlayer) }},
+	{"sockets-per-addr", "TAVERN_SOCKETS_PER_ADDR", "websockets one client address may hold open; one more is refused 429", func(c *Config) flag.Value { return (*intValue)(&c.SocketsPerAddr) }},
+	{"ping-interval", "TAVERN_PING_INTERVAL", "a websocket whose peer answers no ping for this long is closed", func(c *Config) flag.Value { return (*durationValue)(&c.PingInterval) }},
 	{"", "OPENAI_API_KEY", "key of an OpenAI-compatible server; with it or OPENAI_BASE_URL the models play the DM, else the offline narrator does", func(c *Config) flag.Value { return (*stringValue)(&c.OpenAIKey) }},
 	{"openai-base-url", "OPENAI_BASE_URL", "base URL of an OpenAI-compatible server, with its /v1 (empty: OpenAI's)", func(c *Config) flag.Value { return (*stringValue)(&c.OpenAIBaseURL) }},
 	{"model", "TAVERN_MODEL", "model of every agent unless overridden below", func(c *Config) flag.Value { return (*stringValue)(&c.Model) }},
@@ -210,6 +221,10 @@ func (c *Config) check() error {
 		return fmt.Errorf("evict-after %s: want 0 (never) or more", c.EvictAfter)
 	case c.QuotaPlayers < 1 || c.QuotaTables < 1:
 		return fmt.Errorf("quota-players %d, quota-tables %d: want 1 or more (-quotas off lifts them)", c.QuotaPlayers, c.QuotaTables)
+	case c.SocketsPerPlayer < 1 || c.SocketsPerAddr < 1:
+		return fmt.Errorf("sockets-per-player %d, sockets-per-addr %d: want 1 or more", c.SocketsPerPlayer, c.SocketsPerAddr)
+	case c.PingInterval < time.Second:
+		return fmt.Errorf("ping-interval %s: want 1s or more, such as 60s", c.PingInterval)
 	case c.LLMTimeout <= 0 || c.LLMFirstToken <= 0 || c.LLMIdle <= 0:
 		return fmt.Errorf("llm timeouts %s, %s, %s: want durations above 0, such as 60s", c.LLMTimeout, c.LLMFirstToken, c.LLMIdle)
 	case c.HistoryMin < agent.TurnMessages:

@@ -1,0 +1,97 @@
+package hub
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Bounds on sockets (PROTOCOL.md "Limits and close codes"): how many one
+// player and one client address may hold open, and how long a peer may
+// leave a ping unanswered.
+
+// socketCounts counts the open websockets by player and by client
+// address. Its zero value is ready; safe for concurrent use. An entry
+// lives only while its count is above zero, so the maps stay as large as
+// the sockets open.
+type socketCounts struct {
+	mu       sync.Mutex
+	byPlayer map[string]int
+	byAddr   map[string]int
+}
+
+// take counts one socket more for player (empty for an anonymous
+// spectator) and addr, unless either is at its limit. It reports whether
+// it did; a socket taken is given back with give.
+func (s *socketCounts) take(player, addr string, perPlayer, perAddr int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byPlayer == nil {
+		s.byPlayer, s.byAddr = map[string]int{}, map[string]int{}
+	}
+	if s.byAddr[addr] >= perAddr || (player != "" && s.byPlayer[player] >= perPlayer) {
+		return false
+	}
+	s.byAddr[addr]++
+	if player != "" {
+		s.byPlayer[player]++
+	}
+	return true
+}
+
+// give returns a socket take counted.
+func (s *socketCounts) give(player, addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byAddr[addr]--; s.byAddr[addr] <= 0 {
+		delete(s.byAddr, addr)
+	}
+	if player == "" {
+		return
+	}
+	if s.byPlayer[player]--; s.byPlayer[player] <= 0 {
+		delete(s.byPlayer, player)
+	}
+}
+
+// remoteAddr is the address sockets are counted by: the peer's IP.
+// Forwarding headers are not trusted, as anyone can send them.
+func remoteAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// keepAlive pings the peer every half interval and closes the socket
+// when a pong does not come within the other half: a dead or half-open
+// peer is reaped within interval. The library answers the peer's pings
+// and reads our pongs in the reader (readLoop), which always runs. Only
+// a ping in flight holds a goroutine. Call the stop it returns once the
+// socket is closed; a ping that fires after the client started closing
+// does nothing.
+func (c *client) keepAlive(interval time.Duration) (stop func() bool) {
+	half := interval / 2
+	var t *time.Timer
+	t = time.AfterFunc(half, func() {
+		if c.isClosing() {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), half)
+		err := c.conn.Ping(ctx)
+		cancel()
+		if err != nil {
+			// No close frame waits behind a dead peer: the writer's
+			// handshake is bounded by closeTimeout.
+			c.closeWith(websocket.StatusPolicyViolation, "ping timeout", false)
+			return
+		}
+		t.Reset(half)
+	})
+	return t.Stop
+}
