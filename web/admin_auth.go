@@ -6,7 +6,12 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
 
 	"tavern/internal/hub"
 )
@@ -50,6 +55,87 @@ func (s *Server) isAdmin(tok string) bool {
 	return subtle.ConstantTimeCompare(h[:], s.adminHash) == 1
 }
 
+// Wrong admin tokens are throttled per client address, so the token
+// cannot be guessed at the speed of the network: adminTryBurst wrong
+// tokens at once, then one each adminTryEvery. maxAdminTryAddrs bounds the
+// addresses remembered.
+const (
+	adminTryBurst    = 10
+	adminTryEvery    = 6 * time.Second
+	maxAdminTryAddrs = 10000
+)
+
+// errAdminThrottled answers a token from an address out of tries.
+var errAdminThrottled = &apiError{code: hub.CodeRateLimited,
+	message: "Too many wrong admin tokens from your address; retry in " + strconv.Itoa(int(adminTryEvery/time.Second)) + " s."}
+
+// tokenThrottle holds each address's tries at the admin token. Its zero
+// value is ready; safe for concurrent use.
+type tokenThrottle struct {
+	mu sync.Mutex
+	by map[string]*rate.Limiter
+}
+
+// spent reports whether addr has no try left.
+func (t *tokenThrottle) spent(addr string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l, ok := t.by[addr]
+	return ok && l.Tokens() < 1
+}
+
+// failed charges addr one try.
+func (t *tokenThrottle) failed(addr string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l, ok := t.by[addr]
+	if !ok {
+		if t.by == nil {
+			t.by = map[string]*rate.Limiter{}
+		}
+		if len(t.by) >= maxAdminTryAddrs {
+			// Forget addresses whose tries are whole again; failing that,
+			// any one, so the map stays bounded.
+			for a, old := range t.by {
+				if old.Tokens() >= adminTryBurst {
+					delete(t.by, a)
+				}
+			}
+			for a := range t.by {
+				if len(t.by) < maxAdminTryAddrs {
+					break
+				}
+				delete(t.by, a)
+			}
+		}
+		l = rate.NewLimiter(rate.Every(adminTryEvery), adminTryBurst)
+		t.by[addr] = l
+	}
+	l.Allow()
+}
+
+// admitAdmin reports whether tok is the admin token. A wrong token costs
+// the request's address a try; an address with none left is answered
+// 429 here, its token unchecked, and answered is true. No token costs
+// nothing (a visit to the sign-in form).
+func (s *Server) admitAdmin(w http.ResponseWriter, r *http.Request, tok string) (ok, answered bool) {
+	if tok == "" {
+		return false, false
+	}
+	addr := clientAddr(r)
+	if s.adminTries.spent(addr) {
+		s.log.Warn("admin: token throttled", "remote", r.RemoteAddr)
+		w.Header().Set("Retry-After", strconv.Itoa(int(adminTryEvery/time.Second)))
+		s.error(w, r, errAdminThrottled)
+		return false, true
+	}
+	if s.isAdmin(tok) {
+		return true, false
+	}
+	s.adminTries.failed(addr)
+	return false, false
+}
+
 // adminToken returns the admin token a request carries: the bearer header,
 // else the tavern_admin cookie.
 func adminToken(r *http.Request) string {
@@ -77,7 +163,11 @@ func isAPI(r *http.Request) bool {
 func (s *Server) adminOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), versionKey{}, s.assetVersion))
-		if !s.isAdmin(adminToken(r)) {
+		ok, answered := s.admitAdmin(w, r, adminToken(r))
+		if answered {
+			return
+		}
+		if !ok {
 			if isAPI(r) {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="tavern-admin"`)
 				s.error(w, r, errAdminUnauthorized)
@@ -136,7 +226,11 @@ func (s *Server) adminLogin(w http.ResponseWriter, r *http.Request) {
 // sign-in form again with 401.
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request, tok, next string) {
 	r = r.WithContext(context.WithValue(r.Context(), versionKey{}, s.assetVersion))
-	if !s.isAdmin(tok) {
+	ok, answered := s.admitAdmin(w, r, tok)
+	if answered {
+		return
+	}
+	if !ok {
 		s.log.Warn("admin: sign-in refused", "remote", r.RemoteAddr)
 		s.render(w, r, http.StatusUnauthorized, adminSignIn(safeNext(next), true))
 		return

@@ -110,3 +110,32 @@ func TestAdminAuth(t *testing.T) {
 		}
 	})
 }
+
+// Wrong admin tokens are throttled per address: after the burst, any
+// token from that address is answered 429 with the JSON error body,
+// unchecked, so the token cannot be guessed at the network's speed.
+func TestAdminTokenThrottled(t *testing.T) {
+	e := newTestEnv(t)
+	if r := e.do("GET", "/admin", nil, ""); r.status != http.StatusUnauthorized {
+		t.Fatalf("GET /admin without a token = %d, want 401", r.status)
+	}
+	for i := range web.AdminTryBurst {
+		if r := e.do("GET", "/metrics", nil, "guess"); r.status != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d = %d, want 401 within the burst", i+1, r.status)
+		}
+	}
+	for name, r := range map[string]response{
+		"wrong bearer": e.do("GET", "/metrics", nil, "guess"),
+		"wrong cookie": e.do("GET", "/admin", nil, "", "Cookie", web.AdminCookie+"=guess"),
+		"right token":  e.do("GET", "/metrics", nil, testAdminToken),
+	} {
+		wantError(t, r, http.StatusTooManyRequests, "rate_limited")
+		if r.header.Get("Retry-After") == "" {
+			t.Errorf("%s: no Retry-After", name)
+		}
+	}
+	// A request without a token is no guess: the sign-in form still shows.
+	if r := e.do("GET", "/admin", nil, ""); r.status != http.StatusUnauthorized || !strings.Contains(string(r.body), `action="/admin/login"`) {
+		t.Errorf("GET /admin without a token once throttled = %d, want the sign-in form", r.status)
+	}
+}

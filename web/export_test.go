@@ -14,6 +14,9 @@ const (
 	CookieName  = cookieName
 )
 
+// AdminTryBurst is how many wrong admin tokens an address may send at once.
+const AdminTryBurst = adminTryBurst
+
 // Bodies the handlers write, as the tests decode them.
 type (
 	ErrorBody        = errorBody

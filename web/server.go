@@ -113,6 +113,8 @@ type Server struct {
 	assetVersion string
 	// playerQuota and tableQuota are nil when quotas are off.
 	playerQuota, tableQuota *quota
+	// adminTries throttles wrong admin tokens per address (admin_auth.go).
+	adminTries tokenThrottle
 }
 
 // The page's files, not their tests (static/*.test.mjs).
