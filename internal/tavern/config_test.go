@@ -43,8 +43,10 @@ func parse(getenv func(string) string, args ...string) (Config, error) {
 func TestConfigSources(t *testing.T) {
 	cfg, err := parse(envOf("TAVERN_ADDR", "127.0.0.1:9", "TAVERN_QUOTAS", "off", "TAVERN_EVICT_AFTER", "0", "TAVERN_LOG_LEVEL", "warn",
 		"TAVERN_ADMIN_TOKEN", "secret", "TAVERN_MODEL_DATA", "analyst", "TAVERN_LLM_IDLE_TIMEOUT", "3s",
-		"TAVERN_HISTORY_MIN_MESSAGES", "6", "TAVERN_HISTORY_MAX_MESSAGES", "8", "TAVERN_HISTORY_SUMMARIES", "2"),
-		"-addr", "127.0.0.1:0", "-quota-tables", "9", "-history-max-messages", "12", "-history-tokens", "9000")
+		"TAVERN_HISTORY_MIN_MESSAGES", "6", "TAVERN_HISTORY_MAX_MESSAGES", "8", "TAVERN_HISTORY_SUMMARIES", "2",
+		"TAVERN_SOCKETS_PER_ADDR", "40", "TAVERN_PING_INTERVAL", "20s"),
+		"-addr", "127.0.0.1:0", "-quota-tables", "9", "-history-max-messages", "12", "-history-tokens", "9000",
+		"-sockets-per-player", "4", "-ping-interval", "30s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +54,7 @@ func TestConfigSources(t *testing.T) {
 	want.Addr, want.Quotas, want.EvictAfter, want.LogLevel = "127.0.0.1:0", false, 0, slog.LevelWarn
 	want.AdminToken, want.ModelData, want.LLMIdle, want.QuotaTables = "secret", "analyst", 3*time.Second, 9
 	want.HistoryMin, want.HistoryMax, want.HistorySummaries, want.HistoryTokens = 6, 12, 2, 9000
+	want.SocketsPerPlayer, want.SocketsPerAddr, want.PingInterval = 4, 40, 30*time.Second
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("got  %+v\nwant %+v", cfg, want)
 	}
@@ -79,6 +82,9 @@ func TestConfigRefuses(t *testing.T) {
 		{"max under the default min", []string{"TAVERN_HISTORY_MAX_MESSAGES", "4"}, nil, "history-max-messages 4"},
 		{"no token budget", nil, []string{"-history-tokens", "0"}, "history-tokens 0 (TAVERN_HISTORY_TOKENS)"},
 		{"no summaries", []string{"TAVERN_HISTORY_SUMMARIES", "0"}, nil, "history-summaries 0 (TAVERN_HISTORY_SUMMARIES)"},
+		{"no sockets", nil, []string{"-sockets-per-addr", "0"}, "sockets-per-addr 0"},
+		{"no player sockets", []string{"TAVERN_SOCKETS_PER_PLAYER", "-1"}, nil, "sockets-per-player -1"},
+		{"pings too often", nil, []string{"-ping-interval", "10ms"}, "ping-interval 10ms"},
 		{"junk window", []string{"TAVERN_HISTORY_MAX_MESSAGES", "many"}, nil, "TAVERN_HISTORY_MAX_MESSAGES"},
 	}
 	for _, c := range cases {
