@@ -89,6 +89,9 @@ type client struct {
 	closeReason string
 	flush       bool
 	closed      chan struct{} // closed once the writer has closed the socket
+	// pinger pings the peer every pingEvery (keepAlive, limits.go).
+	pinger    *time.Timer
+	pingEvery time.Duration
 }
 
 // newClient is a client of conn; its writer is go c.writeLoop().
@@ -228,7 +231,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	// fraction of the handler's, and the request and net/http's buffers
 	// are garbage.
 	go c.writeLoop()
-	stopPing := c.keepAlive(h.cfg.PingInterval)
+	c.keepAlive(h.cfg.PingInterval)
 	go func() {
 		defer h.untrackSocket()
 		defer release()
@@ -236,7 +239,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		c.readLoop(ctx, t)
 		c.close(websocket.StatusNormalClosure, "")
 		<-c.closed // the writer has closed the socket (handshake bounded by closeTimeout)
-		stopPing()
+		c.stopPings()
 	}()
 }
 

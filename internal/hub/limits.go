@@ -72,26 +72,41 @@ func remoteAddr(r *http.Request) string {
 // when a pong does not come within the other half: a dead or half-open
 // peer is reaped within interval. The library answers the peer's pings
 // and reads our pongs in the reader (readLoop), which always runs. Only
-// a ping in flight holds a goroutine. Call the stop it returns once the
-// socket is closed; a ping that fires after the client started closing
-// does nothing.
-func (c *client) keepAlive(interval time.Duration) (stop func() bool) {
-	half := interval / 2
-	var t *time.Timer
-	t = time.AfterFunc(half, func() {
-		if c.isClosing() {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), half)
-		err := c.conn.Ping(ctx)
-		cancel()
-		if err != nil {
-			// No close frame waits behind a dead peer: the writer's
-			// handshake is bounded by closeTimeout.
-			c.closeWith(websocket.StatusPolicyViolation, "ping timeout", false)
-			return
-		}
-		t.Reset(half)
-	})
-	return t.Stop
+// a ping in flight holds a goroutine. stopPings ends it once the socket
+// is closed.
+func (c *client) keepAlive(interval time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pingEvery = interval / 2
+	c.pinger = time.AfterFunc(c.pingEvery, c.ping)
+}
+
+// ping runs on the pinger's goroutine.
+func (c *client) ping() {
+	if c.isClosing() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.pingEvery)
+	err := c.conn.Ping(ctx)
+	cancel()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		// A dead peer takes no queued frame, and the writer's close
+		// handshake is bounded by closeTimeout.
+		c.closeLocked(websocket.StatusPolicyViolation, "ping timeout", false)
+		return
+	}
+	if !c.closing {
+		c.pinger.Reset(c.pingEvery)
+	}
+}
+
+// stopPings stops keepAlive's pings.
+func (c *client) stopPings() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pinger != nil {
+		c.pinger.Stop()
+	}
 }
