@@ -8,12 +8,15 @@ import (
 
 	"github.com/coder/websocket"
 
+	"tavern/internal/engine"
 	"tavern/internal/hub"
 )
 
-// Frames are checked before anything is stored: invalid UTF-8 is refused
-// (not replaced with U+FFFD), control characters in act/say text are
-// refused, and nothing of a refused frame reaches the log.
+// Frames are checked before anything is stored: invalid UTF-8 and lone
+// surrogates are refused (not replaced with U+FFFD), text against the
+// engine's rule (control characters, noncharacters, bidi overrides,
+// nothing visible) is refused, and nothing of a refused frame reaches the
+// log. A fine line with emoji and accents is acked and stored as sent.
 func TestFrameHygiene(t *testing.T) {
 	e := newEnv(t, 1)
 	id := e.table(hub.TableSpec{})
@@ -26,6 +29,12 @@ func TestFrameHygiene(t *testing.T) {
 		{"NUL in say", `{"type":"say","id":"s1","text":"hi\u0000there"}`},
 		{"escape in act", `{"type":"act","id":"a1","text":"I look \u001b[31maround"}`},
 		{"only spaces", `{"type":"say","id":"s2","text":"   "}`},
+		{"lone surrogate in say", `{"type":"say","id":"s4","text":"hi \ud800"}`},
+		{"lone surrogate in act", `{"type":"act","id":"a2","text":"I open \udc00 the door"}`},
+		{"lone surrogate in the id", `{"type":"say","id":"\ud800","text":"hi"}`},
+		{"zero-width only say", `{"type":"say","id":"s5","text":"\u200b\u200b"}`},
+		{"override in act", `{"type":"act","id":"a3","text":"I attack \u202enilbog"}`},
+		{"noncharacter in say", `{"type":"say","id":"s6","text":"hi \ufdd0"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -58,6 +67,28 @@ func TestFrameHygiene(t *testing.T) {
 		if ev.Kind == "chat" || ev.Kind == "action" {
 			t.Errorf("a refused frame was stored: %+v", ev)
 		}
+	}
+	// The same socket still takes good text, stored exactly as sent.
+	const fine = "Zoë raises a 🍺 \U0001F37A to the café"
+	c.send(map[string]string{"type": "say", "id": "ok", "text": fine})
+	if f := c.until("answer", func(f frame) bool { return f.Type == "error" || f.Type == "ack" }); f.Type != "ack" {
+		t.Fatalf("answer %s, want ack", f.Raw)
+	}
+	evs, err = e.hub.Events(context.Background(), id, 0, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := 0
+	for _, ev := range evs {
+		if ev.Kind == "chat" {
+			stored++
+			if d, ok := ev.Data.(engine.ChatData); !ok || d.Text != fine {
+				t.Errorf("stored %+v, want the text %q as sent", ev.Data, fine)
+			}
+		}
+	}
+	if stored != 1 {
+		t.Errorf("%d chat events stored, want 1", stored)
 	}
 }
 
