@@ -551,3 +551,16 @@ func TestInternalErrorHidden(t *testing.T) {
 		t.Errorf("page: %d, leaked: %v", p.status, strings.Contains(string(p.body), "secret"))
 	}
 }
+
+// Header fields over web.MaxHeaderBytes get 431 with the error body on every
+// route, the websocket's included.
+func TestHeadersTooLarge(t *testing.T) {
+	e := newTestEnv(t)
+	pad := strings.Repeat("a", web.MaxHeaderBytes)
+	for _, path := range []string{"/api/tables", "/", "/ws/t-x"} {
+		wantError(t, e.do("GET", path, nil, "", "X-Pad", pad), http.StatusRequestHeaderFieldsTooLarge, "too_large")
+	}
+	if r := e.do("GET", "/api/tables", nil, "", "X-Pad", pad[:web.MaxHeaderBytes/2]); r.status != http.StatusOK {
+		t.Errorf("half the limit: %d %s, want 200", r.status, r.body)
+	}
+}
