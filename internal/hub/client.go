@@ -180,9 +180,11 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 			return
 		}
 	}
-	up := &smallBuffers{ResponseWriter: w}
+	refusal := &acceptRefusal{ResponseWriter: w}
+	up := &smallBuffers{ResponseWriter: refusal}
 	conn, err := websocket.Accept(up, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol}})
 	if err != nil {
+		refusal.write()
 		h.log.Debug("websocket accept", "err", err)
 		return
 	}

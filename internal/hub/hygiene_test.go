@@ -2,7 +2,11 @@ package hub_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,5 +133,44 @@ func TestRateLimitPerPlayer(t *testing.T) {
 	// 10/s); per-connection budgets would have acked all 90.
 	if acked >= 2*perSocket || limited == 0 {
 		t.Errorf("acked %d, rate limited %d of %d frames: want the player's one budget to refuse most", acked, limited, 3*perSocket)
+	}
+}
+
+// A request to the websocket route that is no websocket handshake is
+// refused with the protocol's JSON error body and the library's status,
+// not the library's plain text.
+func TestHandshakeRefusalIsJSON(t *testing.T) {
+	e := newEnv(t, 1)
+	id := e.table(hub.TableSpec{})
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		status int
+	}{
+		{"plain GET", nil, http.StatusUpgradeRequired},
+		{"wrong version", map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "8", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}, http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("GET", e.srv.URL+"/ws/tables/"+id+"?role=spectator", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			var body struct {
+				Error struct{ Code, Message string } `json:"error"`
+			}
+			if res.StatusCode != tc.status || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") ||
+				json.Unmarshal(b, &body) != nil || body.Error.Code != "bad_request" || body.Error.Message == "" {
+				t.Errorf("answer %d %q %s, want %d with the JSON error body, code bad_request", res.StatusCode, res.Header.Get("Content-Type"), b, tc.status)
+			}
+		})
 	}
 }
