@@ -10,8 +10,8 @@ import (
 
 // Limits on what players name and write, and on a table's settings
 // (PROTOCOL.md "Identity" and "Tables"). The HTTP API and the hub check them
-// through CleanName, CleanText, TableSpec.Validate and
-// NewCharacterSpec.Validate, never by hand.
+// through CheckJSON (the raw message), CleanName, CleanText,
+// TableSpec.Validate and NewCharacterSpec.Validate, never by hand.
 const (
 	// MaxNameLen bounds a player's and a character's name, in characters.
 	MaxNameLen      = 32
