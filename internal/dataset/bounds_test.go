@@ -122,3 +122,22 @@ func BenchmarkQueryBigCell(b *testing.B) {
 	b.ReportMetric(float64(int64(ms.HeapInuse)-int64(before)), "heap-B")
 	runtime.KeepAlive(r)
 }
+
+// TestReplyBound keeps the newest steps' rows within the bound and
+// marks the older ones as cut.
+func TestReplyBound(t *testing.T) {
+	big := [][]any{{strings.Repeat("x", 900<<10)}}
+	r := dataset.Reply{Steps: []dataset.Step{
+		{Kind: dataset.StepQuery, Columns: []string{"x"}, Rows: big},
+		{Kind: dataset.StepChart},
+		{Kind: dataset.StepQuery, Columns: []string{"x"}, Rows: big},
+		{Kind: dataset.StepQuery, Columns: []string{"x"}, Rows: big},
+	}}
+	r.Bound(dataset.MaxResultBytes)
+	for i, want := range []bool{true, false, false, false} {
+		s := r.Steps[i]
+		if cut := s.RowsCut == dataset.CutBytes && s.Truncated && len(s.Rows) == 0; cut != want {
+			t.Errorf("step %d: rows %d, rows cut %q; want cut %v", i, len(s.Rows), s.RowsCut, want)
+		}
+	}
+}

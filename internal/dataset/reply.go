@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"encoding/json"
+
 	"tavern/internal/chart"
 )
 
@@ -43,6 +45,24 @@ type Reply struct {
 	ChartSVG     string `json:"chart_svg,omitempty"`
 	// Offline reports that the offline analyst answered (no model).
 	Offline bool `json:"offline,omitempty"`
+}
+
+// Bound keeps the rows of the reply's steps within max bytes of JSON in
+// all (PROTOCOL.md: the answer is bounded as a result is): the newest
+// steps keep theirs, since the answer rests on them, and older ones lose
+// their rows with RowsCut CutBytes.
+func (r *Reply) Bound(max int) {
+	total := 0
+	for i := len(r.Steps) - 1; i >= 0; i-- {
+		s := &r.Steps[i]
+		if len(s.Rows) == 0 {
+			continue
+		}
+		b, _ := json.Marshal(s.Rows)
+		if total += len(b); total > max {
+			s.Rows, s.Cut, s.RowsCut, s.Truncated = [][]any{}, nil, CutBytes, true
+		}
+	}
 }
 
 // QueryStep is the step of a query that ran (r) or was refused (err).
