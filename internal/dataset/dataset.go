@@ -7,7 +7,8 @@
 // Start with [Open], then [Dataset.Describe] for the prompt and
 // [Dataset.Query] for the query_data tool. Query runs one read statement
 // over the curated views only, on a separate connection that SQLite itself
-// keeps read-only, under a deadline that interrupts it and a row cap.
+// keeps read-only, under a deadline that interrupts it, a row cap and
+// byte bounds (a cell cut at MaxCellBytes, rows at MaxResultBytes).
 // Every refusal is an EINVALID *engine.Error (its message is a sentence a
 // model can act on) that also matches [ErrRefused] with errors.Is.
 //
@@ -301,7 +302,9 @@ func thousands(n int) string {
 }
 
 // Query runs sql, which must be one read statement (SELECT, WITH … SELECT
-// or VALUES) over the curated views, and returns at most MaxRows rows.
+// or VALUES) over the curated views, and returns at most MaxRows rows,
+// within MaxResultBytes, their text cells cut at MaxCellBytes; the Result
+// marks what was left out.
 // Errors: ErrRefused (not a single read statement over the views; nothing
 // ran), ErrInvalid (SQLite rejected it), ErrTimeout (interrupted at the
 // deadline) — each with an EINVALID *engine.Error for the model — or
