@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"tavern/internal/dataset"
 	"tavern/internal/dataset/datasettest"
@@ -16,6 +17,7 @@ import (
 func TestDataAgentBoundsABigCell(t *testing.T) {
 	e := newDataEnv(t, nil)
 	datasettest.MustSetBigName(t, e.path, 16<<20)
+	e.data.Timeout = time.Minute // reading 16 MiB under -race on a busy machine; no time is asserted
 	e.fake.Push(
 		reply("query_data", map[string]any{"sql": "SELECT table_id, name FROM v_tables ORDER BY table_id", "description": "Table names"}),
 		reply("answer", map[string]any{"text": "Three tables; the first has a very long name."}),

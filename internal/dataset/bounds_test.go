@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"tavern/internal/dataset"
 	"tavern/internal/dataset/datasettest"
@@ -15,10 +16,10 @@ import (
 // conversation and the model's prompt: SQLite's length limit.
 const bigCell = 16 << 20
 
-func mustOpenBig(tb testing.TB) *dataset.Dataset {
+func mustOpenBig(tb testing.TB, n int) *dataset.Dataset {
 	tb.Helper()
 	path := datasettest.MustSeed(tb)
-	datasettest.MustSetBigName(tb, path, bigCell)
+	datasettest.MustSetBigName(tb, path, n)
 	d, err := dataset.Open(context.Background(), path)
 	if err != nil {
 		tb.Fatal(err)
@@ -30,7 +31,7 @@ func mustOpenBig(tb testing.TB) *dataset.Dataset {
 // TestQueryCutsABigCell reads a 16 MiB cell: the result holds its first
 // 64 KiB (whole characters) and says what was cut.
 func TestQueryCutsABigCell(t *testing.T) {
-	d := mustOpenBig(t)
+	d := mustOpenBig(t, bigCell)
 	r, err := d.Query(context.Background(), "SELECT table_id, name FROM v_tables ORDER BY table_id")
 	if err != nil {
 		t.Fatal(err)
@@ -65,9 +66,12 @@ func TestQueryCutsABigCell(t *testing.T) {
 }
 
 // TestQueryCutsAWholeResult asks for 500 rows of 64 KiB: the rows stop
-// at MaxResultBytes, and the result says so.
+// at MaxResultBytes, and the result says so. Each row reads its cell
+// whole before cutting it, so the cell is 128 KiB here and the deadline
+// far (the test asserts no time).
 func TestQueryCutsAWholeResult(t *testing.T) {
-	d := mustOpenBig(t)
+	d := mustOpenBig(t, 128<<10)
+	d.Timeout = time.Minute
 	r, err := d.Query(context.Background(), "SELECT v_tables.name FROM v_tables, v_events WHERE v_tables.table_id = 't1'")
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +108,7 @@ func size(t *testing.T, r *dataset.Result) int {
 // BenchmarkQueryBigCell reports the heap a query of a 16 MiB cell leaves
 // in use (heap-B: HeapInuse after GC, the result held) besides its cost.
 func BenchmarkQueryBigCell(b *testing.B) {
-	d := mustOpenBig(b)
+	d := mustOpenBig(b, bigCell)
 	ctx := context.Background()
 	var ms runtime.MemStats
 	runtime.GC()
