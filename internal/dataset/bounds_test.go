@@ -145,3 +145,17 @@ func TestReplyBound(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQuery is an ordinary query (v_events, every column). Bounding
+// bytes inside SQLite costs it about 1 ms: 0.97 → 1.9 ms/op and 218 →
+// 249 KB/op on a shared 2-core machine (load 6–8), against a model's
+// seconds per question.
+func BenchmarkQuery(b *testing.B) {
+	d, _ := mustOpen(b)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := d.Query(ctx, "SELECT * FROM v_events"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

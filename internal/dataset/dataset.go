@@ -433,23 +433,28 @@ func columns(conn *sql.Conn, body string) ([]string, error) {
 // MaxCellBytes bytes (the driver cannot read a value in parts, and SQLite
 // holds the whole cell only while it cuts it), and rows stop where their
 // running size passes MaxResultBytes. Each row is [[cells], [lengths]],
-// the length of a cut cell and null for the others.
+// the length of a cut cell and null for the others, or [[cells], null].
 func fold(body string, ncols, limit int) string {
-	cols, cells, lens := make([]string, ncols), make([]string, ncols), make([]string, ncols)
+	cols, cells, lens, longs := make([]string, ncols), make([]string, ncols), make([]string, ncols), make([]string, ncols)
 	for i := range cols {
 		c := fmt.Sprintf("c%d", i)
-		long := fmt.Sprintf("typeof(%s) = 'text' AND octet_length(%s) > %d", c, c, MaxCellBytes)
-		cols[i] = c
+		long := fmt.Sprintf("(typeof(%s) = 'text' AND octet_length(%s) > %d)", c, c, MaxCellBytes)
+		cols[i], longs[i] = c, long
 		cells[i] = fmt.Sprintf("CASE WHEN %s THEN CAST(substr(CAST(%s AS BLOB), 1, %d) AS TEXT) ELSE %s END", long, c, MaxCellBytes, c)
 		lens[i] = fmt.Sprintf("CASE WHEN %s THEN octet_length(%s) END", long, c)
 	}
+	// OFFSET 0 keeps the limited select from being flattened into r__
+	// (SQLite's flattening rule 14): it runs as a co-routine, so each of
+	// the body's columns (a json_extract in most views) is computed once,
+	// not once per reference below. The lengths are null in a row with
+	// no cut cell, the common case.
 	return fmt.Sprintf(`WITH q__(%s) AS (
 %s
 ),
-r__(j) AS (SELECT json_array(json_array(%s), json_array(%s)) FROM (SELECT * FROM q__ LIMIT %d)),
+r__(j) AS (SELECT json_array(json_array(%s), CASE WHEN %s THEN json_array(%s) END) FROM (SELECT * FROM q__ LIMIT %d OFFSET 0)),
 s__(j, n) AS (SELECT j, sum(octet_length(j)) OVER (ROWS UNBOUNDED PRECEDING) FROM r__)
 SELECT '[' || coalesce(group_concat(j, ',') FILTER (WHERE n <= %d), '') || ']', count(*) FROM s__`,
-		strings.Join(cols, ", "), body, strings.Join(cells, ", "), strings.Join(lens, ", "), limit, MaxResultBytes)
+		strings.Join(cols, ", "), body, strings.Join(cells, ", "), strings.Join(longs, " OR "), strings.Join(lens, ", "), limit, MaxResultBytes)
 }
 
 // decodeRows decodes fold's JSON into a Result's Rows and Cut.
