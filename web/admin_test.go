@@ -372,10 +372,20 @@ func TestAdminAbandonAndRetry(t *testing.T) {
 
 	// The LLM stats see the failures as 5xx, and the failed call links
 	// to its turn.
-	groups := e.admin("GET", "/api/admin/llm?group=agent&since="+time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)).json(t)["groups"].([]any)
-	g := groups[0].(map[string]any)
-	if g["errors"].(float64) < 2 || g["errors_by_kind"].(map[string]any)["server"].(float64) < 2 {
-		t.Errorf("llm group %v", g)
+	// The call log is written behind a queue, so the last failure may land
+	// a moment after the turn that followed it: poll, with a hang guard.
+	var g map[string]any
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		groups := e.admin("GET", "/api/admin/llm?group=agent&since="+time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)).json(t)["groups"].([]any)
+		g = groups[0].(map[string]any)
+		kinds, _ := g["errors_by_kind"].(map[string]any)
+		server, _ := kinds["server"].(float64)
+		if g["errors"].(float64) >= 2 && server >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("llm group %v", g)
+		}
 	}
 	page := string(e.admin("GET", "/admin/llm").body)
 	if !strings.Contains(page, `href="/admin/tables/`+id+`?agent=narrative#t`) {

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"tavern/internal/engine"
 	"tavern/internal/hub"
@@ -47,10 +46,10 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 		}
 		return badRequest("The request body could not be read.")
 	}
-	// encoding/json would replace invalid UTF-8 with U+FFFD silently: a
-	// name or text is stored as sent or refused.
-	if !utf8.Valid(body) {
-		return badRequest("The request body must be valid UTF-8.")
+	// encoding/json would replace invalid UTF-8 and lone surrogates with
+	// U+FFFD silently: a name or text is stored as sent or refused.
+	if err := engine.CheckJSON(body); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

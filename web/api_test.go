@@ -102,6 +102,11 @@ func TestCreatePlayerBadInput(t *testing.T) {
 		{"invalid UTF-8", "{\"name\": \"Al\xffdric\"}", "", 400, "bad_request"},
 		{"zero-width spaces only", `{"name": "\u200b\u200b\u2060"}`, "", 400, "bad_request"},
 		{"bidi override", `{"name": "Ann\u202egnp"}`, "", 400, "bad_request"},
+		{"lone surrogate", `{"name": "Ann\ud800"}`, "", 400, "bad_request"},
+		{"lone low surrogate in a key", `{"n\udc00ame": "Ann"}`, "", 400, "bad_request"},
+		{"zero-width space inside", `{"name": "Ann\u200bBell"}`, "", 400, "bad_request"},
+		{"noncharacter", `{"name": "Ann\ufdd0"}`, "", 400, "bad_request"},
+		{"noncharacter U+FFFE", `{"name": "Ann\ufffe"}`, "", 400, "bad_request"},
 		{"missing name", `{}`, "", 400, "bad_request"},
 		{"unknown field", `{"name": "Aldric", "admin": true}`, "", 400, "bad_request"},
 		{"wrong type", `{"name": 42}`, "", 400, "bad_request"},
@@ -248,6 +253,14 @@ func TestSeats(t *testing.T) {
 	wantError(t, e.do("POST", seats, map[string]any{"character": map[string]any{"name": "Vesna", "class": "bard"}}, b), http.StatusBadRequest, "bad_request")
 	wantError(t, e.do("POST", seats, map[string]any{"name": "Vesna"}, b), http.StatusBadRequest, "bad_request")
 	wantError(t, e.do("POST", seats, map[string]any{"character": map[string]any{"name": ""}}, b), http.StatusBadRequest, "bad_request")
+	for _, body := range []string{
+		`{"character": {"name": "Vesna", "backstory": "Born \ud800 poor."}}`,
+		`{"character": {"name": "Vesna", "backstory": "\u200b\u200d"}}`,
+		`{"character": {"name": "Vesna", "backstory": "Born \u202eroop"}}`,
+		`{"character": {"name": "Ves\u2060na"}}`,
+	} {
+		wantError(t, e.do("POST", seats, body, b), http.StatusBadRequest, "bad_request")
+	}
 	wantError(t, e.do("POST", "/api/tables/t-nope/seats", map[string]any{"character": map[string]any{"name": "V"}}, b), http.StatusNotFound, "not_found")
 
 	if r := e.do("DELETE", seats+"/me", nil, a); r.status != http.StatusNoContent || len(r.body) != 0 {
@@ -536,5 +549,18 @@ func TestInternalErrorHidden(t *testing.T) {
 	p := srv.do("GET", "/tables/t-1", nil, "")
 	if p.status != 500 || strings.Contains(string(p.body), "secret") {
 		t.Errorf("page: %d, leaked: %v", p.status, strings.Contains(string(p.body), "secret"))
+	}
+}
+
+// Header fields over web.MaxHeaderBytes get 431 with the error body on every
+// route, the websocket's included.
+func TestHeadersTooLarge(t *testing.T) {
+	e := newTestEnv(t)
+	pad := strings.Repeat("a", web.MaxHeaderBytes)
+	for _, path := range []string{"/api/tables", "/", "/ws/t-x"} {
+		wantError(t, e.do("GET", path, nil, "", "X-Pad", pad), http.StatusRequestHeaderFieldsTooLarge, "too_large")
+	}
+	if r := e.do("GET", "/api/tables", nil, "", "X-Pad", pad[:web.MaxHeaderBytes/2]); r.status != http.StatusOK {
+		t.Errorf("half the limit: %d %s, want 200", r.status, r.body)
 	}
 }

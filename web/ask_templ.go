@@ -425,7 +425,7 @@ func askStep(s dataset.Step) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					for _, v := range row {
+					for j, v := range row {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<td>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -436,6 +436,10 @@ func askStep(s dataset.Step) templ.Component {
 							return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/ask.templ`, Line: 107, Col: 27}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = askCut(cutMarker(s, i, j)).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
@@ -508,6 +512,51 @@ func askStep(s dataset.Step) templ.Component {
 	})
 }
 
+// askCut is the marker of a cut cell, after its text; nothing for "".
+func askCut(marker string) templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		templ_7745c5c3_Var23 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var23 == nil {
+			templ_7745c5c3_Var23 = templ.NopComponent
+		}
+		ctx = templ.ClearChildren(ctx)
+		if marker != "" {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<span class=\"ask-cut\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var24 string
+			templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(marker)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/ask.templ`, Line: 126, Col: 32}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "</span>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		return nil
+	})
+}
+
 // svgURL is a chart as a data: URL: an <img> never runs what an SVG holds.
 func svgURL(svg string) templ.SafeURL {
 	return templ.SafeURL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(svg)))
@@ -521,10 +570,23 @@ func rowCount(s dataset.Step) string {
 	if len(s.Rows) > maxRowsShown {
 		n += ", the first " + strconv.Itoa(maxRowsShown) + " shown"
 	}
-	if s.Truncated {
+	switch s.RowsCut {
+	case dataset.CutRows:
 		n += " (cut at the row cap)"
+	case dataset.CutBytes:
+		n += " (cut at the byte limit)"
 	}
 	return n
+}
+
+// cutMarker is the marker of cell j of row i if it was cut, or "".
+func cutMarker(s dataset.Step, i, j int) string {
+	for _, c := range s.Cut {
+		if c.Row == i && c.Column == j {
+			return c.Marker
+		}
+	}
+	return ""
 }
 
 var _ = templruntime.GeneratedTemplate

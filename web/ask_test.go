@@ -28,6 +28,8 @@ type askEnv struct {
 	*testEnv
 	fake  *openaitest.Server
 	agent *agent.DataAgent
+	// path is the seeded database file.
+	path string
 }
 
 func newAskEnv(t *testing.T, online bool) *askEnv {
@@ -48,7 +50,7 @@ func newAskEnv(t *testing.T, online bool) *askEnv {
 	})
 	a := &agent.DataAgent{Data: data, Conversations: store,
 		Offline: &dataset.Analyst{Data: data, Now: func() time.Time { return datasettest.Now }}}
-	env := &askEnv{agent: a}
+	env := &askEnv{agent: a, path: path}
 	if online {
 		env.fake = openaitest.New(t, nil)
 		a.Model = openai.New(openai.Config{APIKey: "sk-test", BaseURL: env.fake.URL, Model: "fake-analyst", MaxAttempts: 1, CallTimeout: 5 * time.Second})

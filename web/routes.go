@@ -91,7 +91,7 @@ func (s *Server) routes() http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, &apiError{code: hub.CodeForbidden, message: "Cross-origin request refused."})
 	}))
-	return securityHeaders(cop.Handler(mux))
+	return securityHeaders(s.limitHeaders(cop.Handler(mux)))
 }
 
 // static serves the embedded files. URLs carrying the current asset

@@ -181,6 +181,44 @@ func readDeadline(h http.Handler) http.Handler {
 	})
 }
 
+// MaxHeaderBytes bounds a request's line and header fields. The root
+// handler answers a larger request 431 too_large with the protocol's
+// error body.
+const MaxHeaderBytes = 64 << 10
+
+// ServerMaxHeaderBytes is for http.Server.MaxHeaderBytes. Past that limit
+// net/http answers 431 itself, in plain text, before any handler runs, so
+// it lies well above MaxHeaderBytes: every header between the two gets the
+// JSON answer. (net/http's default, so what a connection may buffer is
+// unchanged.)
+const ServerMaxHeaderBytes = 1 << 20
+
+// limitHeaders answers a request whose line and header fields exceed
+// MaxHeaderBytes with 431 and the error body, and closes the connection.
+func (s *Server) limitHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if headerBytes(r) > MaxHeaderBytes {
+			w.Header().Set("Connection", "close")
+			s.error(w, r, &apiError{status: http.StatusRequestHeaderFieldsTooLarge, code: hub.CodeTooLarge,
+				message: "Request header fields too large."})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// headerBytes is about what r's line and header fields took on the wire.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2
+	n += len("Host: ") + len(r.Host) + 2
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + 2 + len(v) + 2
+		}
+	}
+	return n
+}
+
 // Handler returns the root handler: every route, with security headers.
 func (s *Server) Handler() http.Handler { return s.handler }
 

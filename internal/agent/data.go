@@ -134,6 +134,7 @@ func (a *DataAgent) Ask(ctx context.Context, conversation, question string, prog
 	if reply.Steps == nil {
 		reply.Steps = []dataset.Step{}
 	}
+	reply.Bound(dataset.MaxResultBytes)
 	return reply, nil
 }
 

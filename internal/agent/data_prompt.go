@@ -34,6 +34,9 @@ tokens, cost, errors) and the tools the game-master models call.
   Draw a chart when it helps (trends: line; comparisons: bar; shares: pie;
   a single number or a list: table).
 - If a tool answers with an error, read it, fix the call and try again.
+- Long values are cut: a cell ending "…[cut: N bytes, showing M]" holds
+  only its first M of N bytes, and a result says when rows were left out.
+  Select length(x) or substr(x, start, count) to read more of a value.
 - End with answer(text): the insight in one to three sentences with the
   numbers that matter. Do not repeat the whole table.`
 

@@ -56,6 +56,12 @@ func (r *DataRun) step(event string, s dataset.Step) {
 // previewRows is how many rows of a result the model reads back.
 const previewRows = 20
 
+// maxToolResultBytes bounds the text of a query_data result that goes
+// back to the model and into the stored conversation (PROTOCOL.md, POST
+// /api/admin/ask): 64 KiB is about 16k tokens, a fair share of a context
+// window, and each follow-up question resends it.
+const maxToolResultBytes = 64 << 10
+
 // NewDataTools returns the data agent's toolset (seed 003): query_data
 // and visualize over deps.Data, and the output tool answer. The tools
 // keep what one run shares in its ToolContext's DataRun.
@@ -94,7 +100,7 @@ func queryDataTool(src DataSource) *Tool {
 			return "", err
 		}
 		run.Last = r
-		return "Query executed successfully.\nResult: " + r.Text(previewRows), nil
+		return "Query executed successfully.\nResult: " + r.Text(previewRows, maxToolResultBytes), nil
 	}
 	return t
 }

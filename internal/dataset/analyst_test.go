@@ -92,7 +92,7 @@ func render(a dataset.Answer) string {
 		fmt.Fprintf(&b, "\n-- chart\n%s\n", c)
 	}
 	if a.Result != nil {
-		fmt.Fprintf(&b, "\n-- result\n%s", a.Result.Text(50))
+		fmt.Fprintf(&b, "\n-- result\n%s", a.Result.Text(50, 0))
 	}
 	return b.String()
 }

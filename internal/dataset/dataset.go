@@ -7,7 +7,8 @@
 // Start with [Open], then [Dataset.Describe] for the prompt and
 // [Dataset.Query] for the query_data tool. Query runs one read statement
 // over the curated views only, on a separate connection that SQLite itself
-// keeps read-only, under a deadline that interrupts it and a row cap.
+// keeps read-only, under a deadline that interrupts it, a row cap and
+// byte bounds (a cell cut at MaxCellBytes, rows at MaxResultBytes).
 // Every refusal is an EINVALID *engine.Error (its message is a sentence a
 // model can act on) that also matches [ErrRefused] with errors.Is.
 //
@@ -39,6 +40,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +54,20 @@ import (
 const (
 	DefaultTimeout = 2 * time.Second
 	DefaultMaxRows = 500
+)
+
+// Byte bounds of a Result (PROTOCOL.md, POST /api/admin/ask). Rows alone
+// do not bound memory: one 16 MiB cell went into the stored conversation
+// and back into every prompt, and the server grew from 31 to 395 MB.
+const (
+	// MaxCellBytes cuts a text cell: 64 KiB holds any narration, error or
+	// prompt excerpt an operator reads in a table cell, and SQLite cuts it
+	// before the row leaves the engine, so Go never holds the rest.
+	MaxCellBytes = 64 << 10
+	// MaxResultBytes bounds a whole result (its rows as JSON): rows past
+	// it are left out. 2 MiB is 500 rows of 4 KiB, more than a page or a
+	// chart uses, and keeps a question's memory small beside the server's.
+	MaxResultBytes = 2 << 20
 )
 
 // maxLength bounds any string or blob a query makes (and so the JSON its
@@ -240,15 +256,55 @@ type Result struct {
 	SQL     string   `json:"sql"`
 	Columns []string `json:"columns"`
 	Rows    [][]any  `json:"rows"`
-	// Truncated reports that the query had more than MaxRows rows; Rows
-	// holds the first MaxRows.
+	// Truncated reports that something was left out: rows past a cap
+	// (RowsCut says which) or the end of cells longer than MaxCellBytes
+	// (listed in Cut).
 	Truncated bool `json:"truncated"`
+	// RowsCut is why rows were left out: CutRows (more than MaxRows;
+	// Rows holds the first MaxRows), CutBytes (the rows after the first
+	// MaxResultBytes), or "" when none were.
+	RowsCut string `json:"rows_cut,omitempty"`
+	// Cut lists the cells cut at MaxCellBytes, in row order.
+	Cut []CellCut `json:"cut,omitempty"`
 	// MaxRows is the row cap the query ran under.
 	MaxRows int `json:"max_rows"`
 }
 
+// Why rows were left out of a Result.
+const (
+	CutRows  = "rows"
+	CutBytes = "bytes"
+)
+
+// CellCut is a cell whose end was left out: Rows[Row][Column] holds its
+// first Shown bytes (whole characters) of Bytes.
+type CellCut struct {
+	Row    int `json:"row"`
+	Column int `json:"column"`
+	Bytes  int `json:"bytes"`
+	Shown  int `json:"shown"`
+	// Marker is the note the model and the page show after the cell.
+	Marker string `json:"marker"`
+}
+
+// cutMarker is the one rendering of a cut, for the model and the page.
+func cutMarker(bytes, shown int) string {
+	return fmt.Sprintf("…[cut: %s bytes, showing %s]", thousands(bytes), thousands(shown))
+}
+
+// thousands writes n with comma separators: 16,777,216.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // Query runs sql, which must be one read statement (SELECT, WITH … SELECT
-// or VALUES) over the curated views, and returns at most MaxRows rows.
+// or VALUES) over the curated views, and returns at most MaxRows rows,
+// within MaxResultBytes, their text cells cut at MaxCellBytes; the Result
+// marks what was left out.
 // Errors: ErrRefused (not a single read statement over the views; nothing
 // ran), ErrInvalid (SQLite rejected it), ErrTimeout (interrupted at the
 // deadline) — each with an EINVALID *engine.Error for the model — or
@@ -300,7 +356,8 @@ func (d *Dataset) run(ctx context.Context, body string) (*Result, error) {
 	qctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var folded string
-	err = conn.QueryRowContext(qctx, stmt).Scan(&folded)
+	var total int
+	err = conn.QueryRowContext(qctx, stmt).Scan(&folded, &total)
 	switch {
 	case refused != nil:
 		return nil, refused
@@ -312,14 +369,23 @@ func (d *Dataset) run(ctx context.Context, body string) (*Result, error) {
 	case err != nil:
 		return nil, invalid(err)
 	}
-	rows, err := decodeRows(folded)
+	r, err := decodeRows(folded)
 	if err != nil {
 		return nil, fmt.Errorf("query: decode rows: %w", err)
 	}
-	r := &Result{SQL: body, Columns: cols, Rows: rows, MaxRows: max}
-	if len(r.Rows) > max {
-		r.Rows, r.Truncated = r.Rows[:max], true
+	r.SQL, r.Columns, r.MaxRows = body, cols, max
+	switch {
+	case len(r.Rows) < total && len(r.Rows) < max:
+		r.RowsCut = CutBytes
+	case len(r.Rows) > max:
+		r.Rows, r.RowsCut = r.Rows[:max], CutRows
+	case total > max:
+		r.RowsCut = CutRows
 	}
+	for len(r.Cut) > 0 && r.Cut[len(r.Cut)-1].Row >= len(r.Rows) {
+		r.Cut = r.Cut[:len(r.Cut)-1]
+	}
+	r.Truncated = r.RowsCut != "" || len(r.Cut) > 0
 	return r, nil
 }
 
@@ -359,35 +425,75 @@ func columns(conn *sql.Conn, body string) ([]string, error) {
 
 // fold wraps body so that SQLite computes all of its rows (at most limit)
 // inside one aggregate, in the first step, and returns them as one JSON
-// array of arrays. body is a CTE's body: a CTE cannot hold anything but a
-// select, which SQLite checks too.
+// array, and how many rows there were. body is a CTE's body: a CTE cannot
+// hold anything but a select, which SQLite checks too.
+//
+// The byte bounds are kept inside SQLite, so no more than they allow
+// reaches Go: a text cell longer than MaxCellBytes becomes its first
+// MaxCellBytes bytes (the driver cannot read a value in parts, and SQLite
+// holds the whole cell only while it cuts it), and rows stop where their
+// running size passes MaxResultBytes. Each row is [[cells], [lengths]],
+// the length of a cut cell and null for the others, or [[cells], null].
 func fold(body string, ncols, limit int) string {
-	cols := make([]string, ncols)
+	cols, cells, lens, longs := make([]string, ncols), make([]string, ncols), make([]string, ncols), make([]string, ncols)
 	for i := range cols {
-		cols[i] = fmt.Sprintf("c%d", i)
+		c := fmt.Sprintf("c%d", i)
+		long := fmt.Sprintf("(typeof(%s) = 'text' AND octet_length(%s) > %d)", c, c, MaxCellBytes)
+		cols[i], longs[i] = c, long
+		cells[i] = fmt.Sprintf("CASE WHEN %s THEN CAST(substr(CAST(%s AS BLOB), 1, %d) AS TEXT) ELSE %s END", long, c, MaxCellBytes, c)
+		lens[i] = fmt.Sprintf("CASE WHEN %s THEN octet_length(%s) END", long, c)
 	}
-	list := strings.Join(cols, ", ")
-	return fmt.Sprintf("WITH q__(%s) AS (\n%s\n)\nSELECT json_group_array(json_array(%s)) FROM (SELECT * FROM q__ LIMIT %d)", list, body, list, limit)
+	// OFFSET 0 keeps the limited select from being flattened into r__
+	// (SQLite's flattening rule 14): it runs as a co-routine, so each of
+	// the body's columns (a json_extract in most views) is computed once,
+	// not once per reference below. The lengths are null in a row with
+	// no cut cell, the common case.
+	return fmt.Sprintf(`WITH q__(%s) AS (
+%s
+),
+r__(j) AS (SELECT json_array(json_array(%s), CASE WHEN %s THEN json_array(%s) END) FROM (SELECT * FROM q__ LIMIT %d OFFSET 0)),
+s__(j, n) AS (SELECT j, sum(octet_length(j)) OVER (ROWS UNBOUNDED PRECEDING) FROM r__)
+SELECT '[' || coalesce(group_concat(j, ',') FILTER (WHERE n <= %d), '') || ']', count(*) FROM s__`,
+		strings.Join(cols, ", "), body, strings.Join(cells, ", "), strings.Join(longs, " OR "), strings.Join(lens, ", "), limit, MaxResultBytes)
 }
 
-func decodeRows(folded string) ([][]any, error) {
+// decodeRows decodes fold's JSON into a Result's Rows and Cut.
+func decodeRows(folded string) (*Result, error) {
 	dec := json.NewDecoder(strings.NewReader(folded))
 	dec.UseNumber()
-	var raw [][]any
+	var raw [][2][]any
 	if err := dec.Decode(&raw); err != nil {
 		return nil, err
 	}
-	for _, row := range raw {
+	r := &Result{Rows: make([][]any, len(raw))}
+	for i, pair := range raw {
+		row, lens := pair[0], pair[1]
 		for j, v := range row {
 			if n, ok := v.(json.Number); ok {
 				row[j] = number(n)
 			}
+			if j >= len(lens) || lens[j] == nil {
+				continue
+			}
+			n, _ := lens[j].(json.Number).Int64()
+			text, _ := v.(string)
+			text = whole(text)
+			row[j] = text
+			r.Cut = append(r.Cut, CellCut{Row: i, Column: j, Bytes: int(n), Shown: len(text), Marker: cutMarker(int(n), len(text))})
 		}
+		r.Rows[i] = row
 	}
-	if raw == nil {
-		raw = [][]any{}
+	return r, nil
+}
+
+// whole drops the end of a character that SQLite's byte cut split. The
+// JSON decoder turned each of its k bytes into U+FFFD (3 bytes), so the
+// text is MaxCellBytes+2k long.
+func whole(text string) string {
+	for k := (len(text) - MaxCellBytes) / 2; k > 0 && strings.HasSuffix(text, "\uFFFD"); k-- {
+		text = strings.TrimSuffix(text, "\uFFFD")
 	}
-	return raw, nil
+	return text
 }
 
 // number keeps SQLite's integer/real distinction: json_array writes reals

@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"encoding/json"
+
 	"tavern/internal/chart"
 )
 
@@ -13,15 +15,19 @@ const (
 // Step is one thing done while answering a question (PROTOCOL.md's
 // POST /api/admin/ask steps): a query with the rows it returned, or a
 // chart with its SVG, or either with the error that refused it. Kind,
-// Description, Truncated, Title and SVG are additive to the protocol.
+// Description, Truncated, RowsCut, Cut, Title and SVG are additive to the
+// protocol.
 type Step struct {
 	Kind        string `json:"kind"`
 	Description string `json:"description,omitempty"`
 	// SQL is the statement as the model (or the analyst) wrote it.
-	SQL       string   `json:"sql,omitempty"`
-	Columns   []string `json:"columns,omitempty"`
-	Rows      [][]any  `json:"rows,omitempty"`
-	Truncated bool     `json:"truncated,omitempty"`
+	SQL     string   `json:"sql,omitempty"`
+	Columns []string `json:"columns,omitempty"`
+	Rows    [][]any  `json:"rows,omitempty"`
+	// Truncated, RowsCut and Cut are the Result's: what was left out.
+	Truncated bool      `json:"truncated,omitempty"`
+	RowsCut   string    `json:"rows_cut,omitempty"`
+	Cut       []CellCut `json:"cut,omitempty"`
 	// Chart is the declarative spec; SVG its drawing.
 	Chart *chart.Spec `json:"chart,omitempty"`
 	SVG   string      `json:"svg,omitempty"`
@@ -41,6 +47,24 @@ type Reply struct {
 	Offline bool `json:"offline,omitempty"`
 }
 
+// Bound keeps the rows of the reply's steps within max bytes of JSON in
+// all (PROTOCOL.md: the answer is bounded as a result is): the newest
+// steps keep theirs, since the answer rests on them, and older ones lose
+// their rows with RowsCut CutBytes.
+func (r *Reply) Bound(max int) {
+	total := 0
+	for i := len(r.Steps) - 1; i >= 0; i-- {
+		s := &r.Steps[i]
+		if len(s.Rows) == 0 {
+			continue
+		}
+		b, _ := json.Marshal(s.Rows)
+		if total += len(b); total > max {
+			s.Rows, s.Cut, s.RowsCut, s.Truncated = [][]any{}, nil, CutBytes, true
+		}
+	}
+}
+
 // QueryStep is the step of a query that ran (r) or was refused (err).
 func QueryStep(sql, description string, r *Result, err error) Step {
 	s := Step{Kind: StepQuery, SQL: sql, Description: description}
@@ -48,7 +72,7 @@ func QueryStep(sql, description string, r *Result, err error) Step {
 		s.Error = err.Error()
 		return s
 	}
-	s.Columns, s.Rows, s.Truncated = r.Columns, r.Rows, r.Truncated
+	s.Columns, s.Rows, s.Truncated, s.RowsCut, s.Cut = r.Columns, r.Rows, r.Truncated, r.RowsCut, r.Cut
 	return s
 }
 

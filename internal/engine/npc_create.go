@@ -11,6 +11,7 @@ import (
 
 // Bounds of a created NPC's words (the profile the DM plays it from).
 const (
+	maxNPCNameLen    = 40
 	maxNPCKindLen    = 40
 	maxNPCFactionLen = 40
 	maxNPCProfileLen = 300 // personality, tactics, secret
@@ -99,9 +100,10 @@ func (s *State) CreateNPC(id string, spec NewNPCSpec) (*NPC, []Event, error) {
 }
 
 func (s *State) newNPC(id string, spec NewNPCSpec) (*NPC, error) {
-	name := strings.TrimSpace(spec.Name)
-	if name == "" || len([]rune(name)) > 40 {
-		return nil, Errorf(EINVALID, "An NPC needs a name of 1 to 40 characters.")
+	// A model's NPC is named by the rule players' names follow.
+	name, err := CleanName("The NPC's name", spec.Name, maxNPCNameLen)
+	if err != nil {
+		return nil, err
 	}
 	loc := s.FindLocation(spec.Location)
 	if spec.Location == "" {

@@ -98,10 +98,16 @@ func TestCreateNPCRefusesWhatTheBudgetDoesNotAllow(t *testing.T) {
 		{"an unknown armour", 3, engine.NewNPCSpec{Armour: "plate"}, `Unknown armour "plate": use a catalogue armour id.`},
 		{"a disposition out of range", 3, engine.NewNPCSpec{Disposition: 150}, "Disposition is -100 (hates the party) to 100 (loves it)."},
 		{"too long a secret", 3, engine.NewNPCSpec{Secret: strings.Repeat("x", 301)}, "The secret must be at most 300 characters."},
+		{"an invisible character in the name", 3, engine.NewNPCSpec{Name: "Bru\u200bte"}, "The NPC's name must not contain invisible characters."},
+		{"no name", 3, engine.NewNPCSpec{Name: " "}, "The NPC's name must not be empty."},
+		{"an override in the personality", 3, engine.NewNPCSpec{Personality: "Kind \u202eliveyllaer"}, "The personality must not contain text-direction overrides."},
+		{"a zero-width-only tactics", 3, engine.NewNPCSpec{Tactics: "\u200b"}, "The tactics must contain a visible character."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := partyOf(t, engine.RulesetD100, tc.power)
-			tc.spec.Name = "Brute"
+			if tc.spec.Name == "" {
+				tc.spec.Name = "Brute"
+			}
 			_, _, err := st.CreateNPC("npc-1", tc.spec)
 			var e *engine.Error
 			if !errors.As(err, &e) || e.Code != engine.EINVALID || e.Message != tc.want {

@@ -4,13 +4,14 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // Limits on what players name and write, and on a table's settings
 // (PROTOCOL.md "Identity" and "Tables"). The HTTP API and the hub check them
-// through CleanName, CleanText, TableSpec.Validate and
-// NewCharacterSpec.Validate, never by hand.
+// through CheckJSON (the raw message), CleanName, CleanText,
+// TableSpec.Validate and NewCharacterSpec.Validate, never by hand.
 const (
 	// MaxNameLen bounds a player's and a character's name, in characters.
 	MaxNameLen      = 32
@@ -24,45 +25,118 @@ const (
 )
 
 // CleanName trims s and checks that it is a name: valid UTF-8, 1 to maxLen
-// characters, no control characters, no bidi overrides or isolates (they
-// reorder what is shown after them), and at least one visible character
-// (a name of zero-width spaces reads as nothing). what names the field in
-// the error, an EINVALID *Error whose message is shown to the player.
+// characters, no control characters, no Unicode noncharacters, no bidi
+// overrides or isolates (they reorder what is shown after them), at least
+// one visible character (a name of zero-width spaces reads as nothing), and
+// no invisible characters (two names must not look alike and differ
+// unseen). A single zero-width joiner or non-joiner inside a name stays
+// allowed: emoji sequences and Persian or Indic spelling
+// need them. what names the field in the error, an EINVALID *Error whose
+// message is shown to the player.
 func CleanName(what, s string, maxLen int) (string, error) {
 	s = strings.TrimSpace(s)
-	n := utf8.RuneCountInString(s)
+	if err := checkText(what, s, maxLen, unicode.IsControl); err != nil {
+		return "", err
+	}
 	switch {
-	case !utf8.ValidString(s):
-		return "", Errorf(EINVALID, "%s must be valid UTF-8.", what)
-	case n == 0:
+	case s == "":
 		return "", Errorf(EINVALID, "%s must not be empty.", what)
-	case n > maxLen:
-		return "", Errorf(EINVALID, "%s must be at most %d characters.", what, maxLen)
-	case strings.ContainsFunc(s, unicode.IsControl):
-		return "", Errorf(EINVALID, "%s must not contain control characters.", what)
-	case strings.ContainsFunc(s, bidiControl):
-		return "", Errorf(EINVALID, "%s must not contain text-direction overrides.", what)
-	case !strings.ContainsFunc(s, visible):
-		return "", Errorf(EINVALID, "%s must contain a visible character.", what)
+	case hiddenInName(s):
+		return "", Errorf(EINVALID, "%s must not contain invisible characters.", what)
 	}
 	return s, nil
 }
 
-// CleanText trims free text and checks it: valid UTF-8, at most maxLen
-// characters (it may be empty), no control characters other than newlines
-// and tabs (NUL and the like are refused, not stripped, so what is stored
-// is what was sent). Errors are as CleanName's.
+// CleanText trims free text (chat, acts, backstories, an NPC's profile)
+// and checks it: valid UTF-8, at most maxLen characters, no control
+// characters other than newlines and tabs, no Unicode noncharacters, no
+// bidi overrides or isolates, and, unless it is empty, a visible
+// character. Bad text is refused, not stripped, so what is stored is what
+// was sent. Errors are as CleanName's.
 func CleanText(what, s string, maxLen int) (string, error) {
 	s = strings.TrimSpace(s)
-	switch {
-	case !utf8.ValidString(s):
-		return "", Errorf(EINVALID, "%s must be valid UTF-8.", what)
-	case utf8.RuneCountInString(s) > maxLen:
-		return "", Errorf(EINVALID, "%s must be at most %d characters.", what, maxLen)
-	case strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }):
-		return "", Errorf(EINVALID, "%s must not contain control characters.", what)
+	if err := checkText(what, s, maxLen, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }); err != nil {
+		return "", err
 	}
 	return s, nil
+}
+
+// checkText is the rule CleanName and CleanText share; control says which
+// control characters are refused. Empty text passes.
+func checkText(what, s string, maxLen int, control func(rune) bool) error {
+	switch {
+	case !utf8.ValidString(s):
+		return Errorf(EINVALID, "%s must be valid UTF-8.", what)
+	case utf8.RuneCountInString(s) > maxLen:
+		return Errorf(EINVALID, "%s must be at most %d characters.", what, maxLen)
+	case strings.ContainsFunc(s, control):
+		return Errorf(EINVALID, "%s must not contain control characters.", what)
+	case strings.ContainsFunc(s, noncharacter):
+		return Errorf(EINVALID, "%s must not contain Unicode noncharacters.", what)
+	case strings.ContainsFunc(s, bidiControl):
+		return Errorf(EINVALID, "%s must not contain text-direction overrides.", what)
+	case s != "" && !strings.ContainsFunc(s, visible):
+		return Errorf(EINVALID, "%s must contain a visible character.", what)
+	}
+	return nil
+}
+
+// CheckJSON reports whether data, a JSON message a client sent, can be
+// decoded without loss: encoding/json silently turns invalid UTF-8 and a
+// \u escape of a lone surrogate ("\ud800") into U+FFFD, so text would be
+// stored other than it was sent. It returns an EINVALID *Error, or nil.
+// It does not check that data is JSON; the decoder does.
+func CheckJSON(data []byte) error {
+	if !utf8.Valid(data) {
+		return Errorf(EINVALID, "Text must be valid UTF-8.")
+	}
+	// A backslash in valid JSON only starts an escape inside a string, so
+	// the escapes can be found without tracking strings.
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		i++
+		r, ok := uEscape(data, i-1)
+		if !ok || !utf16.IsSurrogate(r) {
+			continue
+		}
+		// A high surrogate must be followed at once by an escaped low one.
+		lo, ok := uEscape(data, i+5)
+		if r >= 0xDC00 || !ok || lo < 0xDC00 || lo > 0xDFFF {
+			return Errorf(EINVALID, "Text must not contain a lone surrogate (\\u%04x).", r)
+		}
+		i += 10
+	}
+	return nil
+}
+
+// uEscape decodes the \uXXXX escape at data[i:], if there is one.
+func uEscape(data []byte, i int) (rune, bool) {
+	if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i+2 : i+6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// noncharacter reports the 66 code points Unicode reserves never to be
+// characters: U+FDD0..U+FDEF and the last two of every plane.
+func noncharacter(r rune) bool {
+	return (0xFDD0 <= r && r <= 0xFDEF) || r&0xFFFE == 0xFFFE
 }
 
 // bidiControl reports the embedding, override and isolate controls
@@ -75,11 +149,35 @@ func bidiControl(r rune) bool {
 // character (zero-width space and joiners, word joiner, BOM…), not a
 // combining mark on its own, and not one of the blank "filler" letters.
 func visible(r rune) bool {
+	return !unicode.IsSpace(r) && !invisible(r) && !unicode.In(r, unicode.Mn, unicode.Me, unicode.Zs)
+}
+
+// invisible reports the characters that draw nothing and are no space:
+// format characters (zero-width space, joiners, soft hyphen, BOM, tags…),
+// the blank "filler" letters, and the supplementary variation selectors
+// (they can carry hidden bytes after any character).
+func invisible(r rune) bool {
 	switch r {
 	case 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, 0x180E:
-		return false
+		return true
 	}
-	return !unicode.IsSpace(r) && !unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Zs)
+	return unicode.Is(unicode.Cf, r) || (0xE0100 <= r && r <= 0xE01EF)
+}
+
+// hiddenInName reports an invisible character in a name other than a
+// single zero-width joiner or non-joiner inside it, next to no other
+// invisible character.
+func hiddenInName(s string) bool {
+	rs := []rune(s)
+	for i, r := range rs {
+		if !invisible(r) {
+			continue
+		}
+		if (r != 0x200C && r != 0x200D) || i == 0 || i == len(rs)-1 || invisible(rs[i-1]) || invisible(rs[i+1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // TableSpec is what a player asks for when creating a table (PROTOCOL.md

@@ -22,6 +22,21 @@ func TestCleanName(t *testing.T) {
 		{"isolate", "\u2067Ann", "", "name must not contain text-direction overrides."},
 		{"zero-width joiner inside a name", "Ann\u200dBell", "Ann\u200dBell", ""},
 		{"right-to-left script", "سارا", "سارا", ""},
+		{"accents", "Zoë Ångström", "Zoë Ångström", ""},
+		{"emoji sequence with a joiner", "Ann ❤️\u200d🔥", "Ann ❤️\u200d🔥", ""},
+		{"non-joiner in Persian", "می\u200cخواهم", "می\u200cخواهم", ""},
+		{"zero-width space inside", "Ann\u200bBell", "", "name must not contain invisible characters."},
+		{"soft hyphen", "Ann\u00adBell", "", "name must not contain invisible characters."},
+		{"word joiner", "A\u2060nn", "", "name must not contain invisible characters."},
+		{"trailing joiner", "Ann\u200d", "", "name must not contain invisible characters."},
+		{"two joiners", "Ann\u200d\u200dBell", "", "name must not contain invisible characters."},
+		{"Hangul filler inside", "Ann\u3164Bell", "", "name must not contain invisible characters."},
+		{"tag characters", "Ann\U000E0041\U000E0042", "", "name must not contain invisible characters."},
+		{"variation selector supplement", "Ann\U000E0100", "", "name must not contain invisible characters."},
+		{"noncharacter U+FDD0", "Ann\ufdd0", "", "name must not contain Unicode noncharacters."},
+		{"noncharacter U+FFFE", "\ufffeAnn", "", "name must not contain Unicode noncharacters."},
+		{"noncharacter U+10FFFF", "Ann\U0010ffff", "", "name must not contain Unicode noncharacters."},
+		{"replacement character is a character", "Ann\ufffd", "Ann\ufffd", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := CleanName("name", tc.in, MaxNameLen)
@@ -39,17 +54,69 @@ func TestCleanName(t *testing.T) {
 }
 
 func TestCleanText(t *testing.T) {
-	if got, err := CleanText("backstory", " A smith.\n\tBorn poor. ", MaxBackstoryLen); err != nil || got != "A smith.\n\tBorn poor." {
-		t.Errorf("newlines and tabs: %q, %v", got, err)
+	for _, tc := range []struct {
+		name, in, want, err string
+	}{
+		{"newlines and tabs", " A smith.\n\tBorn poor. ", "A smith.\n\tBorn poor.", ""},
+		{"empty", "", "", ""},
+		{"emoji and accents", "Café 🍺 for Zoë! 👨\u200d👩\u200d👧", "Café 🍺 for Zoë! 👨\u200d👩\u200d👧", ""},
+		{"zero-width space between words", "a\u200bb", "a\u200bb", ""},
+		{"right-to-left marks", "\u200fשלום\u200f", "\u200fשלום\u200f", ""},
+		{"too long", strings.Repeat("x", MaxBackstoryLen+1), "", "backstory must be at most 2000 characters."},
+		{"NUL", "a\x00b", "", "backstory must not contain control characters."},
+		{"invalid UTF-8", "caf\xe9", "", "backstory must be valid UTF-8."},
+		{"a surrogate's UTF-8 bytes", "a\xed\xa0\x80b", "", "backstory must be valid UTF-8."},
+		{"zero-width only", "\u200b\u200d\u2060\ufeff", "", "backstory must contain a visible character."},
+		{"filler only", " \u3164 ", "", "backstory must contain a visible character."},
+		{"override", "I attack the \u202egoblin", "", "backstory must not contain text-direction overrides."},
+		{"isolate", "\u2066left\u2069", "", "backstory must not contain text-direction overrides."},
+		{"noncharacter U+FDD0", "hi\ufdd0", "", "backstory must not contain Unicode noncharacters."},
+		{"noncharacter U+FFFF", "hi\uffff", "", "backstory must not contain Unicode noncharacters."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := CleanText("backstory", tc.in, MaxBackstoryLen)
+			if tc.err != "" {
+				if ErrorCode(err) != EINVALID || ErrorMessage(err) != tc.err {
+					t.Errorf("CleanText(%q) error = %v, want EINVALID %q", tc.in, err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("CleanText(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
 	}
-	if got, err := CleanText("backstory", "", MaxBackstoryLen); err != nil || got != "" {
-		t.Errorf("empty: %q, %v", got, err)
-	}
-	if _, err := CleanText("backstory", strings.Repeat("x", MaxBackstoryLen+1), MaxBackstoryLen); ErrorCode(err) != EINVALID {
-		t.Errorf("too long: %v", err)
-	}
-	if _, err := CleanText("backstory", "a\x00b", MaxBackstoryLen); ErrorCode(err) != EINVALID {
-		t.Errorf("NUL: %v", err)
+}
+
+func TestCheckJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		ok       bool
+	}{
+		{"plain", `{"text":"hello"}`, true},
+		{"escapes", `{"text":"a\"b\\c\n\u00e9\u200b"}`, true},
+		{"surrogate pair", `{"text":"\ud83c\udf7a"}`, true},
+		{"surrogate pair in capitals", `{"text":"\uD83C\uDF7A"}`, true},
+		{"escaped backslash before u", `{"text":"\\ud800"}`, true},
+		{"literal replacement character", `{"text":"\ufffd �"}`, true},
+		{"lone high surrogate", `{"text":"\ud800"}`, false},
+		{"lone high surrogate at the end", `"\ud800`, false},
+		{"lone low surrogate", `{"text":"\udc00x"}`, false},
+		{"high then text", `{"text":"\ud800x\udc00"}`, false},
+		{"two high surrogates", `{"text":"\ud800\ud800"}`, false},
+		{"lone surrogate in a key", `{"\uDBFF":1}`, false},
+		{"after an escaped backslash", `{"text":"\\\ud800"}`, false},
+		{"invalid UTF-8", "{\"text\":\"caf\xe9\"}", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckJSON([]byte(tc.in))
+			if tc.ok && err != nil {
+				t.Errorf("CheckJSON(%s) = %v, want nil", tc.in, err)
+			}
+			if !tc.ok && ErrorCode(err) != EINVALID {
+				t.Errorf("CheckJSON(%s) = %v, want EINVALID", tc.in, err)
+			}
+		})
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/coder/websocket"
 	"golang.org/x/time/rate"
@@ -193,10 +192,12 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		return
 	}
 	release := func() { h.open.give(player, addr) }
-	up := &smallBuffers{ResponseWriter: w}
+	refusal := &acceptRefusal{ResponseWriter: w}
+	up := &smallBuffers{ResponseWriter: refusal}
 	conn, err := websocket.Accept(up, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol}})
 	if err != nil {
 		release()
+		refusal.write()
 		h.log.Debug("websocket accept", "err", err)
 		return
 	}
@@ -264,8 +265,15 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 			continue
 		}
 		var f inFrame
-		// encoding/json would replace invalid UTF-8 with U+FFFD silently.
-		parsed := typ == websocket.MessageText && utf8.Valid(data)
+		// encoding/json would replace invalid UTF-8 and lone surrogates
+		// with U+FFFD silently: text is refused, never stored altered.
+		problem := "Frames are JSON text messages in valid UTF-8."
+		parsed := typ == websocket.MessageText
+		if parsed {
+			if err := engine.CheckJSON(data); err != nil {
+				parsed, problem = false, engine.ErrorMessage(err)
+			}
+		}
 		if parsed {
 			parsed = json.Unmarshal(data, &f) == nil
 		}
@@ -281,7 +289,7 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		}
 		refusals = 0
 		if !parsed {
-			c.reply(errorFrame("", CodeBadRequest, "Frames are JSON text messages in valid UTF-8."))
+			c.reply(errorFrame("", CodeBadRequest, problem))
 			continue
 		}
 		if len(f.ID) > maxFrameIDLen {
@@ -320,8 +328,9 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame, read time.Time
 		c.reply(errorFrame(f.ID, CodeForbidden, "Spectators cannot "+f.Type+"; take a seat to play."))
 		return
 	}
-	// The engine's one rule for free text: no control characters (NUL…),
-	// valid UTF-8, bounded length.
+	// The engine's one rule for free text (engine.CleanText): bounded,
+	// no control characters, noncharacters or bidi overrides, and
+	// something visible.
 	text, err := engine.CleanText("text", f.Text, maxLen)
 	if err == nil && text == "" {
 		err = engine.Errorf(engine.EINVALID, "text must not be empty.")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"tavern/internal/engine"
 )
@@ -91,4 +92,54 @@ func writeHTTPError(w http.ResponseWriter, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(HTTPStatus(code))
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+}
+
+// acceptRefusal is the http.ResponseWriter websocket.Accept writes to. The
+// library refuses a bad handshake with http.Error, in plain text; this
+// holds that answer back so that write can send it as the protocol's
+// error body, with the library's status and message. Other statuses (the
+// 101 of an upgrade) and the hijack pass through.
+type acceptRefusal struct {
+	http.ResponseWriter
+	status int
+	msg    []byte
+}
+
+func (a *acceptRefusal) WriteHeader(status int) {
+	if status < 400 {
+		a.ResponseWriter.WriteHeader(status)
+		return
+	}
+	if a.status == 0 {
+		a.status = status
+	}
+}
+
+func (a *acceptRefusal) Write(p []byte) (int, error) {
+	if a.status == 0 {
+		return a.ResponseWriter.Write(p)
+	}
+	a.msg = append(a.msg, p...)
+	return len(p), nil
+}
+
+// Unwrap lets http.ResponseController reach the connection to hijack it.
+func (a *acceptRefusal) Unwrap() http.ResponseWriter { return a.ResponseWriter }
+
+// write sends the refusal held back, if there is one.
+func (a *acceptRefusal) write() {
+	if a.status == 0 {
+		return
+	}
+	code := CodeBadRequest
+	switch a.status {
+	case http.StatusForbidden:
+		code = CodeForbidden
+	case http.StatusInternalServerError:
+		code = CodeInternal
+	}
+	h := a.ResponseWriter.Header()
+	h.Set("Content-Type", "application/json")
+	a.ResponseWriter.WriteHeader(a.status)
+	_ = json.NewEncoder(a.ResponseWriter).Encode(map[string]any{"error": map[string]string{"code": code, "message": strings.TrimSpace(string(a.msg))}})
 }

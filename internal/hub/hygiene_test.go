@@ -2,18 +2,25 @@ package hub_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"tavern/internal/engine"
 	"tavern/internal/hub"
 )
 
-// Frames are checked before anything is stored: invalid UTF-8 is refused
-// (not replaced with U+FFFD), control characters in act/say text are
-// refused, and nothing of a refused frame reaches the log.
+// Frames are checked before anything is stored: invalid UTF-8 and lone
+// surrogates are refused (not replaced with U+FFFD), text against the
+// engine's rule (control characters, noncharacters, bidi overrides,
+// nothing visible) is refused, and nothing of a refused frame reaches the
+// log. A fine line with emoji and accents is acked and stored as sent.
 func TestFrameHygiene(t *testing.T) {
 	e := newEnv(t, 1)
 	id := e.table(hub.TableSpec{})
@@ -26,6 +33,12 @@ func TestFrameHygiene(t *testing.T) {
 		{"NUL in say", `{"type":"say","id":"s1","text":"hi\u0000there"}`},
 		{"escape in act", `{"type":"act","id":"a1","text":"I look \u001b[31maround"}`},
 		{"only spaces", `{"type":"say","id":"s2","text":"   "}`},
+		{"lone surrogate in say", `{"type":"say","id":"s4","text":"hi \ud800"}`},
+		{"lone surrogate in act", `{"type":"act","id":"a2","text":"I open \udc00 the door"}`},
+		{"lone surrogate in the id", `{"type":"say","id":"\ud800","text":"hi"}`},
+		{"zero-width only say", `{"type":"say","id":"s5","text":"\u200b\u200b"}`},
+		{"override in act", `{"type":"act","id":"a3","text":"I attack \u202enilbog"}`},
+		{"noncharacter in say", `{"type":"say","id":"s6","text":"hi \ufdd0"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -58,6 +71,28 @@ func TestFrameHygiene(t *testing.T) {
 		if ev.Kind == "chat" || ev.Kind == "action" {
 			t.Errorf("a refused frame was stored: %+v", ev)
 		}
+	}
+	// The same socket still takes good text, stored exactly as sent.
+	const fine = "Zoë raises a 🍺 \U0001F37A to the café"
+	c.send(map[string]string{"type": "say", "id": "ok", "text": fine})
+	if f := c.until("answer", func(f frame) bool { return f.Type == "error" || f.Type == "ack" }); f.Type != "ack" {
+		t.Fatalf("answer %s, want ack", f.Raw)
+	}
+	evs, err = e.hub.Events(context.Background(), id, 0, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := 0
+	for _, ev := range evs {
+		if ev.Kind == "chat" {
+			stored++
+			if d, ok := ev.Data.(engine.ChatData); !ok || d.Text != fine {
+				t.Errorf("stored %+v, want the text %q as sent", ev.Data, fine)
+			}
+		}
+	}
+	if stored != 1 {
+		t.Errorf("%d chat events stored, want 1", stored)
 	}
 }
 
@@ -98,5 +133,44 @@ func TestRateLimitPerPlayer(t *testing.T) {
 	// 10/s); per-connection budgets would have acked all 90.
 	if acked >= 2*perSocket || limited == 0 {
 		t.Errorf("acked %d, rate limited %d of %d frames: want the player's one budget to refuse most", acked, limited, 3*perSocket)
+	}
+}
+
+// A request to the websocket route that is no websocket handshake is
+// refused with the protocol's JSON error body and the library's status,
+// not the library's plain text.
+func TestHandshakeRefusalIsJSON(t *testing.T) {
+	e := newEnv(t, 1)
+	id := e.table(hub.TableSpec{})
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		status int
+	}{
+		{"plain GET", nil, http.StatusUpgradeRequired},
+		{"wrong version", map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "8", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}, http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("GET", e.srv.URL+"/ws/tables/"+id+"?role=spectator", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			var body struct {
+				Error struct{ Code, Message string } `json:"error"`
+			}
+			if res.StatusCode != tc.status || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") ||
+				json.Unmarshal(b, &body) != nil || body.Error.Code != "bad_request" || body.Error.Message == "" {
+				t.Errorf("answer %d %q %s, want %d with the JSON error body, code bad_request", res.StatusCode, res.Header.Get("Content-Type"), b, tc.status)
+			}
+		})
 	}
 }

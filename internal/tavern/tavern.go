@@ -160,7 +160,10 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	t.Handler = web.New(wc).Handler()
 	// Websockets and streams are long-lived and set their own deadlines;
 	// the other routes get web.ReadTimeout per request (web.Server).
-	t.http = &http.Server{Handler: t.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// Headers over web.MaxHeaderBytes are answered by the handler, with
+	// the JSON error body; net/http's own plain-text 431 lies above.
+	t.http = &http.Server{Handler: t.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: web.ServerMaxHeaderBytes}
 	return t, nil
 }
 

@@ -283,3 +283,56 @@ func TestModelHealth(t *testing.T) {
 		t.Errorf("/readyz with a failing model: %d %s, want 200", code, body)
 	}
 }
+
+// TestHeadersTooLarge: a request with header fields over
+// web.MaxHeaderBytes is answered 431 with the protocol's JSON error body,
+// not net/http's plain text; one just under passes.
+func TestHeadersTooLarge(t *testing.T) {
+	tv, err := New(context.Background(), testConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = tv.Serve() }()
+	t.Cleanup(func() { _ = tv.Close() })
+	for _, tc := range []struct {
+		name   string
+		pad    int
+		status int
+	}{
+		{"under the limit", web.MaxHeaderBytes - 1024, http.StatusOK},
+		{"over the limit", web.MaxHeaderBytes + 1, http.StatusRequestHeaderFieldsTooLarge},
+		{"far over the limit", web.ServerMaxHeaderBytes - 8<<10, http.StatusRequestHeaderFieldsTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("GET", tv.URL()+"/readyz", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("X-Pad", strings.Repeat("a", tc.pad))
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			if res.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d; body %.200s", res.StatusCode, tc.status, b)
+			}
+			if tc.status == http.StatusOK {
+				return
+			}
+			var body struct {
+				Error struct{ Code, Message string } `json:"error"`
+			}
+			if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("Content-Type %q, want JSON", ct)
+			}
+			if err := json.Unmarshal(b, &body); err != nil || body.Error.Code != "too_large" || body.Error.Message == "" {
+				t.Errorf("body %.200s (%v), want the error body with code too_large", b, err)
+			}
+		})
+	}
+}

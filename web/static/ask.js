@@ -41,18 +41,26 @@ function table(step) {
   const thead = el("thead");
   thead.append(head);
   t.append(thead);
+  // The server's marker of each cut cell, by "row,column".
+  const cuts = new Map((step.cut || []).map((c) => [`${c.row},${c.column}`, c.marker]));
   const body = el("tbody");
-  for (const row of (step.rows || []).slice(0, MAX_ROWS)) {
+  (step.rows || []).slice(0, MAX_ROWS).forEach((row, i) => {
     const tr = el("tr");
-    for (const v of row) tr.append(el("td", "", cell(v)));
+    row.forEach((v, j) => {
+      const td = el("td", "", cell(v));
+      const marker = cuts.get(`${i},${j}`);
+      if (marker) td.append(el("span", "ask-cut", marker));
+      tr.append(td);
+    });
     body.append(tr);
-  }
+  });
   t.append(body);
   wrap.append(t);
   const n = (step.rows || []).length;
   let count = n === 1 ? "1 row" : `${n} rows`;
   if (n > MAX_ROWS) count += `, the first ${MAX_ROWS} shown`;
-  if (step.truncated) count += " (cut at the row cap)";
+  if (step.rows_cut === "rows") count += " (cut at the row cap)";
+  else if (step.rows_cut === "bytes") count += " (cut at the byte limit)";
   return [wrap, el("p", "muted ask-count", count)];
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -261,4 +262,26 @@ func (s *seeder) seed() {
 
 func (s *seeder) message(table, agent string, turn int, ts string, body map[string]any) {
 	s.exec(`INSERT INTO agent_messages (table_id, agent, turn, body, created_at) VALUES (?, ?, ?, ?, ?)`, table, agent, turn, js(body), ts)
+}
+
+// BigName is the name [MustSetBigName] gives table t1: n bytes of "a",
+// with a two-byte "é" at bytes 65,536–65,537, so a cut at 64 KiB splits a
+// character. n must exceed 65,537.
+func BigName(n int) string {
+	const at = 64<<10 - 1
+	return strings.Repeat("a", at) + "é" + strings.Repeat("b", n-at-2)
+}
+
+// MustSetBigName renames table t1 of the seeded database at path to
+// BigName(n): a cell far over any bound a result keeps (v_tables.name).
+func MustSetBigName(tb testing.TB, path string, n int) {
+	tb.Helper()
+	w, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		tb.Fatalf("open %s: %v", path, err)
+	}
+	defer w.Close()
+	if _, err := w.Exec(`UPDATE tables SET name = ? WHERE id = 't1'`, BigName(n)); err != nil {
+		tb.Fatalf("set a big name: %v", err)
+	}
 }
