@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"tavern/adventures"
 	"tavern/internal/agent"
 	"tavern/internal/engine"
 	"tavern/internal/offline"
@@ -133,17 +132,7 @@ func (fakeIndex) MemorySession(ctx context.Context, tableID string, id int64) (s
 var errNotFound = engine.Errorf(engine.ENOTFOUND, "no such session")
 
 func TestMemoryTools(t *testing.T) {
-	lib, err := adventures.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	adv, _ := lib.Get(adventures.Default)
-	st := engine.NewState(engine.Config{}, adv, lib.Catalogue, 7)
-	d := engine.NewDice(7)
-	actor, err := st.AddCharacter(d, "c1", "1", "p", engine.NewCharacterSpec{Name: "Aldric", Class: "warrior"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, d, actor := loneHero(t)
 	fake := openaitest.New(t, nil)
 	fake.Push(
 		openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("search_memories", map[string]any{"query": "Snikket"}), openaitest.Call("search_memories", map[string]any{"query": "dragons"})}},
