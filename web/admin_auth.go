@@ -8,10 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"tavern/internal/hub"
 )
@@ -57,62 +54,16 @@ func (s *Server) isAdmin(tok string) bool {
 
 // Wrong admin tokens are throttled per client address, so the token
 // cannot be guessed at the speed of the network: adminTryBurst wrong
-// tokens at once, then one each adminTryEvery. maxAdminTryAddrs bounds the
-// addresses remembered.
+// tokens at once, then one each adminTryEvery, counted in a quota bucket
+// per address like the creation quotas (quota.go).
 const (
-	adminTryBurst    = 10
-	adminTryEvery    = 6 * time.Second
-	maxAdminTryAddrs = 10000
+	adminTryBurst = 10
+	adminTryEvery = 6 * time.Second
 )
 
 // errAdminThrottled answers a token from an address out of tries.
 var errAdminThrottled = &apiError{code: hub.CodeRateLimited,
 	message: "Too many wrong admin tokens from your address; retry in " + strconv.Itoa(int(adminTryEvery/time.Second)) + " s."}
-
-// tokenThrottle holds each address's tries at the admin token. Its zero
-// value is ready; safe for concurrent use.
-type tokenThrottle struct {
-	mu sync.Mutex
-	by map[string]*rate.Limiter
-}
-
-// spent reports whether addr has no try left.
-func (t *tokenThrottle) spent(addr string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	l, ok := t.by[addr]
-	return ok && l.Tokens() < 1
-}
-
-// failed charges addr one try.
-func (t *tokenThrottle) failed(addr string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	l, ok := t.by[addr]
-	if !ok {
-		if t.by == nil {
-			t.by = map[string]*rate.Limiter{}
-		}
-		if len(t.by) >= maxAdminTryAddrs {
-			// Forget addresses whose tries are whole again; failing that,
-			// any one, so the map stays bounded.
-			for a, old := range t.by {
-				if old.Tokens() >= adminTryBurst {
-					delete(t.by, a)
-				}
-			}
-			for a := range t.by {
-				if len(t.by) < maxAdminTryAddrs {
-					break
-				}
-				delete(t.by, a)
-			}
-		}
-		l = rate.NewLimiter(rate.Every(adminTryEvery), adminTryBurst)
-		t.by[addr] = l
-	}
-	l.Allow()
-}
 
 // admitAdmin reports whether tok is the admin token. A wrong token costs
 // the request's address a try; an address with none left is answered
@@ -122,17 +73,19 @@ func (s *Server) admitAdmin(w http.ResponseWriter, r *http.Request, tok string) 
 	if tok == "" {
 		return false, false
 	}
-	addr := clientAddr(r)
-	if s.adminTries.spent(addr) {
+	// Every try takes one of the address's tries; the right token gives
+	// it back, so only wrong ones are counted.
+	refund, _ := s.adminTries.take(clientAddr(r))
+	if refund == nil {
 		s.log.Warn("admin: token throttled", "remote", r.RemoteAddr)
 		w.Header().Set("Retry-After", strconv.Itoa(int(adminTryEvery/time.Second)))
 		s.error(w, r, errAdminThrottled)
 		return false, true
 	}
 	if s.isAdmin(tok) {
+		refund()
 		return true, false
 	}
-	s.adminTries.failed(addr)
 	return false, false
 }
 

@@ -114,7 +114,7 @@ type Server struct {
 	// playerQuota and tableQuota are nil when quotas are off.
 	playerQuota, tableQuota *quota
 	// adminTries throttles wrong admin tokens per address (admin_auth.go).
-	adminTries tokenThrottle
+	adminTries *quota
 }
 
 // The page's files, not their tests (static/*.test.mjs).
@@ -157,6 +157,7 @@ func newServer(t tables, cfg Config) *Server {
 		h := sha256.Sum256([]byte(cfg.AdminToken))
 		s.adminHash = h[:]
 	}
+	s.adminTries = newQuota(int(time.Minute/adminTryEvery), adminTryBurst, time.Now)
 	if q := cfg.Quotas.withDefaults(); !q.Off {
 		s.playerQuota = newQuota(q.PlayersPerMinute, q.PlayersBurst, time.Now)
 		s.tableQuota = newQuota(q.TablesPerMinute, q.TablesBurst, time.Now)
