@@ -62,6 +62,9 @@ type Combat struct {
 	Log    []string `json:"log"`
 	// Effects are the timed effects on combatants.
 	Effects []Effect `json:"effects,omitempty"`
+	// Engaged maps a combatant to the one it last struck (a friend
+	// engaging a foe opens it to a sneak attack).
+	Engaged map[EntryID]EntryID `json:"engaged,omitempty"`
 }
 
 // MaxRounds bounds a fight: when round MaxRounds is over, the fight ends

@@ -157,6 +157,7 @@ func (s *State) SettleNarrativeTurn(d *Dice) (ended bool, evs []Event) {
 
 // beginTurn ticks the statuses that last "until the bearer's next turn".
 func (s *State) beginTurn(e Combatant) []Event {
+	s.rechargeTurn(e)
 	st := s.statusesOf(e)
 	if !HasStatus(st, StatusDefending) {
 		return nil

@@ -97,10 +97,7 @@ func (D100) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
 		mod -= 20
 	}
 	atk := d.Roll(a.Name, fmt.Sprintf("attack on %s", t.Name), 1, 100, mod)
-	defMod := Mod(t.Stats.AGI)
-	if HasStatus(t.Statuses, StatusDefending) {
-		defMod += 20
-	}
+	defMod := Mod(t.Stats.AGI) + 20*guarded(t.Statuses)
 	def := d.Roll(t.Name, fmt.Sprintf("defence against %s", a.Name), 1, 100, defMod)
 	res := AttackResult{Attack: atk.Total, Defence: def.Total}
 	nat := atk.Natural()
@@ -157,10 +154,7 @@ func (D20) AC(f Fighter) int {
 	if ac == 0 {
 		ac = 10
 	}
-	if HasStatus(f.Statuses, StatusDefending) {
-		ac += 2
-	}
-	return ac
+	return ac + 2*guarded(f.Statuses)
 }
 
 // Attack implements Ruleset.
@@ -221,6 +215,19 @@ func (D20) HealDice(c Consumable) string {
 		return c.HealD20
 	}
 	return c.Heal
+}
+
+// guarded counts the guards on a defender: defending and shielded (shield
+// wall, the shield spell) each make it harder to hit.
+func guarded(st []string) int {
+	n := 0
+	if HasStatus(st, StatusDefending) {
+		n++
+	}
+	if HasStatus(st, EffectShielded) {
+		n++
+	}
+	return n
 }
 
 // XPForLevel is the total XP needed to reach level: 100, 300, 600, 1000…

@@ -198,6 +198,9 @@ type NPC struct {
 	Gold        int               `json:"gold" yaml:"gold"`
 	Hidden      bool              `json:"hidden,omitempty" yaml:"hidden"`
 	Statuses    []string          `json:"statuses,omitempty" yaml:"statuses"`
+	// Abilities are the ability ids the adventure gives the NPC; a new
+	// world copies them into Game.NPCAbilities, where they are kept.
+	Abilities []string `json:"-" yaml:"abilities"`
 }
 
 // Alive reports whether the NPC is neither dead nor fled.
