@@ -156,7 +156,9 @@ func (s *State) abilityCondition(a, t Combatant, r abilityRule) error {
 	case kindHealAlly, kindHealSelf:
 		if s.hpOf(t) >= s.maxHPOf(t) {
 			return Errorf(EINVALID, "%s is unhurt (%d/%d HP); %s would be wasted. Hurt: %s.", t.Name, s.hpOf(t), s.maxHPOf(t), r.Name,
-				s.combatantNames(func(e Combatant) bool { return s.side(e) == s.side(a) && s.healableEntry(e) && s.hpOf(e) < s.maxHPOf(e) }))
+				s.combatantNames(func(e Combatant) bool {
+					return s.side(e) == s.side(a) && s.healableEntry(e) && s.hpOf(e) < s.maxHPOf(e)
+				}))
 		}
 	case kindTurnUndead:
 		if len(s.undeadFoes(a)) == 0 {
