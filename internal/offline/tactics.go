@@ -25,13 +25,6 @@ func (t *offlineTurn) npcAction() reply {
 	if (hurt && cowardly) || (alone && strings.Contains(tactics, "flees when alone") && p.HP < p.MaxHP) {
 		return call("attempt_flee", map[string]any{})
 	}
-	if p.HP*2 < p.MaxHP {
-		for _, it := range p.Items {
-			if strings.Contains(strings.ToLower(it.Name), "potion") {
-				return call("use_item", map[string]any{"item": it.ID})
-			}
-		}
-	}
 	foes := t.foes()
 	if len(foes) == 0 {
 		return call("continue_combat", map[string]any{"narration": p.Name + " finds no one left to fight."})
@@ -47,6 +40,17 @@ func (t *offlineTurn) npcAction() reply {
 		target = foes[0]
 	} else {
 		target = foes[int(fnvHash(t.key))%len(foes)]
+	}
+	// Its abilities before its potions: uses come back, potions do not.
+	if c, ok := t.npcAbility(target); ok {
+		return c
+	}
+	if p.HP*2 < p.MaxHP {
+		for _, it := range p.Items {
+			if strings.Contains(strings.ToLower(it.Name), "potion") {
+				return call("use_item", map[string]any{"item": it.ID})
+			}
+		}
 	}
 	return call("attack", map[string]any{"target": target.Entry})
 }
