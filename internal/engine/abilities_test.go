@@ -8,7 +8,8 @@ import (
 
 // abilityState is a fight in the den: a warrior (seat 1), a rogue (2), a
 // mage (3) and a cleric (4) against Boss, Grunt and a skeleton, under
-// ruleset.
+// ruleset. The cleric joins once the fight is on, so that the foes are
+// those of a party of three (no reinforcements, no scaling).
 func abilityState(t *testing.T, ruleset string) *State {
 	t.Helper()
 	cat := testCatalogue()
@@ -20,11 +21,14 @@ func abilityState(t *testing.T, ruleset string) *State {
 		Abilities: []string{"power_attack"}})
 	st := NewState(Config{Ruleset: ruleset}, adv, cat, 7)
 	d := NewDice(3)
-	for i, class := range []string{"warrior", "rogue", "mage", "cleric"} {
+	add := func(i int, class string) {
 		seat := string(rune('1' + i))
 		if _, err := st.AddCharacter(d, "c"+seat, seat, "p"+seat, NewCharacterSpec{Name: strings.ToUpper(class[:1]) + class[1:], Class: class}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for i, class := range []string{"warrior", "rogue", "mage"} {
+		add(i, class)
 	}
 	if _, _, err := st.MoveParty("den"); err != nil {
 		t.Fatal(err)
@@ -32,6 +36,7 @@ func abilityState(t *testing.T, ruleset string) *State {
 	if _, _, err := st.StartCombat(d, []string{"boss"}); err != nil {
 		t.Fatal(err)
 	}
+	add(3, "cleric")
 	return st
 }
 
@@ -126,7 +131,7 @@ func TestAbilities(t *testing.T) {
 					t.Errorf("outcome %+v", out)
 				}
 			}},
-		{name: "sleep takes the weakest as far as the pool reaches", ruleset: RulesetD100, actor: "Mage", ability: "sleep", script: []int{8, 8, 8, 8, 8}, // 40: skeleton 11 + grunt 15 (scaled up to a party of 4), not Boss 25
+		{name: "sleep takes the weakest as far as the pool reaches", ruleset: RulesetD100, actor: "Mage", ability: "sleep", script: []int{8, 8, 8, 8, 8}, // 40: skeleton 9 + grunt 12, not Boss 20 more
 			check: func(t *testing.T, st *State, out AbilityOutcome, evs []Event) {
 				if strings.Join(out.Effects, ",") != "Skeleton,Grunt" {
 					t.Fatalf("asleep %v", out.Effects)

@@ -129,7 +129,8 @@ func (D100) Contest(d *Dice, f Fighter, purpose string) Roll {
 func (D100) HealDice(c Consumable) string { return c.Heal }
 
 // D20 is seed 002's system: initiative d20 + AGI modifier; attack d20 +
-// ability modifier (STR, or AGI for ranged weapons) + proficiency
+// ability modifier (STR, AGI for ranged weapons, the better of the two
+// for finesse weapons) + proficiency
 // (2 + (level-1)/4) against the target's armour class; damage = the
 // weapon's dice + the same ability modifier, at least 1 on a hit; a
 // natural 20 always hits and rolls the damage dice twice; a natural 1
@@ -160,8 +161,11 @@ func (D20) AC(f Fighter) int {
 // Attack implements Ruleset.
 func (r D20) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
 	ability := Mod(a.Stats.STR)
-	if a.Weapon.Ranged {
+	switch {
+	case a.Weapon.Ranged:
 		ability = Mod(a.Stats.AGI)
+	case a.Weapon.Finesse:
+		ability = max(ability, Mod(a.Stats.AGI))
 	}
 	lvl := max(a.Level, 1)
 	mod := ability + 2 + (lvl-1)/4

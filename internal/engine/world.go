@@ -33,7 +33,10 @@ type Weapon struct {
 	Damage int    `json:"damage" yaml:"damage"`
 	Dice   string `json:"dice" yaml:"dice"`
 	Ranged bool   `json:"ranged,omitempty" yaml:"ranged"`
-	Price  int    `json:"price,omitempty" yaml:"price"`
+	// Finesse weapons (a dagger, a shortsword) strike with the better of
+	// STR and AGI under d20.
+	Finesse bool `json:"finesse,omitempty" yaml:"finesse"`
+	Price   int  `json:"price,omitempty" yaml:"price"`
 }
 
 // Armour is a catalogue armour. Absorption is subtracted from d100 damage; AC

@@ -317,12 +317,13 @@ func (t *offlineTurn) friendNamed(words map[string]bool) *agent.PartyMember {
 }
 
 // npcAbility picks an ability for an NPC's turn, by its profile: a heal
-// when it or an ally is badly hurt, sleep on a crowd, otherwise a strike
-// at target. ok is false when none fits (or none is ready).
-func (t *offlineTurn) npcAbility(target agent.CombatantView) (reply, bool) {
+// when it or an ally is badly hurt (only those when heals), sleep on a
+// crowd, a buff in the first round, otherwise a strike at target. ok is
+// false when none fits (or none is ready).
+func (t *offlineTurn) npcAbility(target agent.CombatantView, heals bool) (reply, bool) {
 	p := t.Ctx.NPC
 	for _, a := range p.Abilities {
-		if a.Uses == 0 {
+		if a.Uses == 0 || heals != (a.ID == "second_wind" || a.ID == "healing_word") {
 			continue
 		}
 		switch a.ID {

@@ -41,16 +41,20 @@ func (t *offlineTurn) npcAction() reply {
 	} else {
 		target = foes[int(fnvHash(t.key))%len(foes)]
 	}
-	// Its abilities before its potions: uses come back, potions do not.
-	if c, ok := t.npcAbility(target); ok {
-		return c
-	}
+	// Hurt, it heals: an ability before a potion (uses come back, potions
+	// do not); then its other abilities, then its weapon.
 	if p.HP*2 < p.MaxHP {
+		if c, ok := t.npcAbility(target, true); ok {
+			return c
+		}
 		for _, it := range p.Items {
 			if strings.Contains(strings.ToLower(it.Name), "potion") {
 				return call("use_item", map[string]any{"item": it.ID})
 			}
 		}
+	}
+	if c, ok := t.npcAbility(target, false); ok {
+		return c
 	}
 	return call("attack", map[string]any{"target": target.Entry})
 }
