@@ -101,7 +101,7 @@ func (t *offlineTurn) abilityAction(text string, words map[string]bool) (reply, 
 // allyNamed is the entry of the party member the words name; failing a
 // name, the fallen one (fallen) or the most hurt one, or "" (the actor).
 func (t *offlineTurn) allyNamed(words map[string]bool, fallen bool) string {
-	if t.Ctx.Combat == nil {
+	if t.Ctx.Combat == nil || words["myself"] || words["me"] {
 		return ""
 	}
 	target, best := "", 0
