@@ -148,7 +148,7 @@ func TestOfflineRests(t *testing.T) {
 		t.Errorf("a rest right after a rest: %q", n)
 	}
 	play("look around")
-	if n := play("we make camp for the night"); g.st.Game.Spent != nil && len(g.st.Game.Spent) > 0 || odo.HP != odo.MaxHP {
+	if n := play("we make camp for the night"); len(g.st.Game.Spent) > 0 || odo.HP != odo.MaxHP {
 		t.Errorf("after a long rest: spent %v, Odo %d/%d; %q", g.st.Game.Spent, odo.HP, odo.MaxHP, n)
 	}
 	_ = sel
@@ -205,5 +205,26 @@ func TestOfflineNPCUsesItsAbilities(t *testing.T) {
 	}
 	if !seen {
 		t.Error("no ability event for Snikket")
+	}
+}
+
+// The sheet's "use" button sends "use <item name>": it works out of a
+// fight and in one, and warns instead of wasting a potion at full HP.
+func TestOfflineUseFromTheSheet(t *testing.T) {
+	g := partyGame(t, engine.RulesetD100)
+	odo := g.st.Party[0]
+	if n := g.play(agent.TurnPlayer, odo, "use Healing potion").Output.Narration; countItems(g, odo, "Healing potion") != 1 || !strings.Contains(n, "would be wasted") {
+		t.Fatalf("at full HP: %q", n)
+	}
+	odo.HP = 10
+	if n := g.play(agent.TurnPlayer, odo, "use Healing potion").Output.Narration; countItems(g, odo, "Healing potion") != 0 || odo.HP <= 10 {
+		t.Fatalf("hurt, out of a fight: %q, HP %d", n, odo.HP)
+	}
+	sel := g.st.Party[2]
+	g.fightAtTheMill(sel)
+	sel.HP = 2
+	res := g.play(agent.TurnPlayer, sel, "use Healing potion")
+	if got := calls(res); len(got) == 0 || !strings.HasPrefix(got[0], "use_item ") || sel.HP <= 2 {
+		t.Fatalf("in a fight: %v, HP %d", got, sel.HP)
 	}
 }

@@ -29,7 +29,7 @@ func (t *offlineTurn) npcAction() reply {
 	if len(foes) == 0 {
 		return call("continue_combat", map[string]any{"narration": p.Name + " finds no one left to fight."})
 	}
-	target := foes[0]
+	target := foes[int(fnvHash(t.key))%len(foes)]
 	if strings.Contains(tactics, "weakest") {
 		sort.SliceStable(foes, func(i, j int) bool {
 			if foes[i].HP != foes[j].HP {
@@ -38,8 +38,6 @@ func (t *offlineTurn) npcAction() reply {
 			return foes[i].Name < foes[j].Name
 		})
 		target = foes[0]
-	} else {
-		target = foes[int(fnvHash(t.key))%len(foes)]
 	}
 	// Hurt, it heals: an ability before a potion (uses come back, potions
 	// do not); then its other abilities, then its weapon.

@@ -7,6 +7,7 @@ import test from 'node:test';
 
 import { text } from './dom.js';
 import * as panels from './panels.js';
+import { eventLine } from './eventline.js';
 
 function find(v, pred, out = []) {
   if (Array.isArray(v)) v.forEach((x) => find(x, pred, out));
@@ -86,4 +87,11 @@ test('after a win the DM suggests loot and a rest; after a wipe a long rest and 
   s.last_combat_result = { outcome: 'player_die', loot: [], defeated: [] };
   assert.deepEqual(panels.afterFight(s, '2'), ['we camp for the night', 'go to the river path', 'go to the ford']);
   assert.deepEqual(panels.afterFight(fight(), '2'), [], 'nothing during a fight');
+});
+
+test('the log shows an ability used, on whom and the uses left', () => {
+  assert.deepEqual(eventLine({ kind: 'ability', data: { actor: 'Sel', ability: 'magic_missile', target: 'Snikket', uses_left: 1 } }),
+    { who: 'Sel', text: 'uses magic missile on Snikket (1 use left)' });
+  assert.deepEqual(eventLine({ kind: 'ability', data: { actor: 'Odo', ability: 'shield_wall', uses_left: 0 } }),
+    { who: 'Odo', text: 'uses shield wall (0 uses left)' });
 });
