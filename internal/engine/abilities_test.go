@@ -353,3 +353,21 @@ func mustJSONString(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// In narrative combat (no queue) a beat is everyone's turn: the per-turn
+// abilities come back when it settles.
+func TestAbilityRechargesEachNarrativeBeat(t *testing.T) {
+	st := abilityState(t, RulesetD100)
+	st.Config.CombatMode = CombatNarrative
+	d := NewDice(2)
+	if _, _, err := st.UseAbility(d, "Mage", "firebolt", "Boss"); err != nil {
+		t.Fatal(err)
+	}
+	if usesOf(st, "c3", "firebolt") != 0 {
+		t.Fatal("firebolt not spent")
+	}
+	st.SettleNarrativeTurn(d)
+	if usesOf(st, "c3", "firebolt") != 1 {
+		t.Error("firebolt did not come back after the beat")
+	}
+}

@@ -139,6 +139,7 @@ func (s *State) SettleNarrativeTurn(d *Dice) (ended bool, evs []Event) {
 		if e.Kind == KindBookend || !s.CanAct(e) {
 			continue
 		}
+		s.rechargeTurn(e) // a beat is everyone's turn
 		_, a := s.tick(d, e, TickStart)
 		_, b := s.tick(d, e, TickEnd)
 		evs = append(append(evs, a...), b...)
