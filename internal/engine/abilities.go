@@ -117,7 +117,7 @@ func AbilityIDs() []string {
 // ClassAbilityIDs lists the abilities of a class (nil for an unknown one).
 func ClassAbilityIDs(class string) []string { return slices.Clone(classAbilities[class]) }
 
-func abilityRule0(id string) (abilityRule, bool) {
+func ruleOf(id string) (abilityRule, bool) {
 	i := slices.IndexFunc(abilityRules, func(r abilityRule) bool { return r.ID == id })
 	if i < 0 {
 		return abilityRule{}, false
@@ -158,7 +158,7 @@ func (s *State) abilitiesOf(kind, ref string) []Ability {
 	out := make([]Ability, 0, len(ids))
 	spent := s.Game.Spent[bearer(kind, ref)]
 	for _, id := range ids {
-		r, ok := abilityRule0(id)
+		r, ok := ruleOf(id)
 		if !ok {
 			continue
 		}
@@ -195,7 +195,7 @@ func (s *State) spendUse(key, id string) {
 func (s *State) restoreUses(key string, recharges ...string) {
 	spent := s.Game.Spent[key]
 	for id := range spent {
-		if r, ok := abilityRule0(id); ok && slices.Contains(recharges, r.Recharge) {
+		if r, ok := ruleOf(id); ok && slices.Contains(recharges, r.Recharge) {
 			delete(spent, id)
 		}
 	}

@@ -328,7 +328,7 @@ func TestClassesHaveAtLeastThreeAbilities(t *testing.T) {
 			t.Errorf("%s has %d abilities", class, len(ids))
 		}
 		for _, id := range ids {
-			if _, ok := abilityRule0(id); !ok {
+			if _, ok := ruleOf(id); !ok {
 				t.Errorf("%s: unknown ability %s", class, id)
 			}
 		}

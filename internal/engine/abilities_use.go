@@ -48,7 +48,7 @@ func (s *State) UseAbility(d *Dice, actor, ability, target string) (AbilityOutco
 		return AbilityOutcome{}, nil, Errorf(ENOTFOUND, "%s has no ability %q; abilities: %s.", a.Name, ability, describeAbilities(have))
 	}
 	ab := have[i]
-	rule, _ := abilityRule0(ab.ID)
+	rule, _ := ruleOf(ab.ID)
 	if ab.Uses == 0 {
 		return AbilityOutcome{}, nil, Errorf(EINVALID, "%s has no use of %s left (%s); ready: %s. Or attack, defend or use an item.",
 			a.Name, ab.Name, rechargeWords(ab.Recharge), describeAbilities(ready(have)))

@@ -95,7 +95,7 @@ func (s *State) Rest(d *Dice, kind string, turn int) (RestOutcome, []Event, erro
 		out.Healed = append(out.Healed, HealOutcome{Target: c.Name, Amount: c.HP - before, HP: c.HP, MaxHP: c.MaxHP})
 		key := bearer(KindPC, c.ID)
 		for id, n := range s.Game.Spent[key] {
-			if r, ok := abilityRule0(id); ok && n > 0 && slices.Contains(recharges, r.Recharge) {
+			if r, ok := ruleOf(id); ok && n > 0 && slices.Contains(recharges, r.Recharge) {
 				out.Restored = append(out.Restored, fmt.Sprintf("%s: %s", c.Name, r.Name))
 			}
 		}
