@@ -195,7 +195,9 @@ func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "narrator playing the foes and bots playing the characters, using their abilities (heal and\n")
 	fmt.Fprintf(w, "revive the fallen, bless and sleep first, spend magic missile and power attack, sneak attack\n")
 	fmt.Fprintf(w, "a foe a friend fights). A win is `player_win` or `npc_flee`. The target: two level-1\n")
-	fmt.Fprintf(w, "characters win 60–85 %% of the opening fight on each ruleset, and no party wins every fight.\n")
+	fmt.Fprintf(w, "characters win 60–85 %% of the opening fight on each ruleset, and no party size wins every fight.\n")
+	fmt.Fprintf(w, "The knobs: the foes of each adventure (HP, arms, abilities), how a fight is fitted to the party\n")
+	fmt.Fprintf(w, "(`internal/engine/encounter.go`) and the abilities' dice and uses (`internal/engine/abilities.go`).\n")
 	for e, enc := range encs {
 		fmt.Fprintf(w, "\n## %s\n\n", enc)
 		fmt.Fprintf(w, "| PCs |")
@@ -215,6 +217,19 @@ func (r *Report) Markdown(w io.Writer) {
 			}
 			fmt.Fprintln(w)
 		}
+		var perfect []string
+		for p, party := range parties {
+			for ri, rs := range rulesets {
+				if c := cells[e][p][ri]; c.Fights > 0 && c.Won == c.Fights {
+					perfect = append(perfect, fmt.Sprintf("%s (%s)", strings.Join(party, ", "), rs))
+				}
+			}
+		}
+		fmt.Fprintf(w, "\nParty mixes that won every one of their %d fights: %d of %d", fights, len(perfect), len(parties)*len(rulesets))
+		if len(perfect) > 0 && len(perfect) <= 12 {
+			fmt.Fprintf(w, " (%s)", strings.Join(perfect, "; "))
+		}
+		fmt.Fprintf(w, ".\n")
 		fmt.Fprintf(w, "\n| party |")
 		for _, rs := range rulesets {
 			fmt.Fprintf(w, " %s won |", rs)
