@@ -88,13 +88,13 @@ var abilityRules = []abilityRule{
 	{Ability: Ability{ID: "shield", Name: "Shield", Description: "A shimmering ward: you are harder to hit for two rounds.", Target: TargetSelf, MaxUses: 1, Recharge: RechargeShortRest},
 		kind: kindSelfEffect, effect: EffectShielded, rounds: 2},
 	{Ability: Ability{ID: "healing_word", Name: "Healing word", Description: "Heal an ally at range; it brings a fallen friend round.", Target: TargetAlly, MaxUses: 3, Recharge: RechargeLongRest},
-		kind: kindHealAlly, d100: "2d8+4", d20: "1d8+3"},
+		kind: kindHealAlly, d100: "2d6+2", d20: "1d8+3"},
 	{Ability: Ability{ID: "bless", Name: "Bless", Description: "You and two allies attack with advantage for three rounds.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
 		kind: kindBlessParty, effect: EffectBlessed, rounds: 3},
 	{Ability: Ability{ID: "turn_undead", Name: "Turn undead", Description: "Undead foes that fail to resist cower, stunned, for two rounds.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
 		kind: kindTurnUndead, effect: EffectStunned, rounds: 2},
 	{Ability: Ability{ID: "revive", Name: "Revive", Description: "Call a fallen ally back to their feet with a strong healing.", Target: TargetAlly, MaxUses: 1, Recharge: RechargeLongRest},
-		kind: kindRevive, d100: "3d8+5", d20: "2d6+2"},
+		kind: kindRevive, d100: "2d8+2", d20: "2d6+2"},
 }
 
 // classAbilities are the abilities of each class, in sheet order.

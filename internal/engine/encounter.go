@@ -23,10 +23,11 @@ const maxReinforcements = 2
 // power+1 in all (the weakest; the rest hang back and may join later),
 // and each foe joining for the first time has its HP scaled by
 // ((power+1)/(encounterPower+1))^1.5, at least half. A stronger party
-// faces tougher foes (HP up to twice) and, for each level of power above
-// the encounter's, one more foe: a copy of the weakest unnamed one, made
-// once. ids are the NPCs that would join, sorted; the result is the ones
-// that do.
+// faces tougher foes (HP up to twice). A party of the encounter's power
+// or more brings out one more foe, and one more for each level of power
+// above it (at most maxReinforcements): copies of the weakest unnamed
+// foe, each made once. ids are the NPCs that would join, sorted; the
+// result is the ones that do.
 func (s *State) scaleEncounter(ids, named []string) []string {
 	power := s.PartyPower()
 	first := map[string]bool{}
@@ -50,8 +51,8 @@ func (s *State) scaleEncounter(ids, named []string) []string {
 		}
 		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !keep[id] })
 	}
-	if power > encounterPower {
-		ids = append(ids, s.reinforce(ids, first, min(maxReinforcements, power-encounterPower))...)
+	if power >= encounterPower {
+		ids = append(ids, s.reinforce(ids, first, min(maxReinforcements, power-encounterPower+1))...)
 		sort.Strings(ids)
 	}
 	ratio := float64(power+1) / float64(encounterPower+1)
