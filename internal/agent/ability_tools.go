@@ -12,6 +12,7 @@ import (
 type AbilityArgs struct {
 	Ability string `json:"ability"`
 	Target  string `json:"target"`
+	User    string `json:"user"`
 }
 
 func useAbilityTool() *Tool {
@@ -19,9 +20,17 @@ func useAbilityTool() *Tool {
 		propsOf[AbilityArgs](map[string]map[string]any{
 			"ability": {"description": "The ability's id.", "enum": engine.AbilityIDs()},
 			"target":  {"description": "Entry id (dm:<npc> or pc:<seat>) or name of the target: a foe for an enemy ability, an ally for an ally ability (default: the user); empty for self and party abilities."},
+			"user":    {"description": "Narrative combat only: a foe (dm:<npc>) that uses its ability now. Leave empty for the combatant whose turn it is."},
 		}),
 		func(tc *ToolContext, a AbilityArgs) (any, error) {
-			return asCombatant(tc, func(me engine.Combatant) (any, []engine.Event, error) {
+			me, err := combatant(tc)
+			if a.User != "" && (err != nil || engine.EntryID(a.User) != me.Entry) {
+				me, err = foeActor(tc, a.User)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return takeAction(tc, me, func() (any, []engine.Event, error) {
 				return tc.State.UseAbility(tc.Dice, string(me.Entry), a.Ability, a.Target)
 			})
 		})

@@ -121,3 +121,38 @@ func TestRestThroughTheModel(t *testing.T) {
 		t.Error("a second rest in the same turn was not refused")
 	}
 }
+
+// In narrative combat the DM may make a foe use its ability in the same
+// beat (user), as it may make one attack; in tactical combat it may not.
+func TestFoeAbilityInNarrativeCombat(t *testing.T) {
+	for _, mode := range []string{engine.CombatNarrative, engine.CombatTactical} {
+		st, d, actor := loneHero(t)
+		st.Config.CombatMode = mode
+		if _, _, err := st.MoveParty("mill"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.StartCombat(d, []string{"goblin-brute"}); err != nil {
+			t.Fatal(err)
+		}
+		st.Game.Combat.Index = slices.IndexFunc(st.Game.Combat.Order, func(e engine.Combatant) bool { return e.Entry == engine.PCEntry("1") })
+		fake := openaitest.New(t, nil)
+		m := newFakeModel(t, fake)
+		fake.Push(
+			openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("use_ability", map[string]any{"ability": "power_attack", "target": "pc:1", "user": "dm:goblin-brute"})}},
+			openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("continue_combat", map[string]any{"narration": "The brute swings."})}},
+		)
+		res, err := (&agent.Runner{Combat: m}).Run(context.Background(), &agent.Turn{No: 2, Kind: agent.TurnPlayer, State: st, Dice: d, Actor: actor, Entry: st.Game.Combat.Current(), Text: "I wait"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		used := false
+		for _, e := range res.Events {
+			if d, ok := e.Data.(engine.AbilityData); ok && d.Actor == "Rotfang brute" {
+				used = true
+			}
+		}
+		if used != (mode == engine.CombatNarrative) {
+			t.Errorf("%s combat: the brute used power attack: %v", mode, used)
+		}
+	}
+}
