@@ -117,6 +117,10 @@ var decoders = map[Kind]func([]byte) (Payload, error){
 	EventCombatantJoined: decodeAs[CombatantJoinedData],
 	EventTurn:            decodeAs[TurnData],
 	EventCombatEnded:     decodeAs[CombatEndedData],
+	EventNote:            decodeAs[NoteData],
+	EventNoteRemoved:     decodeAs[NoteRemovedData],
+	EventEdit:            decodeAs[EditData],
+	EventRetcon:          decodeAs[RetconData],
 }
 
 func decodeAs[T Payload](data []byte) (Payload, error) {
