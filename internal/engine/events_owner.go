@@ -51,8 +51,11 @@ func (RetconData) EventKind() Kind      { return EventRetcon }
 
 // Retracted reports whether event e is retracted by retcon r: it lies in
 // r's range and belongs to the turn's play (table chat, seats and notes
-// are not the DM's turn and stay).
+// are not the DM's turn and stay), or it is the action r dropped.
 func (r RetconData) Retracted(e Event) bool {
+	if a, ok := e.Data.(ActionData); ok && r.Then == "drop" && r.ActionID != "" && a.ActionID == r.ActionID {
+		return true
+	}
 	if e.Seq < r.FromSeq || e.Seq > r.ToSeq {
 		return false
 	}

@@ -13,6 +13,7 @@
 import { asList } from './eventline.js';
 import { mount } from './dom.js';
 import { Log } from './log.js';
+import { ownerTools } from './owner.js';
 import * as panels from './panels.js';
 
 const page = document.getElementById('table-page');
@@ -32,7 +33,12 @@ const characterName = (id) => {
   const c = (state.party || []).find((p) => p.id === id);
   return c ? c.name : '';
 };
-const log = new Log($('log'), characterName);
+// Narration lines carry the 👍/👎 and edit buttons; style.css shows them
+// to seated players (.seated) and the owner (.is-owner).
+const log = new Log($('log'), characterName, { tools: true });
+page.classList.toggle('seated', role === 'player');
+let isOwner = false; // told by owner.js once the server says
+const noteViewer = () => ({ playerId: page.dataset.playerId || '', owner: isOwner });
 
 // ---------- drawing the panels ----------
 
@@ -44,6 +50,7 @@ const boxes = [
   ['sheet', panels.sheet],
   ['location', panels.location],
   ['quests', panels.quests],
+  ['notes', (s) => panels.notes(s, noteViewer())],
   ['hints', () => panels.hints(hints)],
 ];
 
@@ -450,6 +457,12 @@ async function loadEarlier() {
   }
 }
 if (earlierBtn) earlierBtn.addEventListener('click', loadEarlier);
+
+ownerTools({
+  tableId, api, send, newId, showError,
+  role: () => role,
+  setOwner: (v) => { isOwner = v; renderAll(); },
+});
 
 hints = lastHints(state.recent || []);
 renderEarlier();
