@@ -209,7 +209,7 @@ export function eventLine(ev, characterName = () => '') {
     case 'player_left':
       return { text: `${str(d.name)} leaves the table.` };
     case 'note':
-      return { text: `\u{1F4CC} Note: ${str(d.text)}` };
+      return { text: `Note: ${str(d.text)}` };
     case 'note_removed':
       return { text: 'A note was removed.' };
     case 'retcon': {
