@@ -102,6 +102,10 @@ func TestNotesRetconEditFeedbackEndpoints(t *testing.T) {
 	if r := e.do("POST", seqPath(narration, "feedback"), map[string]any{"score": -1, "comment": "too short"}, ann); r.status != http.StatusNoContent {
 		t.Fatalf("feedback: %d %s", r.status, r.body)
 	}
+	// The operator's LLM page shows it, by model and prompt version.
+	if page := string(e.admin("GET", "/admin/llm").body); !strings.Contains(page, `id="by-prompt"`) || !strings.Contains(page, "<td class=\"num\">1</td>") {
+		t.Errorf("the LLM page shows no score:\n%s", page)
+	}
 
 	wantError(t, e.do("POST", base+"/retcon", map[string]any{"then": "retry"}, ann), http.StatusForbidden, "forbidden")
 	wantError(t, e.do("POST", base+"/retcon", map[string]any{"then": "later"}, owner), http.StatusBadRequest, "bad_request")
