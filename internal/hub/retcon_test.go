@@ -3,11 +3,13 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"tavern/internal/agent"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
 )
@@ -184,5 +186,31 @@ func TestRetconDropAfterRestart(t *testing.T) {
 	}
 	if _, err := e.hub.Retcon(ctx, id, *owner, hub.RetconDrop); engine.ErrorCode(err) != engine.ECONFLICT {
 		t.Errorf("a retcon with nothing left to undo: %v, want conflict", err)
+	}
+}
+
+// A retcon while a turn runs is refused with a conflict, and changes
+// nothing: the turn then ends as it would have.
+func TestRetconWhileATurnRuns(t *testing.T) {
+	ctx := context.Background()
+	gate := &gatedModel{started: make(chan struct{}, 1), release: make(chan struct{})}
+	tv := openTavern(t, filepath.Join(t.TempDir(), "t.db"), &agent.Runner{Narrative: gate, Combat: gate}, restartable)
+	defer tv.Close()
+	owner := engine.Player{ID: "p-owner", Name: "Owner"}
+	tb, err := tv.Hub.CreateTable(ctx, owner, hub.TableSpec{Name: "Busy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tv.Hub.Sit(ctx, tb.ID, owner, engine.NewCharacterSpec{Name: "Wren"}); err != nil {
+		t.Fatal(err)
+	}
+	<-gate.started // the arrival's turn runs
+	if _, err := tv.Hub.Retcon(ctx, tb.ID, owner, hub.RetconDrop); engine.ErrorCode(err) != engine.ECONFLICT {
+		t.Errorf("a retcon while a turn runs: %v, want conflict", err)
+	}
+	close(gate.release)
+	awaitArrival(t, tv.Hub, tb.ID, owner)
+	if _, err := tv.Hub.Retcon(ctx, tb.ID, owner, hub.RetconDrop); err != nil {
+		t.Errorf("the retcon once the turn ended: %v", err)
 	}
 }
