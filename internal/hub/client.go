@@ -304,7 +304,7 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 		case "whisper":
 			c.whisper(t, f) // whisper.go
 		default:
-			c.reply(errorFrame(f.ID, CodeBadRequest, "Unknown frame type; use act, say or ping."))
+			c.reply(errorFrame(f.ID, CodeBadRequest, "Unknown frame type; use act, say, whisper or ping."))
 		}
 	}
 }

@@ -91,6 +91,9 @@ func (t *table) noteViews() []NoteView {
 	out := make([]NoteView, len(t.own.notes))
 	for i, n := range t.own.notes {
 		out[i] = NoteView{ID: n.ID, Text: n.Text, By: n.By, ByName: names[n.By], CreatedAt: n.CreatedAt}
+		if out[i].ByName == "" && t.isOwner(n.By) {
+			out[i].ByName = "the table's owner" // the owner need not sit
+		}
 	}
 	return out
 }
