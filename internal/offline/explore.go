@@ -102,7 +102,7 @@ func (t *offlineTurn) respond(narration string, hints []string) reply {
 	if lc := t.Ctx.LastCombat; lc != nil {
 		narration = combatAftermath(lc) + " " + narration
 	}
-	args := map[string]any{"narration": t.honourNotes(strings.TrimSpace(narration))}
+	args := map[string]any{"narration": strings.TrimSpace(narration)}
 	if len(hints) > 0 {
 		args["hints"] = hints
 	}

@@ -29,11 +29,14 @@ func (t *offlineTurn) renames() []string {
 	return pairs
 }
 
-// honourNotes applies the notes' names to a narration.
-func (t *offlineTurn) honourNotes(narration string) string {
-	pairs := t.renames()
-	if len(pairs) == 0 {
-		return narration
+// honourNotes applies the notes' names to the narration of r, whatever
+// its tool.
+func (t *offlineTurn) honourNotes(r reply) {
+	narration, ok := r.args["narration"].(string)
+	if !ok {
+		return
 	}
-	return strings.NewReplacer(pairs...).Replace(narration)
+	if pairs := t.renames(); len(pairs) > 0 {
+		r.args["narration"] = strings.NewReplacer(pairs...).Replace(narration)
+	}
 }
