@@ -1,7 +1,8 @@
 // Browser test of the table's notes and the owner's undo: the owner, seated,
 // adds a note from the page and sees it in the notes panel; acts; then
 // undoes the turn with "Undo last turn" and sees its lines struck through,
-// a retcon line in the log, and the story export without them.
+// a retcon line in the log, and the story export without them; then
+// corrects a narration and scores it 👍.
 //
 // Usage: TAVERN_URL=http://127.0.0.1:18089 node e2e/retcon.mjs
 // (e2e/run.sh runs it after run.mjs.) Env: CHROMIUM (default
@@ -65,7 +66,8 @@ async function main() {
     const page = await ctx.newPage();
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('dialog', (d) => d.accept());
+    let promptAnswer = '';
+    page.on('dialog', (d) => (d.type() === 'prompt' ? d.accept(promptAnswer) : d.accept()));
     await page.goto(`${base}/tables/${table.id}`);
     const narrations = page.locator('#log li.ev-narration:not(.streaming)');
 
@@ -114,6 +116,17 @@ async function main() {
       const story = await (await fetch(`${base}/api/tables/${table.id}/story?format=text`)).text();
       assert(!story.includes('I look around the square'), 'the story export keeps the dropped action');
       assert(!story.includes(undone.slice(0, 40)), 'the story export keeps the undone narration');
+    });
+    await step('the owner corrects a narration; a 👍 is taken', async () => {
+      const first = narrations.first();
+      promptAnswer = 'Greyhollow sleeps under a grey sky.';
+      await first.locator('[data-edit]').click();
+      await page.locator('#log li.ev-narration.edited', { hasText: promptAnswer }).first().waitFor({ timeout: WAIT });
+      await first.locator('[data-feedback="1"]').click();
+      await page.locator('#log li.ev-narration [data-feedback="1"][aria-pressed="true"]').first().waitFor({ timeout: WAIT });
+      const story = await (await fetch(`${base}/api/tables/${table.id}/story?format=text`)).text();
+      assert(story.includes(promptAnswer), 'the story export tells the corrected narration');
+      await page.screenshot({ path: path.join(outDir, 'retcon-edited.png'), fullPage: true });
     });
     assert(errors.length === 0, 'page errors: ' + errors.join('; '));
   } finally {
