@@ -24,7 +24,8 @@ CREATE TABLE whispers (
 CREATE INDEX whispers_waiting ON whispers (table_id, id) WHERE used_turn IS NULL;
 
 -- One score per player per narration (event seq); the last one counts.
--- turn and agent find the model call that made the narration.
+-- call_id is the model call that made the narration (llm_calls.id: the
+-- last successful call of its agent in its turn), NULL if none is logged.
 CREATE TABLE feedback (
     table_id   TEXT NOT NULL REFERENCES tables (id) ON DELETE CASCADE,
     seq        INTEGER NOT NULL,
@@ -33,6 +34,7 @@ CREATE TABLE feedback (
     comment    TEXT NOT NULL,
     turn       TEXT NOT NULL,
     agent      TEXT NOT NULL,
+    call_id    INTEGER,
     created_at TEXT NOT NULL,
     PRIMARY KEY (table_id, seq, player_id)
 );

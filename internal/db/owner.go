@@ -202,10 +202,11 @@ func (d *DB) SetFeedback(ctx context.Context, f store.Feedback) error {
 }
 
 func insertFeedback(w *writeTx, f *store.Feedback) error {
-	_, err := w.conn.ExecContext(w.ctx, `INSERT INTO feedback (table_id, seq, player_id, score, comment, turn, agent, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (table_id, seq, player_id) DO UPDATE SET
-		score = excluded.score, comment = excluded.comment, created_at = excluded.created_at`,
-		f.TableID, f.Seq, f.PlayerID, f.Score, f.Comment, f.Turn, f.Agent, formatTime(f.At))
+	_, err := w.conn.ExecContext(w.ctx, `INSERT INTO feedback (table_id, seq, player_id, score, comment, turn, agent, call_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT id FROM llm_calls WHERE table_id = ? AND turn = ? AND agent = ? AND error = '' ORDER BY id DESC LIMIT 1), ?)
+		ON CONFLICT (table_id, seq, player_id) DO UPDATE SET
+		score = excluded.score, comment = excluded.comment, call_id = excluded.call_id, created_at = excluded.created_at`,
+		f.TableID, f.Seq, f.PlayerID, f.Score, f.Comment, f.Turn, f.Agent, f.TableID, f.Turn, f.Agent, formatTime(f.At))
 	if err != nil {
 		return fmt.Errorf("insert feedback: %w", err)
 	}
@@ -213,14 +214,13 @@ func insertFeedback(w *writeTx, f *store.Feedback) error {
 }
 
 // FeedbackGroups returns the players' scores given since since, by the
-// model and prompt version of the call that made each narration: the
-// last successful call of the narration's agent in its turn.
+// model and prompt version of the call that made each narration
+// (feedback.call_id).
 func (d *DB) FeedbackGroups(ctx context.Context, since time.Time) ([]store.FeedbackGroup, error) {
 	var out []store.FeedbackGroup
 	err := each(ctx, d.reader, `SELECT COALESCE(c.model, ''), COALESCE(c.prompt_version, ''),
 		SUM(f.score > 0), SUM(f.score < 0)
-		FROM feedback f LEFT JOIN llm_calls c ON c.id = (SELECT id FROM llm_calls
-			WHERE table_id = f.table_id AND turn = f.turn AND agent = f.agent AND error = '' ORDER BY id DESC LIMIT 1)
+		FROM feedback f LEFT JOIN llm_calls c ON c.id = f.call_id
 		WHERE f.created_at >= ?
 		GROUP BY 1, 2 ORDER BY 1, 2`, []any{formatTime(since)}, func(r *sql.Rows) error {
 		var g store.FeedbackGroup

@@ -136,13 +136,18 @@ func TestNotesWhispersFeedback(t *testing.T) {
 	if od, _ = d.OwnerData(ctx, "t1"); len(od.Notes) != 0 || len(od.Whispers) != 0 {
 		t.Fatalf("after the turn read the whisper and the note went: %+v", od)
 	}
+	// The call that made the narration, then a failed retry of it: the
+	// score goes with the successful one.
+	for _, c := range []store.LLMCall{{TableID: "t1", Turn: "t1", Agent: engine.AgentNarrative, Model: "m", Started: t0, PromptVersion: "v1"},
+		{TableID: "t1", Turn: "t1", Agent: engine.AgentNarrative, Model: "m", Started: t0, PromptVersion: "v1", Error: "timeout"}} {
+		if err := d.LogCall(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, score := range []int{1, -1} {
 		if err := d.SetFeedback(ctx, store.Feedback{TableID: "t1", Seq: 3, PlayerID: "p1", Score: score, At: t0, Turn: "t1", Agent: engine.AgentNarrative}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := d.LogCall(ctx, store.LLMCall{TableID: "t1", Turn: "t1", Agent: engine.AgentNarrative, Model: "m", Started: t0, PromptVersion: "v1"}); err != nil {
-		t.Fatal(err)
 	}
 	gs, err := d.FeedbackGroups(ctx, t0.Add(-1))
 	if err != nil {

@@ -38,8 +38,8 @@ type Feedback struct {
 	Score    int       `json:"score"`
 	Comment  string    `json:"comment,omitempty"`
 	At       time.Time `json:"at"`
-	// Turn and Agent find the model call that made the narration: the
-	// turn's last successful call of that agent.
+	// Turn and Agent find the model call that made the narration, stored
+	// with the score: the turn's last successful call of that agent.
 	Turn  string `json:"turn"`
 	Agent string `json:"agent"`
 }
