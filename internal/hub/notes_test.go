@@ -149,6 +149,14 @@ func TestWhisperFrame(t *testing.T) {
 	if f := answer(o, "w3", secret); f.Type != "ack" || f.Status != "accepted" {
 		t.Fatalf("the owner's whisper: %s", f.Raw)
 	}
+	for i := 2; i <= 5; i++ {
+		if f := answer(o, "more"+string(rune('0'+i)), "and more"); f.Type != "ack" {
+			t.Fatalf("whisper %d: %s", i, f.Raw)
+		}
+	}
+	if f := answer(o, "w6", "one too many"); f.Code != "conflict" {
+		t.Errorf("a sixth waiting whisper: %s", f.Raw)
+	}
 	e.shutdown()
 	e.open()
 	a = e.dial(id, "player", atok, -1)

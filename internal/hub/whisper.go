@@ -19,6 +19,10 @@ import (
 // maxEditLen bounds a corrected narration.
 const maxEditLen = 4000
 
+// maxWaitingWhispers bounds the whispers waiting for the DM's next turn,
+// all of which go into its prompt.
+const maxWaitingWhispers = 5
+
 // whisper answers a `whisper` frame: the owner's private instruction,
 // made durable, then read by the DM's next turn. It is in no event: no
 // player or spectator ever gets it.
@@ -41,6 +45,10 @@ func (c *client) whisper(t *table, f inFrame) {
 	}
 	by := c.player.ID
 	cmd := func() {
+		if len(t.own.whispers) >= maxWaitingWhispers {
+			c.answerError(t, f, engine.Errorf(engine.ECONFLICT, "%d whispers already wait for the DM's next turn.", maxWaitingWhispers))
+			return
+		}
 		w := &store.Whisper{Text: text, By: by, CreatedAt: t.h.cfg.Now().UTC()}
 		err := t.commit(context.Background(), store.Commit{Owner: &store.OwnerChange{AddWhisper: w}}, "")
 		if err != nil {
