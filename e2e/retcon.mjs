@@ -117,6 +117,12 @@ async function main() {
       assert(!story.includes('I look around the square'), 'the story export keeps the dropped action');
       assert(!story.includes(undone.slice(0, 40)), 'the story export keeps the undone narration');
     });
+    await step('the owner whispers to the DM; the page says it was taken', async () => {
+      await page.fill('#whisper-text', 'Let a crow land on the well.');
+      await page.click('#whisper-send');
+      await page.locator('#whisper-status', { hasText: 'Whispered' }).waitFor({ timeout: WAIT });
+    });
+
     await step('the owner corrects a narration; a 👍 is taken', async () => {
       const first = narrations.first();
       promptAnswer = 'Greyhollow sleeps under a grey sky.';

@@ -248,7 +248,7 @@ func tablePage(v tableView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" download>text</a></span></div><button id=\"load-earlier\" type=\"button\" class=\"link load-earlier\" hidden>Load earlier events</button><ol id=\"log\" class=\"log\" aria-live=\"polite\"></ol></section><p id=\"error\" class=\"error\" role=\"alert\" hidden></p><form id=\"whisper-form\" class=\"card chat-form\" hidden><label for=\"whisper-text\">Whisper to the DM (only the DM reads it, on its next turn)</label><div class=\"row\"><input id=\"whisper-text\" name=\"text\" type=\"text\" maxlength=\"1000\" autocomplete=\"off\" placeholder=\"Have the bridge give way\"> <button id=\"whisper-send\" type=\"submit\" class=\"secondary\">Whisper</button></div></form>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" download>text</a></span></div><button id=\"load-earlier\" type=\"button\" class=\"link load-earlier\" hidden>Load earlier events</button><ol id=\"log\" class=\"log\" aria-live=\"polite\"></ol></section><p id=\"error\" class=\"error\" role=\"alert\" hidden></p><form id=\"whisper-form\" class=\"card chat-form\" hidden><label for=\"whisper-text\">Whisper to the DM (only the DM reads it, on its next turn)</label><div class=\"row\"><input id=\"whisper-text\" name=\"text\" type=\"text\" maxlength=\"1000\" autocomplete=\"off\" placeholder=\"Have the bridge give way\"> <button id=\"whisper-send\" type=\"submit\" class=\"secondary\">Whisper</button></div><p id=\"whisper-status\" class=\"hint\" aria-live=\"polite\"></p></form>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -367,7 +367,7 @@ func seatForm(v tableView) templ.Component {
 			var templ_7745c5c3_Var18 string
 			templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.ID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 139, Col: 24}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 140, Col: 24}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var18)
 			if templ_7745c5c3_Err != nil {
@@ -380,7 +380,7 @@ func seatForm(v tableView) templ.Component {
 			var templ_7745c5c3_Var19 string
 			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 139, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 140, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 			if templ_7745c5c3_Err != nil {
@@ -393,7 +393,7 @@ func seatForm(v tableView) templ.Component {
 			var templ_7745c5c3_Var20 string
 			templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(c.Summary)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 139, Col: 53}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 140, Col: 53}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 			if templ_7745c5c3_Err != nil {

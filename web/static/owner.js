@@ -12,7 +12,8 @@ const $ = (id) => document.getElementById(id);
 // ownerTools wires the controls. deps: tableId, role() ("player" or
 // "spectator"), api(method, path, body), send(frame) over the socket,
 // newId(), showError(msg), and setOwner(bool), told once the server says
-// whether the viewer owns the table.
+// whether the viewer owns the table. It returns {acked(id)}, which the
+// page calls with the id of every `ack` frame.
 export function ownerTools(deps) {
   const { tableId, api, showError } = deps;
   const base = `/api/tables/${encodeURIComponent(tableId)}`;
@@ -70,12 +71,17 @@ export function ownerTools(deps) {
   if (replay) replay.addEventListener('click', () => retcon('retry'));
 
   const whisperForm = $('whisper-form');
+  const whispers = new Set(); // ids sent, not yet acked
   if (whisperForm) {
     whisperForm.addEventListener('submit', (e) => {
       e.preventDefault();
       const input = $('whisper-text');
       const t = input.value.trim();
-      if (t && deps.send({ type: 'whisper', id: deps.newId(), text: t })) input.value = '';
+      const id = deps.newId();
+      if (t && deps.send({ type: 'whisper', id, text: t })) {
+        whispers.add(id);
+        input.value = '';
+      }
     });
   }
 
@@ -102,4 +108,12 @@ export function ownerTools(deps) {
       if (t && t.trim() && t !== now) act('Edit', () => api('POST', `${base}/events/${ed.dataset.edit}/edit`, { text: t.trim() }));
     }
   });
+
+  return {
+    acked(id) {
+      if (!whispers.delete(id)) return;
+      const st = $('whisper-status');
+      if (st) st.textContent = 'Whispered: the DM reads it on its next turn.';
+    },
+  };
 }

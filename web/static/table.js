@@ -258,6 +258,7 @@ function connect() {
         break;
       case 'ack':
         if (unacked.delete(f.id)) sending = false;
+        owner.acked(f.id);
         renderAction();
         break;
       case 'error':
@@ -458,7 +459,7 @@ async function loadEarlier() {
 }
 if (earlierBtn) earlierBtn.addEventListener('click', loadEarlier);
 
-ownerTools({
+const owner = ownerTools({
   tableId, api, send, newId, showError,
   role: () => role,
   setOwner: (v) => { isOwner = v; renderAll(); },
