@@ -8,6 +8,8 @@ CREATE TABLE notes (
     id         TEXT NOT NULL,
     text       TEXT NOT NULL,
     author     TEXT NOT NULL, -- player id
+    -- The author's name as they wrote it: they may leave the table.
+    author_name TEXT NOT NULL,
     created_at TEXT NOT NULL,
     PRIMARY KEY (table_id, id)
 );

@@ -16,7 +16,7 @@ import (
 // "Undo, notes and the owner's word to the DM"; migrations 0014, 0015).
 
 const (
-	qInsertNote    = "INSERT INTO notes (table_id, id, text, author, created_at) VALUES (?, ?, ?, ?, ?)"
+	qInsertNote    = "INSERT INTO notes (table_id, id, text, author, author_name, created_at) VALUES (?, ?, ?, ?, ?, ?)"
 	qDeleteNote    = "DELETE FROM notes WHERE table_id = ? AND id = ?"
 	qInsertWhisper = "INSERT INTO whispers (table_id, text, author, created_at) VALUES (?, ?, ?, ?)"
 	qUseWhisper    = "UPDATE whispers SET used_turn = ? WHERE table_id = ? AND id = ? AND used_turn IS NULL"
@@ -40,7 +40,7 @@ func applyOwner(w *writeTx, c store.Commit, now string) error {
 		return nil
 	}
 	if n := o.AddNote; n != nil {
-		if _, err := w.conn.ExecContext(w.ctx, qInsertNote, c.TableID, n.ID, n.Text, n.By, formatTime(n.CreatedAt)); err != nil {
+		if _, err := w.conn.ExecContext(w.ctx, qInsertNote, c.TableID, n.ID, n.Text, n.By, n.ByName, formatTime(n.CreatedAt)); err != nil {
 			return fmt.Errorf("insert note: %w", err)
 		}
 	}
@@ -146,10 +146,10 @@ func retcon(w *writeTx, tableID string, r *store.Retcon, now string) error {
 func (d *DB) OwnerData(ctx context.Context, tableID string) (store.OwnerData, error) {
 	var out store.OwnerData
 	err := d.read(ctx, func(tx *sql.Tx) error {
-		err := each(ctx, tx, "SELECT id, text, author, created_at FROM notes WHERE table_id = ? ORDER BY created_at, id", []any{tableID}, func(r *sql.Rows) error {
+		err := each(ctx, tx, "SELECT id, text, author, author_name, created_at FROM notes WHERE table_id = ? ORDER BY created_at, id", []any{tableID}, func(r *sql.Rows) error {
 			var n store.Note
 			var at string
-			if err := r.Scan(&n.ID, &n.Text, &n.By, &at); err != nil {
+			if err := r.Scan(&n.ID, &n.Text, &n.By, &n.ByName, &at); err != nil {
 				return err
 			}
 			t, err := parseTime(at)

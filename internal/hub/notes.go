@@ -87,15 +87,24 @@ func (t *table) noteViews() []NoteView {
 	if len(t.own.notes) == 0 {
 		return nil
 	}
-	names := t.playerNames()
 	out := make([]NoteView, len(t.own.notes))
 	for i, n := range t.own.notes {
-		out[i] = NoteView{ID: n.ID, Text: n.Text, By: n.By, ByName: names[n.By], CreatedAt: n.CreatedAt}
-		if out[i].ByName == "" && t.isOwner(n.By) {
-			out[i].ByName = "the table's owner" // the owner need not sit
-		}
+		out[i] = noteView(n)
 	}
 	return out
+}
+
+func noteView(n store.Note) NoteView {
+	return NoteView{ID: n.ID, Text: n.Text, By: n.By, ByName: n.ByName, CreatedAt: n.CreatedAt}
+}
+
+// ownerFor is ownerOnly whose refusal says what only the owner may do.
+func (h *Hub) ownerFor(tableID, playerID, what string) error {
+	err := h.ownerOnly(tableID, playerID)
+	if engine.ErrorCode(err) == engine.EFORBIDDEN {
+		return engine.Errorf(engine.EFORBIDDEN, "Only the table's owner may %s.", what)
+	}
+	return err
 }
 
 // noteTexts are the notes as the DM reads them.
@@ -154,14 +163,14 @@ func (h *Hub) AddNote(ctx context.Context, tableID string, p engine.Player, text
 		if len(t.own.notes) >= store.MaxNotes {
 			return engine.Errorf(engine.ECONFLICT, "The table has %d notes already; remove one first.", store.MaxNotes)
 		}
-		n := store.Note{ID: newID("n"), Text: text, By: p.ID, CreatedAt: h.cfg.Now().UTC()}
+		n := store.Note{ID: newID("n"), Text: text, By: p.ID, ByName: p.Name, CreatedAt: h.cfg.Now().UTC()}
 		ev := engine.NewEvent(engine.NoteData{ID: n.ID, Text: n.Text, By: n.By})
 		c := store.Commit{Events: []engine.Event{ev}, Owner: &store.OwnerChange{AddNote: &n}}
 		if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
 			return fmt.Errorf("add note at %s: %w", t.id, err)
 		}
 		t.own.notes = append(t.own.notes, n)
-		v = NoteView{ID: n.ID, Text: n.Text, By: n.By, ByName: p.Name, CreatedAt: n.CreatedAt}
+		v = noteView(n)
 		return nil
 	})
 	return v, err

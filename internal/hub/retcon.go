@@ -122,7 +122,7 @@ func (h *Hub) Retcon(ctx context.Context, tableID string, p engine.Player, then 
 	if then != RetconRetry && then != RetconDrop {
 		return RetconResult{}, engine.Errorf(engine.EINVALID, `then must be "retry" or "drop".`)
 	}
-	if err := h.ownerOnly(tableID, p.ID); err != nil {
+	if err := h.ownerFor(tableID, p.ID, "undo a turn"); err != nil {
 		return RetconResult{}, err
 	}
 	t, err := h.table(tableID)

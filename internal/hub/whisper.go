@@ -102,7 +102,7 @@ func (h *Hub) EditNarration(ctx context.Context, tableID string, p engine.Player
 	if err != nil {
 		return engine.EditData{}, err
 	}
-	if err := h.ownerOnly(tableID, p.ID); err != nil {
+	if err := h.ownerFor(tableID, p.ID, "correct a narration"); err != nil {
 		return engine.EditData{}, err
 	}
 	t, err := h.table(tableID)

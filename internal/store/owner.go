@@ -9,11 +9,12 @@ import (
 
 // Note is one of a table's notes: a fact the table established that the
 // DM must honour (PROTOCOL.md "Undo, notes and the owner's word to the
-// DM"). By is the author's player id.
+// DM"). By is the author's player id, ByName their name then.
 type Note struct {
 	ID        string    `json:"id"`
 	Text      string    `json:"text"`
 	By        string    `json:"by"`
+	ByName    string    `json:"by_name"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
