@@ -117,6 +117,21 @@ async function main() {
       assert(!story.includes('I look around the square'), 'the story export keeps the dropped action');
       assert(!story.includes(undone.slice(0, 40)), 'the story export keeps the undone narration');
     });
+    await step('"Replay it" undoes a turn and the DM plays it again, the same way', async () => {
+      const before = await narrations.count();
+      await page.fill('#action-text', 'I take the coil of rope');
+      await page.click('#action-send');
+      await page.waitForFunction((n) => document.querySelectorAll('#log li.ev-narration:not(.streaming)').length > n, before, { timeout: WAIT });
+      const first = (await narrations.last().locator('.text').textContent()) || '';
+      await page.locator('#action-text:not([disabled])').waitFor({ timeout: WAIT });
+      await page.click('#replay-turn');
+      await page.locator('#log li.ev-retcon', { hasText: 'plays it again' }).waitFor({ timeout: WAIT });
+      await page.waitForFunction((n) => document.querySelectorAll('#log li.ev-narration:not(.streaming)').length > n, before + 1, { timeout: WAIT });
+      const again = (await narrations.last().locator('.text').textContent()) || '';
+      assert(again === first, `the replayed narration reads ${again}, the first ${first}`);
+      assert(!(await narrations.last().evaluate((el) => el.classList.contains('retracted'))), 'the replayed narration is not struck');
+    });
+
     await step('the owner whispers to the DM; the page says it was taken', async () => {
       await page.fill('#whisper-text', 'Let a crow land on the well.');
       await page.click('#whisper-send');
