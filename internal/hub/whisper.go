@@ -31,7 +31,7 @@ func (c *client) whisper(t *table, f inFrame) {
 		c.reply(errorFrame("", CodeBadRequest, "whisper needs an id."))
 		return
 	}
-	if c.player == nil || !t.isOwner(c.player.ID) {
+	if c.player == nil {
 		c.reply(errorFrame(f.ID, CodeForbidden, "Only the table's owner may whisper to the DM."))
 		return
 	}
@@ -44,7 +44,13 @@ func (c *client) whisper(t *table, f inFrame) {
 		return
 	}
 	by := c.player.ID
+	// The owner is read on the table goroutine, which owns the table's
+	// settings.
 	cmd := func() {
+		if !t.isOwner(by) {
+			c.send(errorFrame(f.ID, CodeForbidden, "Only the table's owner may whisper to the DM."))
+			return
+		}
 		if len(t.own.whispers) >= maxWaitingWhispers {
 			c.answerError(t, f, engine.Errorf(engine.ECONFLICT, "%d whispers already wait for the DM's next turn.", maxWaitingWhispers))
 			return
