@@ -378,6 +378,8 @@ type adminLLMView struct {
 	ErrKinds []string
 	// Names are the tables' names by id, so rows read by name.
 	Names map[string]string
+	// Feedback: the players' scores by model and prompt (feedback.go).
+	Feedback []store.FeedbackGroup
 }
 
 var llmWindows = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour}
@@ -402,6 +404,7 @@ func (s *Server) adminLLMPage(w http.ResponseWriter, r *http.Request) {
 			v.Names[t.ID] = t.Name
 		}
 	}
+	v.Feedback = s.feedbackSince(r.Context(), now.Add(-llmWindows[win]))
 	v.ByModel, _ = hub.Group(calls, "model")
 	v.ByAgent, _ = hub.Group(calls, "agent")
 	v.ByTable, _ = hub.Group(calls, "table")

@@ -43,21 +43,25 @@ func (s *Server) story(w http.ResponseWriter, r *http.Request) {
 	} else {
 		fmt.Fprintf(&b, "%s\n%s\n\n", snap.Table.Name, strings.Repeat("=", len([]rune(snap.Table.Name))))
 	}
+	// All of them first: a retcon or an edit comes after the events it
+	// changes (story_retcon.go).
+	var all []engine.Event
 	for since := int64(0); ; {
 		evs, err := s.hub.Events(r.Context(), id, since, hub.MaxEventsPage)
 		if err != nil {
 			s.error(w, r, err)
 			return
 		}
-		for _, ev := range evs {
-			if line := storyLine(ev, names, md); line != "" {
-				b.WriteString(line + "\n\n")
-			}
-		}
+		all = append(all, evs...)
 		if len(evs) < hub.MaxEventsPage {
 			break
 		}
 		since = evs[len(evs)-1].Seq
+	}
+	for _, ev := range revised(all, r.URL.Query().Get("retracted") == "1") {
+		if line := storyLine(ev, names, md); line != "" {
+			b.WriteString(line + "\n\n")
+		}
 	}
 	ext, ctype := "md", "text/markdown; charset=utf-8"
 	if !md {

@@ -222,14 +222,14 @@ func tablePage(v tableView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</span> <span class=\"badge conn\" id=\"conn\" data-state=\"connecting\">connecting…</span></p></section><div id=\"combat-bar\" class=\"combat-bar\" hidden></div><div class=\"table-grid\"><div class=\"col-main\"><section class=\"card log-card\"><div class=\"log-head\"><h2>The story</h2><span class=\"story-links\">Download: <a id=\"story-md\" href=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</span> <span class=\"badge conn\" id=\"conn\" data-state=\"connecting\">connecting…</span></p></section><div id=\"combat-bar\" class=\"combat-bar\" hidden></div><div class=\"table-grid\"><div class=\"col-main\"><section class=\"card log-card\"><div class=\"log-head\"><h2>The story</h2><span id=\"owner-tools\" class=\"owner-tools\" hidden><button id=\"undo-turn\" type=\"button\" class=\"secondary\" title=\"Undo the last turn that resolved an action; the action is dropped\">↶ Undo last turn</button> <button id=\"replay-turn\" type=\"button\" class=\"secondary\" title=\"Undo the last turn and let the DM play the action again, with the same dice\">↻ Replay it</button></span> <span class=\"story-links\">Download: <a id=\"story-md\" href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var14 templ.SafeURL
 			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/api/tables/" + v.Snap.Table.ID + "/story?format=md"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 51, Col: 110}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 55, Col: 110}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 			if templ_7745c5c3_Err != nil {
@@ -242,13 +242,13 @@ func tablePage(v tableView) templ.Component {
 			var templ_7745c5c3_Var15 templ.SafeURL
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/api/tables/" + v.Snap.Table.ID + "/story?format=text"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 51, Col: 233}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 55, Col: 233}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" download>text</a></span></div><button id=\"load-earlier\" type=\"button\" class=\"link load-earlier\" hidden>Load earlier events</button><ol id=\"log\" class=\"log\" aria-live=\"polite\"></ol></section><p id=\"error\" class=\"error\" role=\"alert\" hidden></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" download>text</a></span></div><button id=\"load-earlier\" type=\"button\" class=\"link load-earlier\" hidden>Load earlier events</button><ol id=\"log\" class=\"log\" aria-live=\"polite\"></ol></section><p id=\"error\" class=\"error\" role=\"alert\" hidden></p><form id=\"whisper-form\" class=\"card chat-form\" hidden><label for=\"whisper-text\">Whisper to the DM (only the DM reads it, on its next turn)</label><div class=\"row\"><input id=\"whisper-text\" name=\"text\" type=\"text\" maxlength=\"1000\" autocomplete=\"off\" placeholder=\"Have the bridge give way\"> <button id=\"whisper-send\" type=\"submit\" class=\"secondary\">Whisper</button></div><p id=\"whisper-status\" class=\"hint\" aria-live=\"polite\"></p></form>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -279,7 +279,7 @@ func tablePage(v tableView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<section class=\"card\" id=\"location\"></section><section class=\"card\" id=\"quests\"></section></aside></div></main>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<section class=\"card\" id=\"location\"></section><section class=\"card\" id=\"quests\"></section><section class=\"card notes-card\"><div id=\"notes\"></div><form id=\"note-form\" class=\"note-form\" hidden><input id=\"note-text\" name=\"text\" type=\"text\" maxlength=\"500\" autocomplete=\"off\" placeholder=\"A fact the DM must honour\"> <button id=\"note-add\" type=\"submit\" class=\"secondary\">Add note</button></form></section></aside></div></main>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -367,7 +367,7 @@ func seatForm(v tableView) templ.Component {
 			var templ_7745c5c3_Var18 string
 			templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.ID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 121, Col: 24}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 140, Col: 24}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var18)
 			if templ_7745c5c3_Err != nil {
@@ -380,7 +380,7 @@ func seatForm(v tableView) templ.Component {
 			var templ_7745c5c3_Var19 string
 			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 121, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 140, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 			if templ_7745c5c3_Err != nil {
@@ -393,7 +393,7 @@ func seatForm(v tableView) templ.Component {
 			var templ_7745c5c3_Var20 string
 			templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(c.Summary)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 121, Col: 53}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 140, Col: 53}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 			if templ_7745c5c3_Err != nil {

@@ -138,7 +138,8 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 		l.Health.Record(l.Model.Name(), end, err)
 	}
 	c := store.LLMCall{TableID: TableFrom(ctx), Turn: TurnFrom(ctx), Agent: req.Agent, Model: l.Model.Name(), Started: start.UTC(), Latency: end.Sub(start),
-		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CachedTokens: resp.Usage.CachedTokens}
+		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CachedTokens: resp.Usage.CachedTokens,
+		PromptVersion: PromptVersion(req.Agent)}
 	c.LatencyMS = c.Latency.Milliseconds()
 	c.CostUSD = l.Prices.Cost(c.Model, resp.Usage)
 	if err != nil {

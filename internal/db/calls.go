@@ -40,8 +40,8 @@ func (d *DB) QueueCalls(ctx context.Context, calls []store.LLMCall, done func(er
 	return nil
 }
 
-var qInsertCalls = insertSQL(`INSERT INTO llm_calls (table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind)
-VALUES `, 12)
+var qInsertCalls = insertSQL(`INSERT INTO llm_calls (table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind, prompt_version)
+VALUES `, 13)
 
 // insertCalls appends calls to the log, rowsPerInsert to a statement.
 func insertCalls(w *writeTx, calls []store.LLMCall) error {
@@ -52,7 +52,7 @@ func insertCalls(w *writeTx, calls []store.LLMCall) error {
 			latency = c.Latency.Milliseconds()
 		}
 		return append(args, c.TableID, c.Agent, c.Model, formatTime(c.Started), latency, c.PromptTokens,
-			c.CompletionTokens, c.CachedTokens, c.CostUSD, c.Error, c.Turn, c.ErrorKind)
+			c.CompletionTokens, c.CachedTokens, c.CostUSD, c.Error, c.Turn, c.ErrorKind, c.PromptVersion)
 	})
 	if err != nil {
 		return fmt.Errorf("insert calls: %w", err)
@@ -79,12 +79,12 @@ func (d *DB) Calls(ctx context.Context, tableID string, limit int) ([]store.LLMC
 	return out, nil
 }
 
-const callCols = "id, table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind"
+const callCols = "id, table_id, agent, model, started_at, latency_ms, prompt_tokens, completion_tokens, cached_tokens, cost_usd, error, turn, error_kind, prompt_version"
 
 func scanCall(r *sql.Rows) (store.LLMCall, error) {
 	var c store.LLMCall
 	var started string
-	if err := r.Scan(&c.ID, &c.TableID, &c.Agent, &c.Model, &started, &c.LatencyMS, &c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.CostUSD, &c.Error, &c.Turn, &c.ErrorKind); err != nil {
+	if err := r.Scan(&c.ID, &c.TableID, &c.Agent, &c.Model, &started, &c.LatencyMS, &c.PromptTokens, &c.CompletionTokens, &c.CachedTokens, &c.CostUSD, &c.Error, &c.Turn, &c.ErrorKind, &c.PromptVersion); err != nil {
 		return c, err
 	}
 	t, err := parseTime(started)

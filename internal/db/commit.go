@@ -151,6 +151,10 @@ func applyCommit(w *writeTx, c store.Commit, rows *encodedRows, at time.Time) er
 			return fmt.Errorf("abandon action %s: %w", id, err)
 		}
 	}
+	// Before the archive: a save point records the memories before it.
+	if err := applyOwner(w, c, now); err != nil {
+		return err
+	}
 	if c.Archive != nil {
 		if err := archive(w, c.TableID, c.Archive, at); err != nil {
 			return err

@@ -119,6 +119,10 @@ var decoders = map[Kind]func([]byte) (Payload, error){
 	EventTurn:            decodeAs[TurnData],
 	EventCombatEnded:     decodeAs[CombatEndedData],
 	EventAbility:         decodeAs[AbilityData],
+	EventNote:            decodeAs[NoteData],
+	EventNoteRemoved:     decodeAs[NoteRemovedData],
+	EventEdit:            decodeAs[EditData],
+	EventRetcon:          decodeAs[RetconData],
 }
 
 func decodeAs[T Payload](data []byte) (Payload, error) {

@@ -301,8 +301,10 @@ func (c *client) readLoop(ctx context.Context, t *table) {
 			c.reply(pongFrame(f.ID))
 		case "act", "say":
 			c.handle(ctx, t, f, read)
+		case "whisper":
+			c.whisper(t, f) // whisper.go
 		default:
-			c.reply(errorFrame(f.ID, CodeBadRequest, "Unknown frame type; use act, say or ping."))
+			c.reply(errorFrame(f.ID, CodeBadRequest, "Unknown frame type; use act, say, whisper or ping."))
 		}
 	}
 }

@@ -9,4 +9,8 @@
 // pending action, acknowledged, broadcast), how a turn job runs outside
 // the table goroutine on a copy of the state, and how its result is
 // committed in ONE store transaction before anything is broadcast. client.go is the websocket side of PROTOCOL.md.
+// notes.go, whisper.go and retcon.go are PROTOCOL.md's "Undo, notes and the
+// owner's word to the DM": the table's notes, the owner's whispers, edits and
+// feedback, and the save points each action turn commits so a retcon can go
+// back to them.
 package hub

@@ -84,6 +84,8 @@ type table struct {
 	// hist is the agents' live history window (memory.go); it has its own
 	// lock, shared with the turn job.
 	hist historyCache
+	// own: the table's notes, whispers and save points (notes.go).
+	own ownerState
 }
 
 // adminCounts are a table's counters published for the metrics.
@@ -105,6 +107,7 @@ func (h *Hub) newTable(d store.TableData) *table {
 	if recent, err := h.cfg.Store.Events(context.Background(), t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
 		t.recent = recent
 	}
+	t.loadOwner()
 	t.updateSummary()
 	return t
 }
@@ -398,6 +401,7 @@ func (t *table) snapshot() Snapshot {
 		NPCs: npcViews(st), Combat: initiativeView(st), Recent: nonNil(append([]engine.Event(nil), t.recent...)),
 		DM: t.h.cfg.DM, Busy: t.job != nil, Queue: nonNil(st.Game.Queue), AdventureID: t.meta.Adventure,
 		Quests: questViews(st), Followers: followers(st), Pending: t.pendingViews(false), Paused: t.paused,
+		Notes: t.noteViews(),
 	}
 	s.Online = onlineSeats(t.clients) // who is connected (views.go)
 	if st.Game.LastCombatResult != nil {

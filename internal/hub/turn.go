@@ -23,6 +23,9 @@ type job struct {
 	// archive is the memory the turn archives, made by the job
 	// (archiveAfter) and committed with the turn.
 	archive *store.Memory
+	// owner is what the turn reads of the table's notes and the owner's
+	// whispers, and its save point (retcon.go).
+	owner jobOwner
 }
 
 func (t *table) maybeStart() {
@@ -41,6 +44,7 @@ func (t *table) maybeStart() {
 	if j.action != nil {
 		t.queueLife(t.acts.start(j.action.ID))
 	}
+	j.owner = t.jobOwner()
 	t.job = j
 	t.sinceJob = nil
 	t.updateSummary()
@@ -58,12 +62,15 @@ func (t *table) maybeStart() {
 func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 	ctx := t.h.ctx
 	st := j.state
+	if err := j.owner.saveBefore(st, j.action); err != nil {
+		return agent.Result{}, nil, err
+	}
 	st.Game.Turn = j.turnNo
 	dice, err := engine.RestoreDice(st.RNG)
 	if err != nil {
 		return agent.Result{}, nil, err
 	}
-	turn := &agent.Turn{No: j.turnNo, Kind: j.kind, State: st, Dice: dice, Entry: j.entry}
+	turn := &agent.Turn{No: j.turnNo, Kind: j.kind, State: st, Dice: dice, Entry: j.entry, Notes: j.owner.notes, Whispers: j.owner.whisperTexts()}
 	if a, ok := t.h.cfg.Adventures.Get(t.meta.Adventure); ok {
 		turn.Adventure = a.Name + "\n" + a.Intro
 	}
@@ -149,6 +156,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		if j.action != nil {
 			c.Resolve = []string{j.action.ID}
 		}
+		c.Owner = t.turnOwner(j)
 		// Queued, not waited for: the next turn may start on this one's
 		// state while the store writes it (pipeline.go).
 		var pc *inflight
@@ -165,6 +173,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		}); runErr == nil {
 			pc.st = st
 			t.st = st
+			t.turnQueued(j)
 			t.remember(res.Agent, j.turnNo, res.Messages)
 			if j.action != nil {
 				t.acts.resolve(j.action.ID)

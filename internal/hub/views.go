@@ -180,6 +180,8 @@ type Snapshot struct {
 	Paused  bool          `json:"paused,omitempty"`
 	// Online lists the seats whose player is connected right now.
 	Online []string `json:"online"`
+	// Notes are the table's notes, oldest first (notes.go).
+	Notes []NoteView `json:"notes,omitempty"`
 }
 
 // QuestView is a quest as the players see it (additive to PROTOCOL.md).

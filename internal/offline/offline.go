@@ -86,6 +86,7 @@ func (Narrator) Complete(ctx context.Context, req agent.Request) (agent.Response
 	} else {
 		r = t.narrative()
 	}
+	t.honourNotes(r)
 	call := r.toolCall()
 	call.ID = "call_" + strconv.Itoa(t.Ctx.Turn) + "_" + strconv.Itoa(len(t.Steps)+1)
 	call.Type = "function"

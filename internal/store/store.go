@@ -73,6 +73,9 @@ type Commit struct {
 	Lives []ActionLife
 	// Calls are appended to the model call log.
 	Calls []LLMCall
+	// Owner, when not nil, is a note, whisper, save point, retcon or
+	// edit written with the rest (owner.go).
+	Owner *OwnerChange
 	// Paused, when not nil, sets the operator's paused mark on the table,
 	// and ClosedAt marks it closed at that time (ENOTFOUND if there is no
 	// such table): the operator's marks and the audit events committed
@@ -178,4 +181,7 @@ type LLMCall struct {
 	// ErrorKind sorts a failure: CallTimeout, CallRateLimit, CallServer,
 	// CallAuth, CallInvalidOutput or CallOther; "" when the call succeeded.
 	ErrorKind string `json:"error_kind,omitempty"`
+	// PromptVersion names the system prompt the call was made with
+	// (agent.PromptVersion), "" for calls made for no agent's turn.
+	PromptVersion string `json:"prompt_version,omitempty"`
 }

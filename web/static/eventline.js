@@ -214,6 +214,16 @@ export function eventLine(ev, characterName = () => '') {
       return { text: `${str(d.name)} joins the table${d.role === 'spectator' ? ' as a spectator' : ''}.` };
     case 'player_left':
       return { text: `${str(d.name)} leaves the table.` };
+    case 'note':
+      return { text: `Note: ${str(d.text)}` };
+    case 'note_removed':
+      return { text: 'A note was removed.' };
+    case 'retcon': {
+      const then = d.then === 'retry' ? ' The DM plays it again.' : d.then === 'drop' ? ' The action is dropped.' : '';
+      return { text: `\u21B6 The table's owner undid turn ${str(d.turn).replace(/^t/, '')}.${then}` };
+    }
+    case 'edit':
+      return null; // applied to the narration it corrects (log.js)
     default:
       return null;
   }

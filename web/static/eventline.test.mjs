@@ -32,6 +32,8 @@ const cases = [
   ['status', { kind: 'status', data: { target: 'Vesna', added: ['defending'], removed: ['off-balance'] } }, '', 'Vesna is now defending and is no longer off-balance'],
   ['status, effect', { kind: 'status', data: { target: 'Vesna', added: ['poisoned'], rounds: 3 } }, '', 'Vesna is now poisoned'],
   ['status, turn skipped', { kind: 'status', data: { target: 'Vesna', skipped_turn: true, reason: 'stunned' } }, '', 'Vesna is stunned and loses the turn'],
+  ['note', { kind: 'note', data: { id: 'n1', text: 'The innkeeper is Bram.', by: 'p1' } }, '', 'Note: The innkeeper is Bram.'],
+  ['retcon', { kind: 'retcon', data: { turn: 't7', from_seq: 40, to_seq: 44, by: 'p1', then: 'retry' } }, '', "\u21B6 The table's owner undid turn 7. The DM plays it again."],
   ['combat started', { kind: 'combat_started', data: { combat_id: 'cb1', location: 'mill', initiative: [{ id: 'dm', name: 'DM', kind: 'bookend' }, { id: 'pc:1', name: 'Brunhild', kind: 'pc', initiative: 85 }] } },
     '', 'Combat begins! Initiative: Brunhild 85'],
   ['combatant joined', { kind: 'combatant_joined', data: { entry: 'dm:wolf', name: 'Wolf', initiative: 41 } }, '', 'Wolf joins the fight (initiative 41).'],

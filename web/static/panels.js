@@ -348,3 +348,16 @@ export function afterFight(s, seat) {
   if (r.outcome === 'player_flee') out.push(...exits.slice(0, 1));
   return out;
 }
+
+// notes are the table's notes (facts the DM must honour), oldest first.
+// viewer = {playerId, owner}: the author of a note, and the table's owner,
+// may remove it.
+export function notes(s, viewer = {}) {
+  const items = list(s.notes).map((n) => h('li', { class: 'note', 'data-note-id': n.id },
+    h('span', { class: 'note-text' }, n.text),
+    n.by_name && h('span', { class: 'note-by muted' }, ` \u2014 ${n.by_name}`),
+    (viewer.owner || (viewer.playerId && n.by === viewer.playerId)) &&
+      h('button', { type: 'button', class: 'link note-del', 'data-note-del': n.id, title: 'Remove this note', 'aria-label': 'Remove this note' }, '\u00d7')));
+  return [h('h2', null, 'Notes'),
+    h('ul', { class: 'notes' }, items.length ? items : h('li', { class: 'muted' }, 'No notes yet: facts the table agrees on, which the DM must honour.'))];
+}

@@ -142,3 +142,13 @@ test('location and quests offer actions as buttons that fill the box', () => {
   assert.equal(text(find(q, (v) => v.attrs.class === 'q-desc muted')[0]), 'Find it. From Maren. Reward: 150 XP, 50 gold.');
   assert.equal(text(find(panels.quests({}), (v) => v.tag === 'li')[0]), 'none yet');
 });
+
+test('notes list the facts, with a remove button for their author and the owner', () => {
+  const s = { notes: [{ id: 'n1', text: 'The innkeeper is Bram.', by: 'p1', by_name: 'Ann' }, { id: 'n2', text: 'It snows.', by: 'p2' }] };
+  const dels = (viewer) => find(panels.notes(s, viewer), (v) => v.attrs && v.attrs['data-note-del']).map((v) => v.attrs['data-note-del']);
+  assert.deepEqual(dels({ playerId: 'p1' }), ['n1']);
+  assert.deepEqual(dels({ playerId: 'p3', owner: true }), ['n1', 'n2']);
+  assert.deepEqual(dels({}), []);
+  assert.match(text(find(panels.notes(s), (v) => v.tag === 'li')[0]), /The innkeeper is Bram\. — Ann/);
+  assert.equal(text(find(panels.notes({}), (v) => v.tag === 'li')[0]), 'No notes yet: facts the table agrees on, which the DM must honour.');
+});

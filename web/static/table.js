@@ -13,6 +13,7 @@
 import { asList } from './eventline.js';
 import { mount } from './dom.js';
 import { Log } from './log.js';
+import { ownerTools } from './owner.js';
 import * as panels from './panels.js';
 
 const page = document.getElementById('table-page');
@@ -32,7 +33,12 @@ const characterName = (id) => {
   const c = (state.party || []).find((p) => p.id === id);
   return c ? c.name : '';
 };
-const log = new Log($('log'), characterName);
+// Narration lines carry the 👍/👎 and edit buttons; style.css shows them
+// to seated players (.seated) and the owner (.is-owner).
+const log = new Log($('log'), characterName, { tools: true });
+page.classList.toggle('seated', role === 'player');
+let isOwner = false; // told by owner.js once the server says
+const noteViewer = () => ({ playerId: page.dataset.playerId || '', owner: isOwner });
 
 // ---------- drawing the panels ----------
 
@@ -45,6 +51,7 @@ const boxes = [
   ['location', panels.location],
   ['quests', panels.quests],
   ['hints', (st, seat) => [...panels.fightChips(st, seat, target), ...panels.hints(hints.length || !afterFight ? hints : panels.afterFight(st, seat))]],
+  ['notes', (s) => panels.notes(s, noteViewer())],
 ];
 
 let hints = [];
@@ -274,6 +281,7 @@ function connect() {
         break;
       case 'ack':
         if (unacked.delete(f.id)) sending = false;
+        owner.acked(f.id);
         renderAction();
         break;
       case 'error':
@@ -473,6 +481,12 @@ async function loadEarlier() {
   }
 }
 if (earlierBtn) earlierBtn.addEventListener('click', loadEarlier);
+
+const owner = ownerTools({
+  tableId, api, send, newId, showError,
+  role: () => role,
+  setOwner: (v) => { isOwner = v; renderAll(); },
+});
 
 hints = lastHints(state.recent || []);
 afterFight = endedSinceAction(state.recent || []);

@@ -1,0 +1,42 @@
+package web
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"tavern/internal/store"
+)
+
+// orNone shows "" as "(unknown)": a score on a narration no logged call
+// made (the adventure's opening, the offline narrator without a log).
+func orNone(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return s
+}
+
+// liked is the share of 👍 among a group's scores, in percent.
+func liked(g store.FeedbackGroup) string {
+	n := g.Up + g.Down
+	if n == 0 {
+		return "–"
+	}
+	return strconv.Itoa(g.Up*100/n) + " %"
+}
+
+// feedbackSince returns the players' scores since since, grouped, or nil
+// if the hub keeps none (a test fake) or the store fails (the LLM page
+// shows the rest).
+func (s *Server) feedbackSince(ctx context.Context, since time.Time) []store.FeedbackGroup {
+	oh, ok := s.hub.(ownerHub)
+	if !ok {
+		return nil
+	}
+	gs, err := oh.FeedbackGroups(ctx, since)
+	if err != nil {
+		return nil
+	}
+	return gs
+}
