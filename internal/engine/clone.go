@@ -76,6 +76,15 @@ func (w World) clone() World {
 		return it
 	})
 	w.Quests = cloneMap(w.Quests, func(q Quest) Quest { return q })
+	w.Shops = cloneMap(w.Shops, func(sh Shop) Shop {
+		sh.Stock = slices.Clone(sh.Stock)
+		sh.Buys = slices.Clone(sh.Buys)
+		return sh
+	})
+	w.Encounters = cloneMap(w.Encounters, func(e Encounter) Encounter {
+		e.Foes = slices.Clone(e.Foes)
+		return e
+	})
 	w.Relationships = maps.Clone(w.Relationships)
 	return w
 }

@@ -302,9 +302,20 @@ func (s *State) scaleEncounter(ids, named []string) []string {
 		}
 		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !keep[id] })
 	}
-	f := max(0.5, min(1.5, float64(power+1)/float64(encounterPower+1)))
 	for _, id := range ids {
 		n := s.World.NPCs[id]
+		// An adventure's encounter may be written for another party, or
+		// be fixed whatever the party.
+		written := encounterPower
+		if e := s.World.encounterOf(id); e != nil {
+			if e.Fixed {
+				continue
+			}
+			if e.PartyPower > 0 {
+				written = e.PartyPower
+			}
+		}
+		f := max(0.5, min(1.5, float64(power+1)/float64(written+1)))
 		if f == 1 || slices.Contains(s.Game.Scaled, id) {
 			continue
 		}

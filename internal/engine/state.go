@@ -113,6 +113,7 @@ func NewState(cfg Config, adv *Adventure, cat *Catalogue, seed uint64) *State {
 			}
 		}
 	}
+	s.nameStock()
 	s.RNG = NewDice(seed).State()
 	return s
 }

@@ -259,17 +259,23 @@ type Quest struct {
 	Requires string `json:"requires,omitempty" yaml:"requires"`
 }
 
-// Adventure is a built-in scenario: the world a new table is copied from.
+// Adventure is a scenario, built in or written by a player: the world a
+// new table is copied from. Its YAML form is the adventure format
+// (docs/adventures.md); the JSON Schema served at
+// /api/adventures/schema.json is generated from these types.
 type Adventure struct {
-	ID        string         `json:"id" yaml:"id"`
-	Name      string         `json:"name" yaml:"name"`
-	Intro     string         `json:"intro" yaml:"intro"`
-	Start     string         `json:"start" yaml:"start"`
-	Locations []Location     `json:"locations" yaml:"locations"`
-	NPCs      []NPC          `json:"npcs" yaml:"npcs"`
-	Templates []ItemTemplate `json:"item_templates" yaml:"item_templates"`
-	Items     []Item         `json:"items" yaml:"items"`
-	Quests    []Quest        `json:"quests" yaml:"quests"`
+	ID         string         `json:"id" yaml:"id"`
+	Name       string         `json:"name" yaml:"name"`
+	Summary    string         `json:"summary,omitempty" yaml:"summary"`
+	Intro      string         `json:"intro" yaml:"intro"`
+	Start      string         `json:"start" yaml:"start"`
+	Locations  []Location     `json:"locations" yaml:"locations"`
+	NPCs       []NPC          `json:"npcs" yaml:"npcs"`
+	Templates  []ItemTemplate `json:"item_templates" yaml:"item_templates"`
+	Items      []Item         `json:"items" yaml:"items"`
+	Shops      []Shop         `json:"shops,omitempty" yaml:"shops"`
+	Quests     []Quest        `json:"quests" yaml:"quests"`
+	Encounters []Encounter    `json:"encounters,omitempty" yaml:"encounters"`
 }
 
 // World is one table's copy of an adventure's world.
@@ -280,6 +286,9 @@ type World struct {
 	Templates map[string]*ItemTemplate `json:"templates"`
 	Items     map[string]*Item         `json:"items"`
 	Quests    map[string]*Quest        `json:"quests"`
+	// Shops are keyed by their keeper's NPC id; Encounters by id.
+	Shops      map[string]*Shop      `json:"shops,omitempty"`
+	Encounters map[string]*Encounter `json:"encounters,omitempty"`
 	// Relationships maps "a|b" (character or NPC ids) to -100..100.
 	Relationships map[string]int `json:"relationships"`
 }
@@ -321,6 +330,7 @@ func NewWorld(a *Adventure) World {
 		}
 		w.Quests[q.ID] = &q
 	}
+	w.addShops(a)
 	return w
 }
 
