@@ -18,6 +18,14 @@ import (
 //go:embed *.yaml
 var files embed.FS
 
+//go:embed starter/rat-cellar.yaml
+var starter []byte
+
+// Starter is the small complete adventure a new one starts from in the
+// editor (the example of docs/adventures.md). The caller must not modify
+// it.
+func Starter() []byte { return starter }
+
 // Library is the loaded catalogue and adventures. It is immutable and safe
 // for concurrent use.
 type Library struct {

@@ -251,6 +251,11 @@ func (c *checker) add(path, format string, args ...any) {
 		}
 		p = p[:i]
 	}
+	for _, p := range c.problems {
+		if p.Path == path && path != "" {
+			return // one problem a field: a word where a number goes reads as 0 too
+		}
+	}
 	c.problems = append(c.problems, Problem{Line: max(line, 1), Path: path, Message: fmt.Sprintf(format, args...)})
 }
 

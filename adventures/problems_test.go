@@ -174,4 +174,7 @@ func TestDocsExample(t *testing.T) {
 	if _, problems := Parse([]byte(src), lib.Catalogue); len(problems) > 0 {
 		t.Errorf("the docs' example has problems: %+v", problems)
 	}
+	if string(Starter()) != src {
+		t.Error("the editor's starter (starter/rat-cellar.yaml) differs from the docs' example")
+	}
 }
