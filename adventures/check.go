@@ -59,6 +59,9 @@ func (c *checker) check(a *engine.Adventure) {
 				c.add(p+".to", "Exit to %q, but no location has that id. Add a location with id %q or point the exit at one of: %s.", e.To, e.To, known(locs))
 			}
 			c.text(p+".name", "The exit's name", e.Name, maxName, true)
+			if t := e.Trap; t != nil {
+				c.trap(p+".trap", t)
+			}
 		}
 	}
 
@@ -166,6 +169,19 @@ func (c *checker) check(a *engine.Adventure) {
 					c.add(q, "This stock would make an item with id %q, which the item on line %d has already. Rename that item.", engine.StockID(sh.Keeper, st.Item, k), c.lines[first])
 					break
 				}
+			}
+		}
+	}
+
+	for i, l := range a.Locations {
+		for j, e := range l.Exits {
+			p := fmt.Sprintf("locations[%d].exits[%d].key", i, j)
+			switch {
+			case e.Key == "":
+			case !itemKnown(e.Key):
+				c.add(p, "The key %q is neither an item template here nor catalogue equipment. Add it under item_templates or use one of: %s.", e.Key, known(tpls))
+			case !placed[e.Key]:
+				c.add(p, "No item of %q is placed anywhere, so this way can never open. Place one under items (with a location or an NPC).", e.Key)
 			}
 		}
 	}
@@ -309,4 +325,21 @@ func catalogueIDs(cat *engine.Catalogue, kind string) string {
 		}
 	}
 	return strings.Join(ids, ", ")
+}
+
+// trap checks a trap on an exit.
+func (c *checker) trap(p string, t *engine.Trap) {
+	c.text(p+".description", "The trap's description", t.Description, maxShort, true)
+	if !slices.Contains([]string{"str", "agi", "con", "int", "wis", "cha"}, t.Stat) {
+		c.add(p+".stat", "A trap checks one stat: str, agi, con, int, wis or cha (not %q).", t.Stat)
+	}
+	if t.Difficulty < 1 || t.Difficulty > 100 {
+		c.add(p+".difficulty", "difficulty is the d100 check's, 1 to 100 (40 is fair, 60 hard), not %d.", t.Difficulty)
+	}
+	if t.DC < 1 || t.DC > 30 {
+		c.add(p+".dc", "dc is the d20 check's, 1 to 30 (12 is fair, 15 hard), not %d.", t.DC)
+	}
+	if _, _, _, err := engine.ParseNotation(t.Damage); err != nil || t.Damage == "" {
+		c.add(p+".damage", "damage is dice such as 1d6 or 2d4+1 (not %q).", t.Damage)
+	}
 }

@@ -61,7 +61,7 @@ func (g Game) clone() Game {
 
 func (w World) clone() World {
 	w.Locations = cloneMap(w.Locations, func(l Location) Location {
-		l.Exits = slices.Clone(l.Exits)
+		l.Exits = cloneExits(l.Exits)
 		return l
 	})
 	w.NPCs = cloneMap(w.NPCs, func(n NPC) NPC {
@@ -103,6 +103,18 @@ func cloneMap[T any](m map[string]*T, deep func(T) T) map[string]*T {
 		}
 		n := deep(*v)
 		out[k] = &n
+	}
+	return out
+}
+
+// cloneExits copies exits and their traps.
+func cloneExits(exits []Exit) []Exit {
+	out := slices.Clone(exits)
+	for i := range out {
+		if out[i].Trap != nil {
+			t := *out[i].Trap
+			out[i].Trap = &t
+		}
 	}
 	return out
 }

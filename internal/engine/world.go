@@ -160,10 +160,32 @@ func (c *Catalogue) Category(id string) string {
 	return ""
 }
 
-// Exit is a way out of a location.
+// Exit is a way out of a location. Key and Trap are for the DM: players
+// see an exit's name and where it leads (Exit.Public).
 type Exit struct {
 	To   string `json:"to" yaml:"to"`
 	Name string `json:"name" yaml:"name"`
+	// Key is the item template that opens the way: the party passes only
+	// if one of its members carries such an item.
+	Key string `json:"key,omitempty" yaml:"key"`
+	// Trap springs on whoever leads the party through, every time.
+	Trap *Trap `json:"trap,omitempty" yaml:"trap"`
+}
+
+// Public is the exit as players see it.
+func (e Exit) Public() Exit { return Exit{To: e.To, Name: e.Name} }
+
+// Trap is a danger on the way: the one who leads the party through makes
+// a skill check, and takes Damage on a failure.
+type Trap struct {
+	Description string `json:"description" yaml:"description"`
+	// Stat is the stat checked: str, agi, con, int, wis or cha.
+	Stat string `json:"stat" yaml:"stat"`
+	// Difficulty is the d100 check's (1..100); DC the d20 one's (1..30).
+	Difficulty int `json:"difficulty" yaml:"difficulty"`
+	DC         int `json:"dc" yaml:"dc"`
+	// Damage is the dice a failure costs, e.g. 2d6.
+	Damage string `json:"damage" yaml:"damage"`
 }
 
 // Location is a place in the world.
@@ -305,7 +327,7 @@ func NewWorld(a *Adventure) World {
 		Relationships: map[string]int{},
 	}
 	for _, l := range a.Locations {
-		l.Exits = slices.Clone(l.Exits)
+		l.Exits = cloneExits(l.Exits)
 		w.Locations[l.ID] = &l
 	}
 	for _, n := range a.NPCs {

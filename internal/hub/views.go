@@ -333,6 +333,10 @@ func locationView(st *engine.State) Location {
 	if l == nil {
 		return Location{ID: st.Game.Location, Exits: []engine.Exit{}, Items: []ItemView{}}
 	}
-	return Location{ID: l.ID, Name: l.Name, Description: l.Description, Exits: nonNil(l.Exits),
+	exits := make([]engine.Exit, len(l.Exits))
+	for i, e := range l.Exits {
+		exits[i] = e.Public() // keys and traps are the DM's to know
+	}
+	return Location{ID: l.ID, Name: l.Name, Description: l.Description, Exits: exits,
 		Items: itemViews(st, st.World.ItemsOwned(engine.OwnerLocation, l.ID))}
 }
