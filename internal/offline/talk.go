@@ -34,7 +34,7 @@ func (t *offlineTurn) dialogue(n map[string]any) string {
 	personality := fmt.Sprint(n["personality"])
 	manner := mannerOf(personality, t)
 	if hostile, _ := n["hostile"].(bool); hostile {
-		return fmt.Sprintf("%s bares its teeth %s. Words will not settle this.", name, manner)
+		return fmt.Sprintf("%s answers with a snarl. Words will not settle this.", name)
 	}
 	if here, _ := n["here"].(bool); !here {
 		return fmt.Sprintf("%s is not here to hear you.", name)
