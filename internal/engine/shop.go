@@ -198,8 +198,8 @@ type ShopLine struct {
 	Price int    `json:"price"`
 }
 
-// ShopView is a shop as players see it: its stock with prices and what
-// it pays back.
+// ShopView is a shop as players see it: its stock with prices, what it
+// pays back, and its offer for each party member's item it would buy.
 type ShopView struct {
 	Keeper     string     `json:"keeper"`
 	KeeperName string     `json:"keeper_name"`
@@ -207,6 +207,15 @@ type ShopView struct {
 	BuysAt     int        `json:"buys_at"`
 	Buys       []string   `json:"buys,omitempty"`
 	Stock      []ShopLine `json:"stock"`
+	Offers     []Offer    `json:"offers"`
+}
+
+// Offer is what a shop would pay a character for one of its items.
+type Offer struct {
+	Item      string `json:"item"` // instance id
+	Name      string `json:"name"`
+	Character string `json:"character"`
+	Price     int    `json:"price"`
 }
 
 // ShopsHere lists the shops whose keepers stand at the party's location,
@@ -218,10 +227,17 @@ func (s *State) ShopsHere() []ShopView {
 		if sh == nil || !n.Alive() || n.Hostile {
 			continue
 		}
-		v := ShopView{Keeper: n.ID, KeeperName: n.Name, Name: sh.Name, BuysAt: sh.BuysAt, Buys: slices.Clone(sh.Buys), Stock: []ShopLine{}}
+		v := ShopView{Keeper: n.ID, KeeperName: n.Name, Name: sh.Name, BuysAt: sh.BuysAt, Buys: slices.Clone(sh.Buys), Stock: []ShopLine{}, Offers: []Offer{}}
 		for _, it := range s.World.ItemsOwned(OwnerNPC, n.ID) {
 			if p := s.PriceFrom(n.ID, it); p > 0 {
 				v.Stock = append(v.Stock, ShopLine{Item: it.ID, Name: it.Name, Price: p})
+			}
+		}
+		for _, c := range s.Party {
+			for _, it := range s.World.ItemsOwned(OwnerCharacter, c.ID) {
+				if p, err := s.Offer(n, it); err == nil {
+					v.Offers = append(v.Offers, Offer{Item: it.ID, Name: it.Name, Character: c.ID, Price: p})
+				}
 			}
 		}
 		out = append(out, v)

@@ -177,6 +177,9 @@ type Snapshot struct {
 	Paused  bool          `json:"paused,omitempty"`
 	// Online lists the seats whose player is connected right now.
 	Online []string `json:"online"`
+	// Shops are those kept at the party's location: stock with prices,
+	// and what each pays back (PROTOCOL.md "Adventures").
+	Shops []engine.ShopView `json:"shops,omitempty"`
 }
 
 // QuestView is a quest as the players see it (additive to PROTOCOL.md).

@@ -44,6 +44,7 @@ const boxes = [
   ['sheet', panels.sheet],
   ['location', panels.location],
   ['quests', panels.quests],
+  ['shop', panels.shops],
   ['hints', () => panels.hints(hints)],
 ];
 
@@ -82,6 +83,8 @@ function renderAll() {
   }
   const hintBox = $('hints');
   if (hintBox) hintBox.hidden = !hints.length;
+  const shopBox = $('shop');
+  if (shopBox) shopBox.hidden = !(state.shops || []).length;
   renderAction();
 }
 
