@@ -3,7 +3,9 @@
 // location that does not exist) and see its problem on the right line,
 // beside the text and in the gutter; fix it, press "Play it", take a seat
 // at the table it makes and play a move into the new adventure. Then the
-// adventures page lists it after the built-in ones, with its table.
+// adventures page lists it after the built-in ones, with its table; the
+// lobby makes a table of another listed adventure, whose shop panel shows
+// prices and buys bread at its price.
 //
 // Usage: TAVERN_URL=http://127.0.0.1:18089 node e2e/adventures.mjs
 // (e2e/run.sh runs it.) Env: CHROMIUM (default /usr/bin/chromium),
@@ -101,6 +103,40 @@ async function main() {
       const i = rows.findIndex((r) => r.text.includes(title));
       assert(i > 0 && rows[0].text.includes('built in'), `built in first, then ours: ${JSON.stringify(rows.map((r) => r.text.slice(0, 40)))}`);
       assert(rows[i].tables === '1', `one table played it: ${rows[i].tables}`);
+    });
+    await step('the lobby makes a table of any listed adventure; its shop panel buys at the stated price', async () => {
+      await page.goto(base + '/?adventure=brackwater#create-form');
+      assert((await page.inputValue('#table-adventure')) === 'brackwater', 'the choice from the adventures page is picked');
+      await page.fill('#table-name', 'Salt and lies');
+      await Promise.all([page.waitForURL(/\/tables\/[^/?#]+/, { timeout: WAIT }), page.click('#create-submit')]);
+      await page.waitForSelector('#seat-form', { timeout: WAIT });
+      await page.fill('#seat-name', 'Nim');
+      await page.selectOption('#seat-class', 'rogue');
+      await Promise.all([page.waitForEvent('load'), page.click('#seat-submit')]);
+      await page.waitForFunction(() => document.querySelector('#conn')?.dataset.state === 'open', null, { timeout: WAIT });
+      assert(await page.$eval('#shop', (e) => e.hidden), 'no shop panel on the quay');
+      const send = async (text) => {
+        await page.waitForFunction(() => { const b = document.querySelector('#action-send'); return b && !b.disabled; }, null, { timeout: WAIT });
+        await page.fill('#action-text', text);
+        await page.click('#action-send');
+      };
+      await send('I go to the Lantern Market');
+      await page.waitForFunction(() => !document.querySelector('#shop').hidden, null, { timeout: WAIT });
+      const shop = await page.textContent('#shop');
+      assert(shop.includes("Pell's chandlery") && shop.includes('25 gold') && shop.includes('pays 50%'), `the shop panel: ${shop}`);
+      await page.screenshot({ path: path.join(outDir, 'adventure-shop.png'), fullPage: true });
+      const table = new URL(page.url()).pathname.split('/')[2];
+      const gold = () => page.evaluate(async (id) => (await (await fetch(`/api/tables/${id}`)).json()).party[0].gold, table);
+      const before = await gold();
+      await page.waitForFunction(() => { const b = document.querySelector('#action-send'); return b && !b.disabled; }, null, { timeout: WAIT });
+      await page.click('#shop .stock button[data-fill^="buy Bread"]');
+      assert((await page.inputValue('#action-text')).startsWith('buy Bread from Pell'), 'the chip fills the action box');
+      await page.click('#action-send');
+      for (let i = 0; (await gold()) !== before - 1; i++) {
+        assert(i < 100, `bread bought for 1 gold: ${before} -> ${await gold()}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await page.waitForFunction(() => /Bread\s*×2/.test(document.querySelector("#shop").textContent), null, { timeout: WAIT });
     });
     assert(errors.length === 0, `no console errors: ${errors.join('; ')}`);
   } finally {

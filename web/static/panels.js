@@ -246,8 +246,16 @@ export function shops(s, seat) {
   const c = me(s, seat);
   return list(s.shops).flatMap((sh) => {
     const who = sh.keeper_name || sh.keeper;
-    const stock = list(sh.stock).map((l) => h('li', { 'data-item': l.item },
+    // Instances of one thing at one price are one line, with how many.
+    const lines = [];
+    for (const l of list(sh.stock)) {
+      const same = lines.find((x) => x.name === l.name && x.price === l.price);
+      if (same) same.count++;
+      else lines.push({ ...l, count: 1 });
+    }
+    const stock = lines.map((l) => h('li', { 'data-item': l.item },
       c ? fill(l.name, `buy ${l.name} from ${who}`) : h('span', null, l.name),
+      l.count > 1 && h('span', { class: 'muted' }, `×${l.count}`),
       h('span', { class: 'price' }, `${l.price} gold`)));
     const buys = sh.buys_at > 0
       ? `${who} pays ${sh.buys_at}% of an item's price${list(sh.buys).length ? ` for ${sh.buys.join(', ')}` : ' for anything'}.`
@@ -259,6 +267,7 @@ export function shops(s, seat) {
       h('p', { class: 'muted' }, `Kept by ${who}.`),
       h('h3', null, 'For sale'), h('ul', { class: 'stock' }, stock.length ? stock : h('li', { class: 'muted' }, 'sold out')),
       h('h3', null, 'Buys'), h('p', { class: 'muted buys' }, buys),
+      offers.length > 0 && h('p', { class: 'muted' }, 'Your things it would buy:'),
       offers.length > 0 && h('ul', { class: 'offers' }, offers),
     ].filter(Boolean);
   });
