@@ -92,14 +92,14 @@ func (c *checker) check(a *engine.Adventure) {
 		}
 	}
 	itemKnown := func(id string) bool { return tpls[id] != "" || c.cat != nil && c.cat.Category(id) != "" }
+	prices := engine.NewState(engine.Config{}, &engine.Adventure{}, c.cat, 0) // the engine's Price
 	price := func(template string) int {
 		for _, t := range a.Templates {
 			if t.ID == template {
 				return t.Value
 			}
 		}
-		st := engine.NewState(engine.Config{}, &engine.Adventure{}, c.cat, 0)
-		return st.Price(&engine.Item{Template: template})
+		return prices.Price(&engine.Item{Template: template})
 	}
 	placed := map[string]bool{}
 	items := unique{}

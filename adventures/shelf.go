@@ -38,14 +38,9 @@ type Shelf struct {
 	now   func() time.Time
 
 	mu     sync.Mutex
-	parsed map[string]parsedAdventure // by id
-	ids    []string                   // nil: not known
+	parsed map[string]*engine.Adventure // by id
+	ids    []string                     // nil: not known
 	tables map[string]*engine.Adventure
-}
-
-type parsedAdventure struct {
-	at  time.Time
-	adv *engine.Adventure
 }
 
 // NewShelf returns the shelf of lib's built-in adventures and those st
@@ -54,7 +49,7 @@ func NewShelf(lib *Library, st Store, now func() time.Time) *Shelf {
 	if now == nil {
 		now = time.Now
 	}
-	return &Shelf{lib: lib, store: st, now: now, parsed: map[string]parsedAdventure{}, tables: map[string]*engine.Adventure{}}
+	return &Shelf{lib: lib, store: st, now: now, parsed: map[string]*engine.Adventure{}, tables: map[string]*engine.Adventure{}}
 }
 
 // Library is the built-in adventures and the catalogue.
@@ -233,10 +228,10 @@ func (s *Shelf) Get(id string) (*engine.Adventure, bool) {
 	// The shelf forgets what it changes (forget), so a parsed adventure
 	// is good until then: the lobby names every table's adventure.
 	s.mu.Lock()
-	p, ok := s.parsed[id]
+	a, ok := s.parsed[id]
 	s.mu.Unlock()
 	if ok {
-		return p.adv, true
+		return a, true
 	}
 	rec, err := s.store.Adventure(context.Background(), id)
 	if err != nil {
@@ -252,7 +247,7 @@ func (s *Shelf) Get(id string) (*engine.Adventure, bool) {
 	if len(s.parsed) > 1000 {
 		clear(s.parsed)
 	}
-	s.parsed[id] = parsedAdventure{rec.UpdatedAt, a}
+	s.parsed[id] = a
 	return a, true
 }
 
