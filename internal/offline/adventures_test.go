@@ -213,3 +213,32 @@ func TestBrackwaterPlayedToItsEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestDrownedKingTactics: the king strikes the strongest and never flees,
+// however hurt.
+func TestDrownedKingTactics(t *testing.T) {
+	g := adventureGame(t, "barrow", 3, "warrior", "mage")
+	g.st.Game.Location = "tomb"
+	for _, c := range g.st.Party {
+		c.Location = "tomb"
+	}
+	if _, _, err := g.st.StartCombat(g.dice, []string{"vorlag"}); err != nil {
+		t.Fatal(err)
+	}
+	king := g.st.World.NPCs["vorlag"]
+	king.HP = 1
+	for g.st.Game.Combat.Current().Entry != "dm:vorlag" {
+		g.st.AdvanceTurn(g.dice)
+	}
+	res := g.play(agent.TurnNPC, nil, "")
+	var calls []string
+	for _, m := range res.Messages {
+		for _, c := range m.ToolCalls {
+			calls = append(calls, c.Function.Name+" "+c.Function.Arguments)
+		}
+	}
+	strongest := "pc:1" // the warrior has more HP than the mage
+	if len(calls) == 0 || !strings.HasPrefix(calls[0], "attack") || !strings.Contains(calls[0], strongest) {
+		t.Errorf("the king at 1 HP: %v; want an attack on the strongest (%s)", calls, strongest)
+	}
+}
