@@ -39,15 +39,17 @@ func (s *Server) editAdventurePage(w http.ResponseWriter, r *http.Request) {
 		s.notFoundPage(w, r)
 		return
 	}
+	p := s.pagePlayer(r)
 	e, err := s.adventures.Entry(r.Context(), r.PathValue("id"))
-	if err == nil && e.Hidden {
+	if err == nil && e.Hidden && (p == nil || p.ID != e.AuthorID) {
+		// Its author may still open it, and show it again by saving.
 		err = engine.Errorf(engine.ENOTFOUND, "No adventure %q.", r.PathValue("id"))
 	}
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
-	v := editorView{Player: s.pagePlayer(r), ID: e.ID, Title: e.Title, Source: e.Source, Version: s.assetVersion}
+	v := editorView{Player: p, ID: e.ID, Title: e.Title, Source: e.Source, Version: s.assetVersion}
 	s.render(w, r, http.StatusOK, editorPage(v))
 }
 

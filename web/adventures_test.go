@@ -189,3 +189,54 @@ func TestAdventureForkReplace(t *testing.T) {
 		t.Errorf("the table of a hidden adventure: %q", d)
 	}
 }
+
+// TestAdventurePages: the list names the built-in adventures first with
+// their tables; the editor starts from the docs' example; a hidden
+// adventure's page is its author's only.
+func TestAdventurePages(t *testing.T) {
+	e := newTestEnv(t)
+	_, ann := e.newPlayer("Ann")
+	_, bob := e.newPlayer("Bob")
+	e.do("POST", "/api/tables", map[string]any{"name": "x", "adventure": "barrow"}, ann)
+	list := e.do("GET", "/adventures", nil, "")
+	body := string(list.body)
+	if list.status != 200 || !strings.Contains(body, `data-adventure-id="barrow"`) {
+		t.Fatalf("/adventures: %d", list.status)
+	}
+	if i := strings.Index(body, `data-adventure-id="barrow"`); !strings.Contains(body[i:i+600], `<td data-label="Tables" class="a-tables">1</td>`) {
+		t.Errorf("the barrow's row lacks its table: %s", body[i:i+600])
+	}
+	if r := e.do("GET", "/adventures/new", nil, ""); r.status != 200 || !strings.Contains(string(r.body), "id: rat-cellar") {
+		t.Errorf("/adventures/new: %d", r.status)
+	}
+	id := e.yaml("POST", "/api/adventures", starter(t), ann).json(t)["id"].(string)
+	e.do("DELETE", "/api/adventures/"+id, nil, ann)
+	if r := e.do("GET", "/adventures/"+id+"/edit", nil, bob); r.status != http.StatusNotFound {
+		t.Errorf("someone else opens a hidden adventure: %d", r.status)
+	}
+	if r := e.do("GET", "/adventures/"+id+"/edit", nil, ann); r.status != 200 || !strings.Contains(string(r.body), "Edit The Rat Cellar") {
+		t.Errorf("its author opens a hidden adventure: %d", r.status)
+	}
+	if r := e.do("GET", "/adventures/nope/edit", nil, ""); r.status != http.StatusNotFound {
+		t.Errorf("an unknown adventure's page: %d", r.status)
+	}
+}
+
+// TestAdventureTextIsNeverMarkup: an adventure's text is shown escaped on
+// its pages.
+func TestAdventureTextIsNeverMarkup(t *testing.T) {
+	e := newTestEnv(t)
+	_, ann := e.newPlayer("Ann")
+	src := strings.Replace(starter(t), "name: The Rat Cellar", `name: "<script>alert(1)</script>"`, 1)
+	r := e.yaml("POST", "/api/adventures", src, ann)
+	if r.status != http.StatusCreated {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	id := r.json(t)["id"].(string)
+	for _, path := range []string{"/adventures", "/adventures/" + id + "/edit", "/"} {
+		body := string(e.do("GET", path, nil, ann).body)
+		if strings.Contains(body, "<script>alert") || !strings.Contains(body, "&lt;script&gt;alert") {
+			t.Errorf("%s shows the title unescaped or not at all", path)
+		}
+	}
+}
