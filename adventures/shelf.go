@@ -282,17 +282,20 @@ func (s *Shelf) forget(id string) {
 	s.mu.Unlock()
 }
 
-// Keep stores the copy of adventure id that table tableID was made from.
+// Keep stores the copy of adventure id that table tableID was made from,
+// when it is one players wrote: those change whenever their author
+// replaces them. A built-in one changes only with a release, and the
+// table's world is its own already (in its state): its copy would be one
+// more write for every table made.
 func (s *Shelf) Keep(ctx context.Context, tableID, id string) error {
-	src, ok := s.lib.Source(id)
-	if !ok {
-		rec, err := s.store.Adventure(ctx, id)
-		if err != nil {
-			return err
-		}
-		src = rec.Source
+	if _, builtIn := s.lib.Get(id); builtIn {
+		return nil
 	}
-	return s.store.KeepTableAdventure(ctx, tableID, id, src)
+	rec, err := s.store.Adventure(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.store.KeepTableAdventure(ctx, tableID, id, rec.Source)
 }
 
 // ForTable returns the copy of the adventure table tableID was made from
