@@ -1,6 +1,9 @@
-// Package adventures holds Tavern's built-in adventures and the equipment
-// catalogue as embedded YAML, and loads them into engine types. Start with
-// [Load], which parses and checks everything once at start-up.
+// Package adventures is the adventure format (docs/adventures.md): [Parse]
+// reads one and reports every problem with its line, path and how to fix
+// it; [Schema] is its JSON Schema, generated from the engine's types. It
+// holds the built-in adventures and the equipment catalogue as embedded
+// YAML ([Load] parses and checks them once at start-up), and the [Shelf]
+// of built-in and community adventures that the hub and the web serve.
 package adventures
 
 import (
