@@ -77,7 +77,13 @@ func (s *Shelf) List(ctx context.Context) ([]Entry, error) {
 		return nil, err
 	}
 	var out []Entry
-	for _, id := range s.lib.IDs() {
+	// The default adventure, a first evening, leads: the lobby's form
+	// picks the first one.
+	ids := s.lib.IDs()
+	if i := slices.Index(ids, Default); i > 0 {
+		ids = append(append([]string{Default}, ids[:i]...), ids[i+1:]...)
+	}
+	for _, id := range ids {
 		a, _ := s.lib.Get(id)
 		out = append(out, Entry{ID: id, Title: a.Name, Summary: a.Summary, BuiltIn: true, Tables: counts[id]})
 	}

@@ -240,3 +240,22 @@ func TestAdventureTextIsNeverMarkup(t *testing.T) {
 		}
 	}
 }
+
+// TestLobbyDefaultsToTheFirstEvening: the lobby's form lists every
+// adventure, the default one first (picked unless another is chosen).
+func TestLobbyDefaultsToTheFirstEvening(t *testing.T) {
+	e := newTestEnv(t)
+	body := string(e.do("GET", "/", nil, "").body)
+	i := strings.Index(body, `id="table-adventure"`)
+	if i < 0 {
+		t.Fatal("no adventure select in the lobby")
+	}
+	first := strings.Index(body[i:], "<option")
+	if !strings.HasPrefix(body[i+first:], `<option value="greyhollow"`) || !strings.Contains(body[i:], `value="barrow"`) {
+		t.Errorf("the lobby's adventures: %s", body[i:i+400])
+	}
+	body = string(e.do("GET", "/?adventure=barrow", nil, "").body)
+	if !strings.Contains(body, `<option value="barrow" selected>`) {
+		t.Error("?adventure=barrow is not picked")
+	}
+}
