@@ -14,6 +14,12 @@ import (
 // given classes, on seed.
 func adventureGame(t *testing.T, id string, seed uint64, classes ...string) *game {
 	t.Helper()
+	return rulesetGame(t, engine.RulesetD100, id, seed, classes...)
+}
+
+// rulesetGame is adventureGame under a ruleset.
+func rulesetGame(t *testing.T, ruleset, id string, seed uint64, classes ...string) *game {
+	t.Helper()
 	lib, err := adventures.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +28,7 @@ func adventureGame(t *testing.T, id string, seed uint64, classes ...string) *gam
 	if !ok {
 		t.Fatalf("no adventure %q", id)
 	}
-	st := engine.NewState(engine.Config{Ruleset: engine.RulesetD100, CombatMode: engine.CombatTactical}, adv, lib.Catalogue, seed)
+	st := engine.NewState(engine.Config{Ruleset: ruleset, CombatMode: engine.CombatTactical}, adv, lib.Catalogue, seed)
 	d := engine.NewDice(seed)
 	names := []string{"Aldric", "Brina", "Cora", "Dun"}
 	for i, class := range classes {
@@ -240,5 +246,28 @@ func TestDrownedKingTactics(t *testing.T) {
 	strongest := "pc:1" // the warrior has more HP than the mage
 	if len(calls) == 0 || !strings.HasPrefix(calls[0], "attack") || !strings.Contains(calls[0], strongest) {
 		t.Errorf("the king at 1 HP: %v; want an attack on the strongest (%s)", calls, strongest)
+	}
+}
+
+// TestTrapChecksByRuleset: a trap is checked against its d100 difficulty
+// or its d20 DC, by the table's ruleset.
+func TestTrapChecksByRuleset(t *testing.T) {
+	for ruleset, want := range map[string]string{engine.RulesetD100: `"difficulty":45`, engine.RulesetD20: `"difficulty":13`} {
+		t.Run(ruleset, func(t *testing.T) {
+			g := rulesetGame(t, ruleset, "barrow", 1, "mage")
+			g.walk(g.st.Party[0], "go up the path to the barrow door", "mouth")
+			res := g.play(agent.TurnPlayer, g.st.Party[0], "we go into the hall of blades")
+			var check string
+			for _, m := range res.Messages {
+				for _, c := range m.ToolCalls {
+					if c.Function.Name == "skill_check" {
+						check = c.Function.Arguments
+					}
+				}
+			}
+			if !strings.Contains(check, want) || !strings.Contains(check, `"stat":"agi"`) {
+				t.Errorf("skill_check(%s), want %s", check, want)
+			}
+		})
 	}
 }
