@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK = $(GO) tool -modfile=tools/go.mod staticcheck
 
-.PHONY: run build test lint vet generate e2e bench fmt clean
+.PHONY: run build test lint vet generate e2e bench balance fmt clean
 
 # run prints the lobby URL and, once, the admin URL (Admin: http://HOST/admin?token=...).
 run: build
@@ -13,7 +13,7 @@ build:
 
 test: vet lint
 	$(GO) test -race ./...
-	$(GO) test -run TestEncounterBalance -v ./internal/offline
+	$(GO) test -run TestBalanceSmoke -v ./internal/balance
 	node --test web/static/
 
 vet:
@@ -37,6 +37,12 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./cmd/loadgen -tables 20 -players 3 -spectators 2 -actions 15
 	$(GO) run ./cmd/loadgen -mode fanout -fanout-tables 20 -duration 5s
+
+# balance plays thousands of seeded offline fights per party (1 to 4
+# level-1 characters, every class mix) against every built-in encounter
+# on both rulesets and writes the win rates to docs/balance.md.
+balance:
+	$(GO) run ./cmd/balance -fights 100 -out docs/balance.md
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -113,7 +113,7 @@ func NewNarrativeTools(deps ToolDeps) *Toolset {
 		playerHealthTool(), playerGoldTool(lim), playerXPTool(lim),
 		moveNPCTool(), npcHealthTool(), behaviorTool(), dispositionTool(), createNPCTool(lim),
 		updateRelationshipTool(), createQuestTool(lim), questStatusTool(), createLocationTool(lim), createTemplateTool(lim), skillCheckTool(),
-		respondTool(), startCombatTool()}
+		restTool(), respondTool(), startCombatTool()}
 	return NewToolset(append(tools, memoryTools(deps.Memory)...)...)
 }
 
@@ -121,7 +121,7 @@ func NewNarrativeTools(deps ToolDeps) *Toolset {
 // 000's combat agent, the output tools continue_combat and end_combat, and
 // the memory tools when deps has a memory index.
 func NewCombatTools(deps ToolDeps) *Toolset {
-	tools := []*Tool{attackTool(), defendTool(), fleeTool(), useItemTool(), healTool(), applyDamageTool(), applyEffectTool(),
+	tools := []*Tool{attackTool(), useAbilityTool(), defendTool(), fleeTool(), useItemTool(), healTool(), applyDamageTool(), applyEffectTool(),
 		addCombatantTool(), statusTool(), snapshotTool(), continueTool(), endCombatTool()}
 	return NewToolset(append(tools, memoryTools(deps.Memory)...)...)
 }

@@ -75,6 +75,8 @@ type ActorView struct {
 	Name  string `json:"name"`
 	Seat  string `json:"seat"`
 	Class string `json:"class"`
+	// Abilities are the character's, with the uses left (use_ability).
+	Abilities []engine.Ability `json:"abilities,omitempty"`
 }
 
 // LocationView is a location as the model sees it: exits, NPCs, items
@@ -168,6 +170,8 @@ type NPCProfile struct {
 	Tactics     string    `json:"tactics"`
 	Secret      string    `json:"secret,omitempty"`
 	Items       []ItemRef `json:"items"`
+	// Abilities are the NPC's, from its profile, with the uses left.
+	Abilities []engine.Ability `json:"abilities,omitempty"`
 }
 
 // locationOf is the party's location as the model sees it.
@@ -313,7 +317,8 @@ func profileOf(st *engine.State, npcID string, items []ItemRef) *NPCProfile {
 		def = ar.AC
 	}
 	return &NPCProfile{ID: n.ID, Name: n.Name, Kind: n.Kind, HP: n.HP, MaxHP: n.MaxHP, Armour: ar.Name, Defence: def,
-		Weapon: st.Catalogue.Weapon(n.Weapon).Name, Personality: n.Personality, Tactics: n.Tactics, Secret: n.Secret, Items: items}
+		Weapon: st.Catalogue.Weapon(n.Weapon).Name, Personality: n.Personality, Tactics: n.Tactics, Secret: n.Secret, Items: items,
+		Abilities: st.NPCAbilities(n)}
 }
 
 // context builds the turn's context from its state. It shares nothing
@@ -335,7 +340,7 @@ func (t *Turn) context() TurnContext {
 	ctx := TurnContext{Turn: t.No, Kind: t.Kind, Mode: st.Game.Mode, CombatMode: st.Config.CombatMode, Ruleset: st.Config.Ruleset, Start: st.World.Start,
 		Location: locationWith(st, items[0]), Party: partyOf(st, items[1:1+len(st.Party)])}
 	if t.Actor != nil {
-		ctx.Actor = &ActorView{ID: t.Actor.ID, Name: t.Actor.Name, Seat: t.Actor.Seat, Class: t.Actor.Class}
+		ctx.Actor = &ActorView{ID: t.Actor.ID, Name: t.Actor.Name, Seat: t.Actor.Seat, Class: t.Actor.Class, Abilities: st.CharacterAbilities(t.Actor)}
 	}
 	if st.Game.Mode == engine.ModeNarrative && st.Game.LastCombatResult != nil && !st.Game.ResultSeen {
 		ctx.LastCombat = cloneResult(st.Game.LastCombatResult)

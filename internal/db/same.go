@@ -44,7 +44,8 @@ func sameNPC(a, b *engine.NPC) bool {
 		a.Faction == b.Faction && a.Personality == b.Personality && a.Tactics == b.Tactics &&
 		a.Secret == b.Secret && sameMap(a.Lines, b.Lines) && a.Level == b.Level && a.HP == b.HP &&
 		a.MaxHP == b.MaxHP && a.HPD20 == b.HPD20 && a.Stats == b.Stats && a.Weapon == b.Weapon &&
-		a.Armour == b.Armour && a.Gold == b.Gold && a.Hidden == b.Hidden && sameSlice(a.Statuses, b.Statuses)
+		a.Armour == b.Armour && a.Gold == b.Gold && a.Hidden == b.Hidden && sameSlice(a.Statuses, b.Statuses) &&
+		sameSlice(a.Abilities, b.Abilities)
 }
 
 func sameItem(a, b *engine.Item) bool {

@@ -39,12 +39,31 @@ func (g Game) clone() Game {
 	g.Started = slices.Clone(g.Started)
 	g.Scaled = slices.Clone(g.Scaled)
 	g.Wielded = maps.Clone(g.Wielded)
+	if g.Spent != nil {
+		spent := make(map[string]map[string]int, len(g.Spent))
+		for k, v := range g.Spent {
+			spent[k] = maps.Clone(v)
+		}
+		g.Spent = spent
+	}
+	if g.NPCAbilities != nil {
+		na := make(map[string][]string, len(g.NPCAbilities))
+		for k, v := range g.NPCAbilities {
+			na[k] = slices.Clone(v)
+		}
+		g.NPCAbilities = na
+	}
+	if g.LastRest != nil {
+		r := *g.LastRest
+		g.LastRest = &r
+	}
 	if g.Combat != nil {
 		cb := *g.Combat
 		cb.Order = slices.Clone(cb.Order)
 		cb.SavedQueue = slices.Clone(cb.SavedQueue)
 		cb.Log = slices.Clone(cb.Log)
 		cb.Effects = slices.Clone(cb.Effects)
+		cb.Engaged = maps.Clone(cb.Engaged)
 		g.Combat = &cb
 	}
 	if g.LastCombatResult != nil {
@@ -67,6 +86,7 @@ func (w World) clone() World {
 	w.NPCs = cloneMap(w.NPCs, func(n NPC) NPC {
 		n.Lines = maps.Clone(n.Lines)
 		n.Statuses = slices.Clone(n.Statuses)
+		n.Abilities = slices.Clone(n.Abilities)
 		return n
 	})
 	w.Templates = cloneMap(w.Templates, func(t ItemTemplate) ItemTemplate { return t })

@@ -50,6 +50,7 @@ func fullState(tb testing.TB) *engine.State {
 		if n.Lines == nil {
 			n.Lines = map[string]string{"greet": "Well met."}
 		}
+		n.Abilities = []string{"second_wind"}
 	}
 	for _, it := range st.World.Items {
 		it.Buffs, it.Flaws = []string{"glows"}, []string{"creaks"}
@@ -67,6 +68,10 @@ func fullState(tb testing.TB) *engine.State {
 	cb.Log = append(cb.Log, "Aldric steps forward.")
 	cb.SavedQueue = append(cb.SavedQueue, "pc:9")
 	cb.Effects = append(cb.Effects, engine.Effect{Name: "poison", Entry: "pc:1", Rounds: 2, Tick: "damage", Dice: "1d4"})
+	cb.Engaged = map[engine.EntryID]engine.EntryID{"pc:1": "dm:snikket"}
+	st.Game.Spent = map[string]map[string]int{"c:c1": {"second_wind": 1}}
+	st.Game.NPCAbilities = map[string][]string{"snikket": {"second_wind"}}
+	st.Game.LastRest = &engine.RestMark{Kind: engine.RestShort, Turn: 3}
 	st.Game.Previous = "road"
 	st.Game.Started = []string{"c1"}
 	st.Game.Wielded = map[string]string{"c1:weapon": "c1-kit-1"}

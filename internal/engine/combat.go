@@ -62,6 +62,9 @@ type Combat struct {
 	Log    []string `json:"log"`
 	// Effects are the timed effects on combatants.
 	Effects []Effect `json:"effects,omitempty"`
+	// Engaged maps a combatant to the one it last struck (a friend
+	// engaging a foe opens it to a sneak attack).
+	Engaged map[EntryID]EntryID `json:"engaged,omitempty"`
 }
 
 // MaxRounds bounds a fight: when round MaxRounds is over, the fight ends
@@ -265,65 +268,6 @@ func (s *State) PartyPower() int {
 		}
 	}
 	return p
-}
-
-// encounterPower is the party power the adventures' encounters are
-// written for.
-const encounterPower = 3
-
-// scaleEncounter fits a fight to the party (two level-1
-// characters were wiped out where three won). With a weaker party than
-// the encounter is written for, the foes named join and the others only
-// up to power+1 in all (the strongest; the rest hang back and may join
-// later), and each foe joining for the first time has its HP scaled by
-// (power+1)/(encounterPower+1), at least half; a stronger party faces
-// tougher foes (up to 1.5 times the HP). ids are the NPCs that would
-// join, sorted; the result is the ones that do.
-func (s *State) scaleEncounter(ids, named []string) []string {
-	power := s.PartyPower()
-	if power < encounterPower && len(ids) > power+1 {
-		first := map[string]bool{}
-		for _, ref := range named {
-			if n := s.World.FindNPC(ref, s.Game.Location); n != nil {
-				first[n.ID] = true
-			}
-		}
-		ranked := slices.Clone(ids)
-		sort.SliceStable(ranked, func(i, j int) bool {
-			a, b := s.World.NPCs[ranked[i]], s.World.NPCs[ranked[j]]
-			if first[a.ID] != first[b.ID] {
-				return first[a.ID]
-			}
-			return a.Level > b.Level
-		})
-		keep := map[string]bool{}
-		for i, id := range ranked {
-			keep[id] = first[id] || i < power+1
-		}
-		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !keep[id] })
-	}
-	for _, id := range ids {
-		n := s.World.NPCs[id]
-		// An adventure's encounter may be written for another party, or
-		// be fixed whatever the party.
-		written := encounterPower
-		if e := s.World.encounterOf(id); e != nil {
-			if e.Fixed {
-				continue
-			}
-			if e.PartyPower > 0 {
-				written = e.PartyPower
-			}
-		}
-		f := max(0.5, min(1.5, float64(power+1)/float64(written+1)))
-		if f == 1 || slices.Contains(s.Game.Scaled, id) {
-			continue
-		}
-		s.Game.Scaled = append(s.Game.Scaled, id)
-		n.MaxHP = max(1, int(float64(n.MaxHP)*f+0.5))
-		n.HP = max(1, min(n.MaxHP, int(float64(n.HP)*f+0.5)))
-	}
-	return ids
 }
 
 // joinCombat gives a PC arriving mid-fight a rolled place in the order.

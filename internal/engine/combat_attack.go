@@ -103,7 +103,7 @@ func (s *State) Attack(d *Dice, actor, target string) (AttackOutcome, []Event, e
 		return AttackOutcome{}, nil, Errorf(EINVALID, "%s is already down; living targets: %s.", t.Name, s.combatantNames(standingFoes))
 	}
 	fa, ft := s.fighter(a), s.fighter(t)
-	res := s.Ruleset().Attack(d, fa, ft, s.advantage(a))
+	res := s.Ruleset().Attack(d, fa, ft, s.attackAdvantage(a, t))
 	evs := diceEvents(d)
 	out := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: res}
 	if HasStatus(fa.Statuses, StatusOffBalance) {
@@ -117,6 +117,8 @@ func (s *State) Attack(d *Dice, actor, target string) (AttackOutcome, []Event, e
 	var dev []Event
 	out.HP, out.MaxHP, out.Down, dev = s.damage(t, res.Damage, res.Hit)
 	evs = append(evs, dev...)
+	evs = append(evs, s.unhide(a)...)
+	s.engage(a, t)
 	s.Game.Combat.Log = append(s.Game.Combat.Log, fmt.Sprintf("Round %d: %s attacks %s: %s", s.Game.Combat.Round, a.Name, t.Name, describeAttack(res)))
 	return out, evs, nil
 }
@@ -163,6 +165,9 @@ func (s *State) damage(t Combatant, amount int, hit bool) (hp, maxHP int, down s
 	if hit {
 		*hpp = max(0, *hpp-amount)
 		evs = append(evs, DamageEvent(t.Name, amount, *hpp, maxHP))
+		if amount > 0 && s.Game.Combat != nil {
+			evs = append(evs, s.endEffect(t, EffectAsleep)...) // a blow wakes a sleeper
+		}
 	}
 	if *hpp == 0 {
 		down = StatusUnconscious

@@ -25,6 +25,9 @@ func (s *State) EndCombat(outcome Outcome, summary string) (CombatResult, []Even
 	res := CombatResult{CombatID: cb.ID, Outcome: outcome, Loot: []string{}, Defeated: []string{}, Summary: summary}
 	var evs []Event
 	s.clearEffects()
+	for _, e := range cb.Order {
+		s.rechargeTurn(e)
+	}
 	s.collectSpoils(cb, &res)
 	standing := s.clearCombatStatuses()
 	if outcome == OutcomePlayerDie {

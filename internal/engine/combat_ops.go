@@ -178,6 +178,9 @@ func (s *State) UseItem(d *Dice, actor, item, target string) (HealOutcome, []Eve
 	if s.side(t) != s.side(a) {
 		return HealOutcome{}, nil, Errorf(EINVALID, "%s would not waste %s on a foe.", a.Name, it.Name)
 	}
+	if hp, maxHP := s.hpOf(t), s.maxHPOf(t); hp >= maxHP {
+		return HealOutcome{}, nil, wasted(t.Name, it.Name, hp, maxHP)
+	}
 	r, err := d.RollNotation(a.Name, it.Name+" on "+t.Name, s.Ruleset().HealDice(c))
 	if err != nil {
 		return HealOutcome{}, nil, err
@@ -249,6 +252,9 @@ func (s *State) DrinkItem(d *Dice, characterID, item string) (HealOutcome, []Eve
 	if HasStatus(c.Statuses, StatusDead) {
 		return HealOutcome{}, nil, Errorf(EINVALID, "%s is dead.", c.Name)
 	}
+	if c.HP >= c.MaxHP {
+		return HealOutcome{}, nil, wasted(c.Name, it.Name, c.HP, c.MaxHP)
+	}
 	r, err := d.RollNotation(c.Name, it.Name, s.Ruleset().HealDice(cons))
 	if err != nil {
 		return HealOutcome{}, nil, err
@@ -263,4 +269,10 @@ func (s *State) DrinkItem(d *Dice, characterID, item string) (HealOutcome, []Eve
 	delete(s.World.Items, it.ID)
 	evs = append(evs, ItemRemovedEvent(c.ID, it))
 	return HealOutcome{Target: c.Name, Amount: c.HP - before, HP: c.HP, MaxHP: c.MaxHP}, evs, nil
+}
+
+// wasted is the warning that stops a remedy used on one who is unhurt.
+func wasted(who, item string, hp, maxHP int) error {
+	return Errorf(EINVALID, "%s is unhurt (%d/%d HP): the %s would be wasted. Keep it for a wound, or give it to a hurt or fallen friend.",
+		who, hp, maxHP, strings.ToLower(item))
 }

@@ -139,6 +139,7 @@ func (s *State) SettleNarrativeTurn(d *Dice) (ended bool, evs []Event) {
 		if e.Kind == KindBookend || !s.CanAct(e) {
 			continue
 		}
+		s.rechargeTurn(e) // a beat is everyone's turn
 		_, a := s.tick(d, e, TickStart)
 		_, b := s.tick(d, e, TickEnd)
 		evs = append(append(evs, a...), b...)
@@ -157,6 +158,7 @@ func (s *State) SettleNarrativeTurn(d *Dice) (ended bool, evs []Event) {
 
 // beginTurn ticks the statuses that last "until the bearer's next turn".
 func (s *State) beginTurn(e Combatant) []Event {
+	s.rechargeTurn(e)
 	st := s.statusesOf(e)
 	if !HasStatus(st, StatusDefending) {
 		return nil

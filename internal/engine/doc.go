@@ -5,7 +5,9 @@
 // die is rolled through a [Dice] seeded per table and returned as a [Roll]
 // record, so fights can be audited and replayed. Start with [State], which is
 // everything one table knows, then [Ruleset] and the combat functions in
-// combat.go. A State is not safe for concurrent use: the hub gives each table
+// combat.go; abilities.go and rest.go hold what each class can do besides
+// strike ([State.UseAbility]) and how a rest gives it back ([State.Rest]),
+// encounter.go how a fight is fitted to the party. A State is not safe for concurrent use: the hub gives each table
 // one owner goroutine and hands turn jobs a [State.Clone].
 //
 // Rules return the [Event] values players see. An event's data is one

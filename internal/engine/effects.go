@@ -13,6 +13,9 @@ const (
 	EffectStunned  = "stunned"  // start of turn: the turn is skipped
 	EffectBlessed  = "blessed"  // attacks with advantage; lapses at the end of the bearer's turn
 	EffectWeakened = "weakened" // attacks with disadvantage; lapses at the end of the bearer's turn
+	EffectShielded = "shielded" // harder to hit (as defending); lapses at the start of the bearer's turn
+	EffectHidden   = "hidden"   // attacks with advantage, attacked with disadvantage; ends when the bearer strikes
+	EffectAsleep   = "asleep"   // loses its turns, attacked with advantage; a blow wakes it
 )
 
 // Tick points.
@@ -34,11 +37,14 @@ var effectRules = map[string]effectRule{
 	EffectStunned:  {tick: TickStart, rounds: 1},
 	EffectBlessed:  {tick: TickEnd, rounds: 3, adv: 1},
 	EffectWeakened: {tick: TickEnd, rounds: 2, adv: -1},
+	EffectShielded: {tick: TickStart, rounds: 1},
+	EffectHidden:   {tick: TickEnd, rounds: 2, adv: 1},
+	EffectAsleep:   {tick: TickStart, rounds: 2},
 }
 
 // EffectNames lists the known effects.
 func EffectNames() []string {
-	return []string{EffectPoisoned, EffectStunned, EffectBlessed, EffectWeakened}
+	return []string{EffectPoisoned, EffectStunned, EffectBlessed, EffectWeakened, EffectShielded, EffectHidden, EffectAsleep}
 }
 
 // Effect is a timed effect on a combatant. Rounds counts the ticks left.
@@ -92,13 +98,19 @@ func (s *State) ApplyEffect(target, name string, rounds int, source string) ([]E
 	return []Event{EffectEvent(t.Name, name, rounds)}, nil
 }
 
-// advantage sums the advantage effects on a combatant (clamped to ±1).
-func (s *State) advantage(e Combatant) int {
+// attackAdvantage sums the advantage effects on an attacker, and those of
+// its target (a sleeper is easy to hit, a hidden one hard), clamped to ±1.
+func (s *State) attackAdvantage(a, t Combatant) int {
 	cb := s.Game.Combat
 	adv := 0
 	for _, x := range cb.Effects {
-		if x.Entry == e.Entry {
+		switch {
+		case x.Entry == a.Entry:
 			adv += effectRules[x.Name].adv
+		case x.Entry == t.Entry && x.Name == EffectAsleep:
+			adv++
+		case x.Entry == t.Entry && x.Name == EffectHidden:
+			adv--
 		}
 	}
 	return max(-1, min(1, adv))
@@ -125,10 +137,10 @@ func (s *State) tick(d *Dice, e Combatant, point string) (skip bool, evs []Event
 					cb.Log = append(cb.Log, fmt.Sprintf("Round %d: poison deals %d to %s", cb.Round, r.Total, e.Name))
 				}
 			}
-		case EffectStunned:
+		case EffectStunned, EffectAsleep:
 			skip = true
-			evs = append(evs, TurnSkippedEvent(e.Name, EffectStunned))
-			cb.Log = append(cb.Log, fmt.Sprintf("Round %d: %s is stunned and loses the turn", cb.Round, e.Name))
+			evs = append(evs, TurnSkippedEvent(e.Name, x.Name))
+			cb.Log = append(cb.Log, fmt.Sprintf("Round %d: %s is %s and loses the turn", cb.Round, e.Name, x.Name))
 		}
 		x.Rounds--
 		if x.Rounds > 0 {

@@ -47,6 +47,7 @@ const (
 	EventMode            Kind = "mode"
 	EventWorld           Kind = "world"
 	EventSystem          Kind = "system"
+	EventAbility         Kind = "ability"
 )
 
 // Payload is the data of an event of one kind. The payload types are the
@@ -117,6 +118,7 @@ var decoders = map[Kind]func([]byte) (Payload, error){
 	EventCombatantJoined: decodeAs[CombatantJoinedData],
 	EventTurn:            decodeAs[TurnData],
 	EventCombatEnded:     decodeAs[CombatEndedData],
+	EventAbility:         decodeAs[AbilityData],
 }
 
 func decodeAs[T Payload](data []byte) (Payload, error) {
@@ -361,6 +363,23 @@ func TurnSkippedEvent(target, reason string) Event {
 }
 
 // --- combat ---
+
+// AbilityData is the payload of `ability` (PROTOCOL.md "Abilities"): Actor
+// used Ability (its id) on Target, with UsesLeft uses left. Its rolls and
+// what they did follow as their own events.
+type AbilityData struct {
+	Ability  string `json:"ability"`
+	Actor    string `json:"actor"`
+	Target   string `json:"target,omitempty"`
+	UsesLeft int    `json:"uses_left"`
+}
+
+func (AbilityData) EventKind() Kind { return EventAbility }
+
+// AbilityEvent is actor using ability on target ("" for none).
+func AbilityEvent(actor, ability, target string, usesLeft int) Event {
+	return NewEvent(AbilityData{Actor: actor, Ability: ability, Target: target, UsesLeft: usesLeft})
+}
 
 // CombatStartedData is the payload of `combat_started`.
 type CombatStartedData struct {

@@ -15,6 +15,7 @@ func randomFight(t *testing.T, ruleset string, seed uint64) (*State, *Dice) {
 			ID: fmt.Sprintf("extra%d", i), Name: fmt.Sprintf("Extra %d", i), Kind: "bandit", Location: "den", Hostile: true,
 			Level: 1 + d.Intn(3), HP: 5 + d.Intn(20), HPD20: 3 + d.Intn(8), Gold: d.Intn(5),
 			Stats: Stats{STR: 6 + d.Intn(10), AGI: 6 + d.Intn(10)}, Weapon: []string{"sword", "knife", "bow"}[d.Intn(3)],
+			Abilities: []string{AbilityIDs()[d.Intn(len(AbilityIDs()))]},
 		})
 	}
 	st := NewState(Config{Ruleset: ruleset}, adv, testCatalogue(), seed)
@@ -98,6 +99,16 @@ func randomAction(st *State, d *Dice, cur Combatant) {
 		return
 	}
 	switch r := d.Intn(100); {
+	case r < 20 && len(st.CombatantAbilities(cur)) > 0:
+		// Abilities on any combatant, refused or not: a refusal must
+		// change nothing, a use keeps HP and the queue in bounds.
+		as := st.CombatantAbilities(cur)
+		all := append(append([]Combatant{}, foes...), allies...)
+		target := ""
+		if len(all) > 0 {
+			target = string(all[d.Intn(len(all))].Entry)
+		}
+		_, _, _ = st.UseAbility(d, string(cur.Entry), as[d.Intn(len(as))].ID, target)
 	case r < 70 && len(foes) > 0:
 		if _, _, err := st.Attack(d, string(cur.Entry), string(foes[d.Intn(len(foes))].Entry)); err != nil {
 			panic(err) // the policy only picks valid targets

@@ -97,10 +97,7 @@ func (D100) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
 		mod -= 20
 	}
 	atk := d.Roll(a.Name, fmt.Sprintf("attack on %s", t.Name), 1, 100, mod)
-	defMod := Mod(t.Stats.AGI)
-	if HasStatus(t.Statuses, StatusDefending) {
-		defMod += 20
-	}
+	defMod := Mod(t.Stats.AGI) + 20*guarded(t.Statuses)
 	def := d.Roll(t.Name, fmt.Sprintf("defence against %s", a.Name), 1, 100, defMod)
 	res := AttackResult{Attack: atk.Total, Defence: def.Total}
 	nat := atk.Natural()
@@ -132,7 +129,8 @@ func (D100) Contest(d *Dice, f Fighter, purpose string) Roll {
 func (D100) HealDice(c Consumable) string { return c.Heal }
 
 // D20 is seed 002's system: initiative d20 + AGI modifier; attack d20 +
-// ability modifier (STR, or AGI for ranged weapons) + proficiency
+// ability modifier (STR, AGI for ranged weapons, the better of the two
+// for finesse weapons) + proficiency
 // (2 + (level-1)/4) against the target's armour class; damage = the
 // weapon's dice + the same ability modifier, at least 1 on a hit; a
 // natural 20 always hits and rolls the damage dice twice; a natural 1
@@ -157,17 +155,17 @@ func (D20) AC(f Fighter) int {
 	if ac == 0 {
 		ac = 10
 	}
-	if HasStatus(f.Statuses, StatusDefending) {
-		ac += 2
-	}
-	return ac
+	return ac + 2*guarded(f.Statuses)
 }
 
 // Attack implements Ruleset.
 func (r D20) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
 	ability := Mod(a.Stats.STR)
-	if a.Weapon.Ranged {
+	switch {
+	case a.Weapon.Ranged:
 		ability = Mod(a.Stats.AGI)
+	case a.Weapon.Finesse:
+		ability = max(ability, Mod(a.Stats.AGI))
 	}
 	lvl := max(a.Level, 1)
 	mod := ability + 2 + (lvl-1)/4
@@ -221,6 +219,19 @@ func (D20) HealDice(c Consumable) string {
 		return c.HealD20
 	}
 	return c.Heal
+}
+
+// guarded counts the guards on a defender: defending and shielded (shield
+// wall, the shield spell) each make it harder to hit.
+func guarded(st []string) int {
+	n := 0
+	if HasStatus(st, StatusDefending) {
+		n++
+	}
+	if HasStatus(st, EffectShielded) {
+		n++
+	}
+	return n
 }
 
 // XPForLevel is the total XP needed to reach level: 100, 300, 600, 1000…

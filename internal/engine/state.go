@@ -78,6 +78,14 @@ type Game struct {
 	CombatSeq  int  `json:"combat_seq"`
 	// Started lists the characters whose session start has been played.
 	Started []string `json:"started,omitempty"`
+	// Spent counts the ability uses spent, by bearer ("c:<character id>",
+	// "n:<npc id>") and ability id; a rest or a new turn gives them back.
+	Spent map[string]map[string]int `json:"spent,omitempty"`
+	// NPCAbilities lists the abilities of the NPCs whose profile has any
+	// (copied from the adventure when the world is made).
+	NPCAbilities map[string][]string `json:"npc_abilities,omitempty"`
+	// LastRest is the party's last rest; a rest right after it is refused.
+	LastRest *RestMark `json:"last_rest,omitempty"`
 }
 
 // State is everything one table knows. Catalogue is shared and immutable;
@@ -111,6 +119,14 @@ func NewState(cfg Config, adv *Adventure, cat *Catalogue, seed uint64) *State {
 			if n.HPD20 > 0 {
 				n.HP, n.MaxHP = n.HPD20, n.HPD20
 			}
+		}
+	}
+	for _, n := range adv.NPCs {
+		if len(n.Abilities) > 0 {
+			if s.Game.NPCAbilities == nil {
+				s.Game.NPCAbilities = map[string][]string{}
+			}
+			s.Game.NPCAbilities[n.ID] = slices.Clone(n.Abilities)
 		}
 	}
 	s.nameStock()

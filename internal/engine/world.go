@@ -33,7 +33,10 @@ type Weapon struct {
 	Damage int    `json:"damage" yaml:"damage"`
 	Dice   string `json:"dice" yaml:"dice"`
 	Ranged bool   `json:"ranged,omitempty" yaml:"ranged"`
-	Price  int    `json:"price,omitempty" yaml:"price"`
+	// Finesse weapons (a dagger, a shortsword) strike with the better of
+	// STR and AGI under d20.
+	Finesse bool `json:"finesse,omitempty" yaml:"finesse"`
+	Price   int  `json:"price,omitempty" yaml:"price"`
 }
 
 // Armour is a catalogue armour. Absorption is subtracted from d100 damage; AC
@@ -220,6 +223,9 @@ type NPC struct {
 	Gold        int               `json:"gold" yaml:"gold"`
 	Hidden      bool              `json:"hidden,omitempty" yaml:"hidden"`
 	Statuses    []string          `json:"statuses,omitempty" yaml:"statuses"`
+	// Abilities are the ability ids the adventure gives the NPC; a new
+	// world copies them into Game.NPCAbilities, where they are kept.
+	Abilities []string `json:"-" yaml:"abilities"`
 }
 
 // Alive reports whether the NPC is neither dead nor fled.

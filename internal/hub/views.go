@@ -72,6 +72,9 @@ type Character struct {
 	// so clients obey them instead of re-deriving the rules.
 	CanAct bool   `json:"can_act"`
 	Turn   string `json:"turn"`
+	// Abilities are the class's abilities with the uses left
+	// (PROTOCOL.md "Abilities").
+	Abilities []engine.Ability `json:"abilities"`
 }
 
 // Character.Turn values: where a character stands for acting now.
@@ -236,6 +239,7 @@ func characterView(st *engine.State, c *engine.Character, names map[string]strin
 		Player:    names[c.PlayerID],
 		XPNext:    engine.XPForLevel(c.Level + 1),
 		Turn:      turnOf(st, c),
+		Abilities: st.CharacterAbilities(c),
 	}
 	v.CanAct = v.Turn == TurnFree || v.Turn == TurnYours
 	for _, slot := range []string{"weapon", "armour"} {

@@ -54,7 +54,7 @@ func itemNamed(st *engine.State, name string) *engine.Item {
 // the websocket with the offline narrator and checks the world rows each
 // one must leave behind.
 func TestSeed001Scenarios(t *testing.T) {
-	seed := uint64(2) // a seed where the party wins both fights and Snikket falls
+	seed := uint64(4) // a seed where the party wins both fights and Snikket falls
 	if v := os.Getenv("SCENARIO_SEED"); v != "" {
 		fmt.Sscan(v, &seed)
 	}

@@ -32,7 +32,7 @@ func (t *offlineTurn) combat() reply {
 	}
 	if first := t.Steps[0]; first.Err && len(t.Steps) == 1 {
 		// The chosen action was refused: fall back on the simplest valid
-		// one, attacking the first foe standing.
+		// one, attacking the first foe standing (the narration says why).
 		if f := t.foes(); len(f) > 0 {
 			return call("attack", map[string]any{"target": f[0].Entry})
 		}
@@ -45,8 +45,12 @@ func (t *offlineTurn) combat() reply {
 	}
 	var parts []string
 	for _, s := range t.Steps {
-		if !s.Err {
+		switch {
+		case !s.Err:
 			parts = append(parts, t.combatNarration(s))
+		case s.Name == "use_ability" || s.Name == "use_item":
+			// A refused ability or item says why, and what is ready.
+			parts = append(parts, strings.TrimPrefix(s.Result, "Error: "))
 		}
 	}
 	if len(parts) == 0 {
@@ -76,6 +80,12 @@ func (t *offlineTurn) me() *agent.PartyMember {
 func (t *offlineTurn) pcAction() reply {
 	text := strings.ToLower(t.Words)
 	words := tokens(text)
+	if c, ok := t.remedyForAlly(text, words); ok {
+		return c
+	}
+	if c, ok := t.abilityAction(text, words); ok {
+		return c
+	}
 	switch {
 	case fleeWords.in(text):
 		return call("attempt_flee", map[string]any{})
@@ -102,8 +112,8 @@ func (t *offlineTurn) pcAction() reply {
 	return call("attack", map[string]any{"target": target.Entry})
 }
 
-// heal heals the ally the words name (default: the healer), with a
-// cleric's prayer or plain first aid.
+// heal heals the ally the words name (default: the healer) with first
+// aid.
 func (t *offlineTurn) heal(words map[string]bool) reply {
 	target := ""
 	best := 0
@@ -115,12 +125,11 @@ func (t *offlineTurn) heal(words map[string]bool) reply {
 	if target == "" && t.Ctx.Actor != nil {
 		target = string(engine.PCEntry(t.Ctx.Actor.Seat))
 	}
+	// First aid: a cleric's healing is an ability (healing_word), spent
+	// from its uses; what remains is a bandage and a kind word.
 	dice := "1d6"
-	if t.Ctx.Actor != nil && t.Ctx.Actor.Class == "cleric" {
-		dice = "2d8+2"
-		if t.Ctx.Ruleset == engine.RulesetD20 {
-			dice = "1d8+2"
-		}
+	if t.Ctx.Ruleset == engine.RulesetD20 {
+		dice = "1d4"
 	}
 	return call("heal", map[string]any{"target": target, "dice": dice})
 }
@@ -236,6 +245,8 @@ func (t *offlineTurn) combatNarration(l step) string {
 		return t.blow(o) + t.afterBlow(o)
 	case "use_item":
 		return t.remedy(l)
+	case "use_ability":
+		return t.abilityNarration(l)
 	case "heal":
 		r := decodeStep[engine.HealOutcome](l)
 		return fmt.Sprintf("%s %s: %s recovers %d HP (%d/%d).", t.actorOrNPC(), t.pick("pray", "calls on the light", "murmurs a prayer", "works quickly"), r.Target, r.Amount, r.HP, r.MaxHP)

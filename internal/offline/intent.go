@@ -208,6 +208,14 @@ func (t *offlineTurn) worldIntent(text string, words map[string]bool) (reply, bo
 	if t.Ctx.Kind == agent.TurnStart {
 		return t.startSession(), true
 	}
+	for _, plan := range []func(string, map[string]bool) (reply, bool){t.dropIntent, t.giveToFriend} {
+		if c, ok := plan(text, words); ok {
+			return c, true
+		}
+	}
+	if c, ok := t.restIntent(text); ok {
+		return c, true
+	}
 	switch {
 	case lootWords.in(text):
 		return t.loot(), true

@@ -8,7 +8,8 @@
 // file narrates one part of the game: intent.go reads what the player
 // means, explore.go moving and looking around, talk.go talking and quests,
 // trade.go buying, giving and looting, combat.go the fight, tactics.go
-// what an NPC does on its turn, backstory.go a character's session start.
+// what an NPC does on its turn, abilities.go abilities, rests, drops and a
+// potion for a fallen friend, backstory.go a character's session start.
 package offline
 
 import (

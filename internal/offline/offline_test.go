@@ -143,8 +143,10 @@ func TestOfflineNPCsFollowTactics(t *testing.T) {
 		t.Fatal(err)
 	}
 	cb := g.st.Game.Combat
-	// Snikket "focuses the weakest": Brina is hurt, so he goes for her.
+	// Snikket "focuses the weakest": Brina is hurt, so he goes for her
+	// (with his blade or his dirty tricks).
 	g.st.Party[1].HP = 5
+	g.st.Game.Spent = map[string]map[string]int{"n:snikket": {"bless": 1}} // no blessing first
 	for cb.Current().Entry != "dm:snikket" {
 		g.st.AdvanceTurn(g.dice)
 	}
@@ -152,7 +154,7 @@ func TestOfflineNPCsFollowTactics(t *testing.T) {
 	var target string
 	for _, m := range res.Messages {
 		for _, c := range m.ToolCalls {
-			if c.Function.Name == "attack" {
+			if c.Function.Name == "attack" || c.Function.Name == "use_ability" {
 				var a struct{ Target string }
 				_ = json.Unmarshal([]byte(c.Function.Arguments), &a)
 				target = a.Target

@@ -27,18 +27,11 @@ func (t *offlineTurn) npcAction() reply {
 	if (hurt && cowardly) || (alone && strings.Contains(tactics, "flees when alone") && p.HP < p.MaxHP) {
 		return call("attempt_flee", map[string]any{})
 	}
-	if p.HP*2 < p.MaxHP {
-		for _, it := range p.Items {
-			if strings.Contains(strings.ToLower(it.Name), "potion") {
-				return call("use_item", map[string]any{"item": it.ID})
-			}
-		}
-	}
 	foes := t.foes()
 	if len(foes) == 0 {
 		return call("continue_combat", map[string]any{"narration": p.Name + " finds no one left to fight."})
 	}
-	target := foes[0]
+	target := foes[int(fnvHash(t.key))%len(foes)]
 	if strings.Contains(tactics, "strongest") {
 		// The one standing with the most HP: the fighter who threatens most.
 		sort.SliceStable(foes, func(i, j int) bool {
@@ -56,8 +49,21 @@ func (t *offlineTurn) npcAction() reply {
 			return foes[i].Name < foes[j].Name
 		})
 		target = foes[0]
-	} else {
-		target = foes[int(fnvHash(t.key))%len(foes)]
+	}
+	// Hurt, it heals: an ability before a potion (uses come back, potions
+	// do not); then its other abilities, then its weapon.
+	if p.HP*2 < p.MaxHP {
+		if c, ok := t.npcAbility(target, true); ok {
+			return c
+		}
+		for _, it := range p.Items {
+			if strings.Contains(strings.ToLower(it.Name), "potion") {
+				return call("use_item", map[string]any{"item": it.ID})
+			}
+		}
+	}
+	if c, ok := t.npcAbility(target, false); ok {
+		return c
 	}
 	return call("attack", map[string]any{"target": target.Entry})
 }

@@ -201,6 +201,12 @@ export function eventLine(ev, characterName = () => '') {
       return worldLine(d, who);
     case 'system':
       return { text: str(d.message) };
+    case 'ability': {
+      // The ability's id in words: "magic_missile" is "magic missile".
+      const name = str(d.ability).replace(/_/g, ' ');
+      const left = Number(d.uses_left);
+      return { who: str(d.actor), text: `uses ${name}${str(d.target) ? ' on ' + str(d.target) : ''} (${left} ${left === 1 ? 'use' : 'uses'} left)` };
+    }
     case 'combatant_joined':
       return { text: `${str(d.name)} joins the fight (initiative ${str(d.initiative)}).` };
     case 'player_joined':

@@ -101,8 +101,9 @@ export function combatBar(s, seat) {
 const isOut = (st) => list(st).some((x) => x === 'dead' || x === 'unconscious' || x === 'fled');
 
 // combatPanel is the initiative card: the round and the order, the active
-// entry marked.
-export function combatPanel(s) {
+// entry marked, and the entry the viewer targets (target, tapped there or
+// among the fight's chips).
+export function combatPanel(s, seat, target) {
   const cb = s.combat;
   const act = activeEntry(s);
   const free = freeCombat(s);
@@ -112,7 +113,7 @@ export function combatPanel(s) {
     const active = !free && !!act && act.id === e.id;
     items.push(h('li', {
       'data-entry': e.id,
-      class: `entry kind-${e.kind}${active ? ' active' : ''}${isOut(e.statuses) ? ' out' : ''}`,
+      class: `entry kind-${e.kind}${active ? ' active' : ''}${isOut(e.statuses) ? ' out' : ''}${target && target === e.id ? ' targeted' : ''}`,
       'aria-current': active ? 'true' : null,
     },
     h('span', { class: 'e-name' }, e.name),
@@ -191,6 +192,7 @@ export function sheet(s, seat) {
       row('Defence', 'defence', c.ac ? `AC ${c.ac}` : `absorbs ${c.absorption || 0} damage`),
       row('Stats', 'stats', `STR ${st.str} · AGI ${st.agi} · CON ${st.con} · INT ${st.int} · WIS ${st.wis} · CHA ${st.cha}`),
       sts.length > 0 && row('Status', 'statuses', sts.join(', '))),
+    ...abilityList(c),
     h('h3', null, 'Inventory'),
     h('ul', { class: 'inventory', 'data-field': 'inventory' }, inv.length ? inv : h('li', { class: 'muted' }, 'nothing')),
   ];
@@ -271,4 +273,114 @@ export function shops(s, seat) {
       offers.length > 0 && h('ul', { class: 'offers' }, offers),
     ].filter(Boolean);
   });
+}
+
+// ---------- abilities: the chips of a fight, the sheet's uses ----------
+
+const RECHARGE = { turn: 'every turn', short_rest: 'short rest', long_rest: 'long rest' };
+
+const hostileEntry = (s, e) => {
+  if (e.kind !== 'npc') return false;
+  const n = list(s.npcs).find((x) => 'dm:' + x.id === e.id);
+  return !n || n.hostile !== false;
+};
+
+// targets are the viewer's choices in a fight: the foes standing and the
+// party members, with the foe and the ally the chips act on. target is
+// the entry the viewer tapped in the tracker ('' for none): a foe is the
+// foe, a party member the ally; otherwise the first foe, and the fallen,
+// the most hurt or the viewer as the ally.
+export function targets(s, seat, target) {
+  const c = me(s, seat);
+  const entries = list(s.combat && s.combat.initiative).filter((e) => e.kind !== 'bookend');
+  const foes = entries.filter((e) => hostileEntry(s, e) && !isOut(e.statuses));
+  const friends = list(s.party).filter((p) => !list(p.statuses).includes('fled') && !list(p.statuses).includes('dead'));
+  const foe = foes.find((f) => f.id === target) || foes[0] || null;
+  const fallen = friends.filter((p) => c && p.id !== c.id && list(p.statuses).includes('unconscious'));
+  let ally = friends.find((p) => 'pc:' + p.seat === target) || fallen[0] || null;
+  if (!ally) {
+    const hurt = friends.filter((p) => p.hp < p.max_hp).sort((a, b) => a.hp / a.max_hp - b.hp / b.max_hp);
+    ally = hurt[0] || c;
+  }
+  return { foes, foe, ally, fallen };
+}
+
+// abilityWords are the plain words an ability chip puts in the action box
+// (the narrator reads them as a player's: "Magic missile on Snikket").
+export function abilityWords(a, t, c) {
+  if (a.target === 'enemy') return t.foe ? `${a.name} on ${t.foe.name}` : a.name;
+  if (a.target === 'ally') return t.ally && c && t.ally.id !== c.id ? `${a.name} on ${t.ally.name}` : `${a.name} on myself`;
+  return a.name;
+}
+
+// fightChips are the viewer's chips in a fight when they may act: the foes
+// to target (tap one here or in the tracker), then attack, each ability
+// with its uses (a spent one is disabled and says when it comes back),
+// a potion for a fallen friend, and defend.
+export function fightChips(s, seat, target) {
+  const c = me(s, seat);
+  if (!c || s.mode !== 'combat' || !s.combat || !c.can_act) return [];
+  const t = targets(s, seat, target);
+  const out = [];
+  if (t.foes.length) {
+    out.push(h('span', { class: 'chips-label' }, 'Target:'));
+    for (const f of t.foes) {
+      const on = t.foe && f.id === t.foe.id;
+      out.push(h('button', { type: 'button', class: `chip target${on ? ' selected' : ''}`, 'data-target': f.id, 'aria-pressed': on ? 'true' : 'false' }, f.name));
+    }
+    out.push(h('span', { class: 'chips-break' }));
+  }
+  if (t.foe) out.push(h('button', { type: 'button', class: 'chip act', 'data-fill': `attack ${t.foe.name}` }, `Attack ${t.foe.name}`));
+  for (const a of list(c.abilities)) {
+    const spent = a.uses <= 0;
+    out.push(h('button', {
+      type: 'button', class: `chip ability${spent ? ' spent' : ''}`, 'data-ability': a.id, 'data-fill': abilityWords(a, t, c),
+      disabled: spent ? true : null, title: spent ? `${a.name}: spent (${RECHARGE[a.recharge] || a.recharge})` : a.description,
+    }, `${a.name} ${a.uses}/${a.max_uses}`));
+  }
+  const potion = list(c.inventory).find((it) => it.category === 'consumable' && /potion/i.test(it.name));
+  for (const f of t.fallen) {
+    if (potion) out.push(h('button', { type: 'button', class: 'chip potion', 'data-fill': `give my ${potion.name.toLowerCase()} to ${f.name}` }, `Give ${potion.name} to ${f.name}`));
+  }
+  out.push(h('button', { type: 'button', class: 'chip act', 'data-fill': 'defend' }, 'Defend'));
+  return out;
+}
+
+// abilityList is the sheet's list of abilities with their uses.
+export function abilityList(c) {
+  const as = list(c.abilities);
+  if (!as.length) return [];
+  return [
+    h('h3', null, 'Abilities'),
+    h('ul', { class: 'abilities', 'data-field': 'abilities' }, as.map((a) => h('li', { 'data-ability': a.id, title: a.description },
+      h('span', { class: 'a-name' }, a.name),
+      h('span', { class: `a-uses${a.uses <= 0 ? ' spent' : ''}` }, `${a.uses}/${a.max_uses}`),
+      h('span', { class: 'a-recharge muted' }, RECHARGE[a.recharge] || a.recharge)))),
+  ];
+}
+
+// afterFight is what the DM suggests when a fight is over and it has not
+// suggested anything since: after a win, loot and a rest (a potion for
+// the hurt); after a wipe, a long rest and the way to a merchant; after
+// fleeing, a rest. From the state alone: the last result, the party and
+// where it stands.
+export function afterFight(s, seat) {
+  const r = s.last_combat_result;
+  if (!r || s.mode === 'combat') return [];
+  const c = me(s, seat);
+  const out = [];
+  const hurt = list(s.party).some((p) => p.hp < p.max_hp);
+  const spent = list(s.party).some((p) => list(p.abilities).some((a) => a.uses < a.max_uses));
+  const exits = list(s.location && s.location.exits).map((e) => `go to ${e.name || e.to}`);
+  if (r.outcome === 'player_die') {
+    out.push('we camp for the night');
+    out.push(...exits.slice(0, 2));
+    return out;
+  }
+  if ((r.outcome === 'player_win' || r.outcome === 'npc_flee') && (list(r.loot).length || list(r.defeated).length)) out.push('loot the bodies');
+  if (hurt || spent) out.push('we take a short rest');
+  const potion = c && list(c.inventory).find((it) => it.category === 'consumable' && /potion/i.test(it.name));
+  if (c && potion && c.hp * 2 < c.max_hp) out.push(`drink the ${potion.name.toLowerCase()}`);
+  if (r.outcome === 'player_flee') out.push(...exits.slice(0, 1));
+  return out;
 }

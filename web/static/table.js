@@ -45,10 +45,15 @@ const boxes = [
   ['location', panels.location],
   ['quests', panels.quests],
   ['shop', panels.shops],
-  ['hints', () => panels.hints(hints)],
+  ['hints', (st, seat) => [...panels.fightChips(st, seat, target), ...panels.hints(hints.length || !afterFight ? hints : panels.afterFight(st, seat))]],
 ];
 
 let hints = [];
+// afterFight: a fight ended and nobody has acted since, so the DM's
+// suggestions for after a fight stand in for empty hints.
+let afterFight = false;
+// target is the initiative entry the viewer tapped to aim the fight chips.
+let target = '';
 let sending = false; // an act is in flight (sent, no ack or error yet)
 let connected = false;
 let everConnected = false;
@@ -79,10 +84,10 @@ function renderAll() {
   barEl.replaceChildren(...bar.children.map((v) => mount(v)));
   for (const [id, render] of boxes) {
     const box = $(id);
-    if (box) box.replaceChildren(...render(state, viewer()).map((v) => mount(v)));
+    if (box) box.replaceChildren(...render(state, viewer(), target).map((v) => mount(v)));
   }
   const hintBox = $('hints');
-  if (hintBox) hintBox.hidden = !hints.length;
+  if (hintBox) hintBox.hidden = !hintBox.children.length;
   const shopBox = $('shop');
   if (shopBox) shopBox.hidden = !(state.shops || []).length;
   renderAction();
@@ -91,6 +96,14 @@ function renderAll() {
 // Any [data-fill] button (a hint, an exit, an NPC, an item, an item's
 // equip/use/drop) puts its words in the action box, ready to send.
 page.addEventListener('click', (e) => {
+  // Tapping a combatant (a target chip, an entry of the tracker) aims the
+  // fight chips at it.
+  const aim = e.target.closest('[data-target], #initiative li[data-entry]');
+  if (aim) {
+    target = aim.dataset.target || aim.dataset.entry;
+    renderAll();
+    return;
+  }
   const b = e.target.closest('[data-fill]');
   const box = $('action-text');
   if (!b || !box) return;
@@ -166,6 +179,15 @@ function lastHints(events) {
   return [];
 }
 
+// endedSinceAction tells whether a fight ended after the last action.
+function endedSinceAction(events) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    if (events[i].kind === 'action') return false;
+    if (events[i].kind === 'combat_ended') return true;
+  }
+  return false;
+}
+
 function onEvent(ev) {
   if (typeof ev.seq !== 'number' || ev.seq <= lastSeq) return; // replayed twice
   if (ev.seq > lastSeq + 1) {
@@ -174,12 +196,13 @@ function onEvent(ev) {
     return;
   }
   lastSeq = ev.seq;
-  if (ev.kind === 'action') hints = [];
+  if (ev.kind === 'action') { hints = []; afterFight = false; }
   if (ev.kind === 'narration') hints = asList((ev.data || {}).hints);
+  if (ev.kind === 'combat_ended') { afterFight = true; target = ''; }
   log.append(ev);
   // The panels change with the state frame that follows every event but
   // chat; only the hints come from the event.
-  if (ev.kind === 'action' || ev.kind === 'narration') renderAll();
+  if (ev.kind === 'action' || ev.kind === 'narration' || ev.kind === 'combat_ended') renderAll();
 }
 
 // onState takes a pushed state: the snapshot's fields without recent.
@@ -455,6 +478,7 @@ async function loadEarlier() {
 if (earlierBtn) earlierBtn.addEventListener('click', loadEarlier);
 
 hints = lastHints(state.recent || []);
+afterFight = endedSinceAction(state.recent || []);
 renderEarlier();
 log.reset(state.recent || []);
 renderAll();

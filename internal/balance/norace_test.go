@@ -1,5 +1,5 @@
 //go:build !race
 
-package offline_test
+package balance_test
 
 const raceBuild = false

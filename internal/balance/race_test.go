@@ -1,7 +1,7 @@
 //go:build race
 
-package offline_test
+package balance_test
 
-// raceBuild is true under -race, where the 1,600-fight balance test takes
+// raceBuild is true under -race, where the balance smoke test takes
 // minutes for no gain (it is one goroutine): make test runs it apart.
 const raceBuild = true
