@@ -1,6 +1,9 @@
-// Package adventures holds Tavern's built-in adventures and the equipment
-// catalogue as embedded YAML, and loads them into engine types. Start with
-// [Load], which parses and checks everything once at start-up.
+// Package adventures is the adventure format (docs/adventures.md): [Parse]
+// reads one and reports every problem with its line, path and how to fix
+// it; [Schema] is its JSON Schema, generated from the engine's types. It
+// holds the built-in adventures and the equipment catalogue as embedded
+// YAML ([Load] parses and checks them once at start-up), and the [Shelf]
+// of built-in and community adventures that the hub and the web serve.
 package adventures
 
 import (
@@ -18,11 +21,20 @@ import (
 //go:embed *.yaml
 var files embed.FS
 
+//go:embed starter/rat-cellar.yaml
+var starter []byte
+
+// Starter is the small complete adventure a new one starts from in the
+// editor (the example of docs/adventures.md). The caller must not modify
+// it.
+func Starter() []byte { return starter }
+
 // Library is the loaded catalogue and adventures. It is immutable and safe
 // for concurrent use.
 type Library struct {
 	Catalogue  *engine.Catalogue
 	adventures map[string]*engine.Adventure
+	sources    map[string][]byte
 }
 
 // Default is the adventure new tables get when they name none.
@@ -35,7 +47,7 @@ func Load() (*Library, error) { return LoadFS(files) }
 // LoadFS loads a library from fsys: catalogue.yaml and one YAML file per
 // adventure.
 func LoadFS(fsys fs.FS) (*Library, error) {
-	lib := &Library{Catalogue: &engine.Catalogue{}, adventures: map[string]*engine.Adventure{}}
+	lib := &Library{Catalogue: &engine.Catalogue{}, adventures: map[string]*engine.Adventure{}, sources: map[string][]byte{}}
 	b, err := fs.ReadFile(fsys, "catalogue.yaml")
 	if err != nil {
 		return nil, fmt.Errorf("read catalogue: %w", err)
@@ -61,14 +73,13 @@ func LoadFS(fsys fs.FS) (*Library, error) {
 		if err != nil {
 			return nil, err
 		}
-		var a engine.Adventure
-		if err := strictUnmarshal(b, &a); err != nil {
-			return nil, fmt.Errorf("parse %s: %w", name, err)
+		// The built-in adventures pass the same validation as uploads.
+		a, problems := Parse(b, lib.Catalogue)
+		if len(problems) > 0 {
+			return nil, fmt.Errorf("%s: %w", name, &ProblemsError{problems})
 		}
-		if err := check(&a, lib.Catalogue); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		lib.adventures[a.ID] = &a
+		lib.adventures[a.ID] = a
+		lib.sources[a.ID] = b
 	}
 	return lib, nil
 }
@@ -83,6 +94,13 @@ func strictUnmarshal(b []byte, v any) error {
 func (l *Library) Get(id string) (*engine.Adventure, bool) {
 	a, ok := l.adventures[id]
 	return a, ok
+}
+
+// Source returns the YAML of a built-in adventure. The caller must not
+// modify it.
+func (l *Library) Source(id string) ([]byte, bool) {
+	b, ok := l.sources[id]
+	return b, ok
 }
 
 // IDs lists the adventures, sorted.
@@ -140,89 +158,6 @@ func checkCatalogue(cat *engine.Catalogue) error {
 		}
 		if err := dice(c.ID, c.HealD20); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-func check(a *engine.Adventure, cat *engine.Catalogue) error {
-	if a.ID == "" || a.Name == "" {
-		return fmt.Errorf("adventure needs an id and a name")
-	}
-	locs := map[string]bool{}
-	for _, l := range a.Locations {
-		if locs[l.ID] {
-			return fmt.Errorf("duplicate location %q", l.ID)
-		}
-		locs[l.ID] = true
-	}
-	if !locs[a.Start] {
-		return fmt.Errorf("start location %q does not exist", a.Start)
-	}
-	for _, l := range a.Locations {
-		for _, e := range l.Exits {
-			if !locs[e.To] {
-				return fmt.Errorf("location %q: exit to unknown location %q", l.ID, e.To)
-			}
-		}
-	}
-	npcs := map[string]bool{}
-	for _, n := range a.NPCs {
-		if npcs[n.ID] {
-			return fmt.Errorf("duplicate NPC %q", n.ID)
-		}
-		npcs[n.ID] = true
-		if !locs[n.Location] {
-			return fmt.Errorf("NPC %q: unknown location %q", n.ID, n.Location)
-		}
-		if n.HP <= 0 {
-			return fmt.Errorf("NPC %q: hp must be positive", n.ID)
-		}
-		if n.Weapon != "" && cat.Category(n.Weapon) != "weapon" {
-			return fmt.Errorf("NPC %q: weapon %q is not in the catalogue", n.ID, n.Weapon)
-		}
-		if n.Armour != "" && cat.Category(n.Armour) != "armour" {
-			return fmt.Errorf("NPC %q: armour %q is not in the catalogue", n.ID, n.Armour)
-		}
-	}
-	tpls := map[string]bool{}
-	for _, t := range a.Templates {
-		if tpls[t.ID] || cat.Category(t.ID) != "" {
-			return fmt.Errorf("item template %q is defined twice (in the adventure or the catalogue)", t.ID)
-		}
-		if t.Value < 0 {
-			return fmt.Errorf("item template %q: negative value %d", t.ID, t.Value)
-		}
-		tpls[t.ID] = true
-	}
-	friendly := map[string]bool{}
-	for _, n := range a.NPCs {
-		friendly[n.ID] = !n.Hostile
-	}
-	prices := engine.NewState(engine.Config{}, a, cat, 0) // the engine's Price
-	for _, it := range a.Items {
-		if !tpls[it.Template] && cat.Category(it.Template) == "" {
-			return fmt.Errorf("item %q: unknown template %q", it.ID, it.Template)
-		}
-		// What a friendly NPC carries is stock for buy_item: one without
-		// a price would be a gift the engine cannot tell from a sale.
-		if it.OwnerType == engine.OwnerNPC && friendly[it.OwnerID] && prices.Price(&it) <= 0 {
-			return fmt.Errorf("item %q: %s sells it but it has no price", it.ID, it.OwnerID)
-		}
-		ok := false
-		switch it.OwnerType {
-		case engine.OwnerLocation:
-			ok = locs[it.OwnerID]
-		case engine.OwnerNPC:
-			ok = npcs[it.OwnerID]
-		}
-		if !ok {
-			return fmt.Errorf("item %q: unknown owner %s %q", it.ID, it.OwnerType, it.OwnerID)
-		}
-	}
-	for _, q := range a.Quests {
-		if !npcs[q.Giver] {
-			return fmt.Errorf("quest %q: unknown giver %q", q.ID, q.Giver)
 		}
 	}
 	return nil

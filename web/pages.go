@@ -13,12 +13,18 @@ import (
 
 // lobbyView is what the lobby page shows.
 type lobbyView struct {
-	Player     *engine.Player
-	Tables     []hub.TableSummary
-	DM         string
-	Adventures []string
+	Player *engine.Player
+	Tables []hub.TableSummary
+	DM     string
+	// Adventures are the ones a new table may be made from; Chosen the
+	// one picked already (?adventure= from the adventures page).
+	Adventures []adventureChoice
+	Chosen     string
 	Version    string
 }
+
+// adventureChoice is one adventure of the lobby's create form.
+type adventureChoice struct{ ID, Title string }
 
 // tableView is what the table page shows.
 type tableView struct {
@@ -76,8 +82,26 @@ func (s *Server) lobbyPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.log.Error("lobby: resolve player", "err", err)
 	}
-	v := lobbyView{Player: p, Tables: s.hub.List(), DM: s.hub.DM(), Adventures: s.hub.AdventureIDs(), Version: s.assetVersion}
+	v := lobbyView{Player: p, Tables: s.hub.List(), DM: s.hub.DM(), Adventures: s.adventureChoices(r), Chosen: r.URL.Query().Get("adventure"), Version: s.assetVersion}
 	s.render(w, r, http.StatusOK, lobbyPage(v))
+}
+
+// adventureChoices lists the adventures by title when the shelf is
+// served, else by id.
+func (s *Server) adventureChoices(r *http.Request) []adventureChoice {
+	var out []adventureChoice
+	if s.adventures != nil {
+		if list, err := s.adventures.List(r.Context()); err == nil {
+			for _, e := range list {
+				out = append(out, adventureChoice{e.ID, e.Title})
+			}
+			return out
+		}
+	}
+	for _, id := range s.hub.AdventureIDs() {
+		out = append(out, adventureChoice{id, id})
+	}
+	return out
 }
 
 // tablePage is GET /tables/{id}; ?watch=1 shows a seated player the

@@ -44,11 +44,13 @@ func (s *Server) routes() http.Handler {
 	s.ownerRoutes(hf)
 	// Ask the data: the operator's data agent, web/ask.go.
 	s.askRoutes(func(pattern string, h http.HandlerFunc) { hf(pattern, s.adminOnly(h)) })
+	// Adventures players write: web/adventures.go.
+	s.adventureRoutes(hf)
 	// Anything else under /api gets a JSON error, not the HTML 404: 405 if
 	// the path exists with other methods.
 	hf("/api/", func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
-		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
 			r2 := r.Clone(r.Context())
 			r2.Method = m
 			if _, p := mux.Handler(r2); p != "" && p != "/api/" {

@@ -93,6 +93,9 @@ type Config struct {
 	// Ask, if set, answers the operator's questions (the data agent, issue
 	// 10); without it the Ask page says it is not configured.
 	Ask Asker
+	// Adventures, if set, serves the adventures API and pages
+	// (web/adventures.go); without it they answer 404.
+	Adventures Adventures
 }
 
 // Server serves Tavern over HTTP. Its handler is safe for concurrent use.
@@ -113,6 +116,11 @@ type Server struct {
 	assetVersion string
 	// playerQuota and tableQuota are nil when quotas are off.
 	playerQuota, tableQuota *quota
+	adventures              Adventures
+	// adventureQuota bounds adventures created, replaced and forked as
+	// tableQuota bounds tables (nil when quotas are off); validateQuota
+	// the editor's checks as you type.
+	adventureQuota, validateQuota *quota
 	// adminTries throttles wrong admin tokens per address (admin_auth.go).
 	adminTries *quota
 }
@@ -147,6 +155,7 @@ func newServer(t tables, cfg Config) *Server {
 		log:          log,
 		metrics:      newMetrics(cfg.Metrics),
 		ask:          cfg.Ask,
+		adventures:   cfg.Adventures,
 		assetVersion: staticVersion(),
 		started:      time.Now(),
 	}
@@ -161,6 +170,8 @@ func newServer(t tables, cfg Config) *Server {
 	if q := cfg.Quotas.withDefaults(); !q.Off {
 		s.playerQuota = newQuota(q.PlayersPerMinute, q.PlayersBurst, time.Now)
 		s.tableQuota = newQuota(q.TablesPerMinute, q.TablesBurst, time.Now)
+		s.adventureQuota = newQuota(q.TablesPerMinute, q.TablesBurst, time.Now)
+		s.validateQuota = newQuota(validatesPerMinute, validatesBurst, time.Now)
 	}
 	s.handler = readDeadline(s.routes())
 	return s

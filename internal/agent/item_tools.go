@@ -84,7 +84,7 @@ func transferTool() *Tool {
 }
 
 func buyTool() *Tool {
-	return defineTool("buy_item", "The acting character buys an item (instance id) from an NPC here at its catalogue price; the engine moves the gold and the item.", []string{"item", "from"},
+	return defineTool("buy_item", "The acting character buys an item (instance id) from an NPC here at its shop price (else its catalogue price); the engine checks and moves the gold and the item.", []string{"item", "from"},
 		map[string]any{"item": str("Instance id from get_npc_inventory."), "from": str("The seller (NPC id or name).")},
 		func(tc *ToolContext, a struct{ Item, From string }) (any, error) {
 			return asActor(tc, func(c *engine.Character) (any, []engine.Event, error) {
@@ -93,6 +93,22 @@ func buyTool() *Tool {
 					return nil, nil, err
 				}
 				return map[string]any{"bought": it.Name, "instance_id": it.ID, "price": price, "gold_left": c.Gold}, evs, nil
+			})
+		})
+}
+
+// sellTool: the acting character sells an item to a shopkeeper here, at
+// the shop's stated fraction of its price.
+func sellTool() *Tool {
+	return defineTool("sell_item", "The acting character sells an item it carries (instance id) to a shopkeeper here, who pays the shop's stated percentage of its price (get_npc_inventory shows it); the engine checks the keeper's gold and what the shop buys.", []string{"item", "to"},
+		map[string]any{"item": str("Instance id of an item the acting character carries."), "to": str("The buyer (NPC id or name).")},
+		func(tc *ToolContext, a struct{ Item, To string }) (any, error) {
+			return asActor(tc, func(c *engine.Character) (any, []engine.Event, error) {
+				it, price, evs, err := tc.State.SellItem(c.ID, a.Item, a.To)
+				if err != nil {
+					return nil, nil, err
+				}
+				return map[string]any{"sold": it.Name, "price": price, "gold_left": c.Gold, "to": tc.State.ResolveName(it)}, evs, nil
 			})
 		})
 }

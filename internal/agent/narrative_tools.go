@@ -32,12 +32,23 @@ func moveTool() *Tool {
 		func(tc *ToolContext, a struct {
 			To string `json:"to"`
 		}) (any, error) {
+			e, _ := tc.State.ExitTo(a.To)
 			_, evs, err := tc.State.MoveParty(a.To)
 			if err != nil {
 				return nil, err
 			}
 			tc.emit(evs...)
-			return map[string]any{"moved": true, "location": locationOf(tc.State)}, nil
+			out := map[string]any{"moved": true, "location": locationOf(tc.State)}
+			if t := e.Trap; t != nil {
+				// The trap is the adventure's; its rule is the DM's to play.
+				difficulty := t.Difficulty
+				if tc.State.Config.Ruleset == engine.RulesetD20 {
+					difficulty = t.DC
+				}
+				out["trap"] = map[string]any{"description": t.Description, "stat": t.Stat, "difficulty": difficulty, "damage": t.Damage,
+					"rule": "Call skill_check with this stat and difficulty for the acting character; on a failure, update_player_health with this damage."}
+			}
+			return out, nil
 		})
 }
 

@@ -108,7 +108,7 @@ func NewNarrativeTools(deps ToolDeps) *Toolset {
 	lim := deps.Limits.withDefaults()
 	tools := []*Tool{lookTool(), locationInfoTool(), moveTool(), npcInfoTool(), npcsAtTool(), playerInfoTool(), relationshipTool(), questsTool(),
 		allLocationsTool(), templatesTool(), itemsAtTool(), inventoryTool(), npcInventoryTool(),
-		pickupTool(), dropTool(), giveTool(), transferTool(), buyTool(), drinkTool(), equipTool(),
+		pickupTool(), dropTool(), giveTool(), transferTool(), buyTool(), sellTool(), drinkTool(), equipTool(),
 		createForPlayerTool(lim), createForNPCTool(lim), spawnItemTool(lim),
 		playerHealthTool(), playerGoldTool(lim), playerXPTool(lim),
 		moveNPCTool(), npcHealthTool(), behaviorTool(), dispositionTool(), createNPCTool(lim),

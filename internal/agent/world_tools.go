@@ -209,7 +209,16 @@ func npcInventoryTool() *Tool {
 			if n == nil {
 				return nil, engine.Errorf(engine.ENOTFOUND, "No NPC %q.", a.NPC)
 			}
-			return map[string]any{"npc": n.Name, "alive": n.Alive(), "gold": n.Gold, "items": itemsView(tc.State, tc.State.World.ItemsOwned(engine.OwnerNPC, n.ID))}, nil
+			items := itemsView(tc.State, tc.State.World.ItemsOwned(engine.OwnerNPC, n.ID))
+			out := map[string]any{"npc": n.Name, "alive": n.Alive(), "gold": n.Gold, "items": items}
+			if sh := tc.State.World.Shops[n.ID]; sh != nil {
+				// A shop's own prices, and what it pays for what it buys.
+				for i, it := range tc.State.World.ItemsOwned(engine.OwnerNPC, n.ID) {
+					items[i]["price"] = tc.State.PriceFrom(n.ID, it)
+				}
+				out["shop"] = map[string]any{"name": sh.Name, "buys_at_percent": sh.BuysAt, "buys": sh.Buys}
+			}
+			return out, nil
 		})
 }
 

@@ -25,7 +25,17 @@ func sameCharacter(a, b *engine.Character) bool {
 }
 
 func sameLocation(a, b *engine.Location) bool {
-	return a.ID == b.ID && a.Name == b.Name && a.Description == b.Description && sameSlice(a.Exits, b.Exits)
+	return a.ID == b.ID && a.Name == b.Name && a.Description == b.Description &&
+		(a.Exits == nil) == (b.Exits == nil) && slices.EqualFunc(a.Exits, b.Exits, sameExit)
+}
+
+// sameExit compares exits by value, their traps too (a clone's trap is
+// another pointer to an equal trap).
+func sameExit(a, b engine.Exit) bool {
+	if a.To != b.To || a.Name != b.Name || a.Key != b.Key || (a.Trap == nil) != (b.Trap == nil) {
+		return false
+	}
+	return a.Trap == nil || *a.Trap == *b.Trap
 }
 
 func sameNPC(a, b *engine.NPC) bool {

@@ -84,6 +84,9 @@ func fill(v reflect.Value, n int) {
 		fill(e, n)
 		m.SetMapIndex(k, e)
 		v.Set(m)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), n)
 	default:
 		panic("fill: no case for " + v.Type().String())
 	}

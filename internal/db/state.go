@@ -47,7 +47,7 @@ func writeEncodedState(w *writeTx, id string, st, prev *engine.State, game gameR
 		}
 	}
 	for _, write := range []func(*writeTx, string, *engine.State, *engine.State) error{
-		writeParty, writeLocations, writeNPCs, writeTemplates, writeItems, writeQuests, writeRelationships,
+		writeParty, writeLocations, writeNPCs, writeTemplates, writeItems, writeQuests, writeRelationships, writeTrade,
 	} {
 		if err := write(w, id, st, prev); err != nil {
 			return err
@@ -99,7 +99,7 @@ func worldOf(prev *engine.State) (engine.World, bool) {
 func loadState(ctx context.Context, tx *sql.Tx, t engine.Table) (*engine.State, error) {
 	st := &engine.State{Config: t.Config}
 	for _, load := range []func(context.Context, *sql.Tx, string, *engine.State) error{
-		loadGame, loadParty, loadLocations, loadNPCs, loadTemplates, loadItems, loadQuests, loadRelationships,
+		loadGame, loadParty, loadLocations, loadNPCs, loadTemplates, loadItems, loadQuests, loadRelationships, loadTrade,
 	} {
 		if err := load(ctx, tx, t.ID, st); err != nil {
 			return nil, err

@@ -80,7 +80,7 @@ func (g Game) clone() Game {
 
 func (w World) clone() World {
 	w.Locations = cloneMap(w.Locations, func(l Location) Location {
-		l.Exits = slices.Clone(l.Exits)
+		l.Exits = cloneExits(l.Exits)
 		return l
 	})
 	w.NPCs = cloneMap(w.NPCs, func(n NPC) NPC {
@@ -96,6 +96,15 @@ func (w World) clone() World {
 		return it
 	})
 	w.Quests = cloneMap(w.Quests, func(q Quest) Quest { return q })
+	w.Shops = cloneMap(w.Shops, func(sh Shop) Shop {
+		sh.Stock = slices.Clone(sh.Stock)
+		sh.Buys = slices.Clone(sh.Buys)
+		return sh
+	})
+	w.Encounters = cloneMap(w.Encounters, func(e Encounter) Encounter {
+		e.Foes = slices.Clone(e.Foes)
+		return e
+	})
 	w.Relationships = maps.Clone(w.Relationships)
 	return w
 }
@@ -114,6 +123,18 @@ func cloneMap[T any](m map[string]*T, deep func(T) T) map[string]*T {
 		}
 		n := deep(*v)
 		out[k] = &n
+	}
+	return out
+}
+
+// cloneExits copies exits and their traps.
+func cloneExits(exits []Exit) []Exit {
+	out := slices.Clone(exits)
+	for i := range out {
+		if out[i].Trap != nil {
+			t := *out[i].Trap
+			out[i].Trap = &t
+		}
 	}
 	return out
 }

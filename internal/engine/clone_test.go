@@ -56,6 +56,14 @@ func fullState(tb testing.TB) *engine.State {
 		it.Buffs, it.Flaws = []string{"glows"}, []string{"creaks"}
 	}
 	st.World.Relationships[engine.RelKey("c1", "maren")] = 15
+	for _, l := range st.World.Locations {
+		for i := range l.Exits {
+			l.Exits[i].Trap = &engine.Trap{Stat: "agi", Difficulty: 40, DC: 12, Damage: "1d6"}
+		}
+	}
+	for _, sh := range st.World.Shops {
+		sh.Stock = append(sh.Stock, engine.StockEntry{Item: "bread", Price: 2, Count: 1})
+	}
 	cb := st.Game.Combat
 	cb.Log = append(cb.Log, "Aldric steps forward.")
 	cb.SavedQueue = append(cb.SavedQueue, "pc:9")

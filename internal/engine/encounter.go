@@ -28,15 +28,30 @@ const maxReinforcements = 2
 // above it (at most maxReinforcements): copies of the weakest unnamed
 // foe, each made once. ids are the NPCs that would join, sorted; the
 // result is the ones that do.
+//
+// An adventure's encounter (Adventure.Encounters) may be written for
+// another party than encounterPower, or be fixed whatever the party.
 func (s *State) scaleEncounter(ids, named []string) []string {
 	power := s.PartyPower()
+	written := encounterPower
+	for _, id := range ids {
+		if e := s.World.encounterOf(id); e != nil {
+			if e.Fixed {
+				return ids
+			}
+			if e.PartyPower > 0 {
+				written = e.PartyPower
+			}
+			break
+		}
+	}
 	first := map[string]bool{}
 	for _, ref := range named {
 		if n := s.World.FindNPC(ref, s.Game.Location); n != nil {
 			first[n.ID] = true
 		}
 	}
-	if power < encounterPower && len(ids) > power+1 {
+	if power < written && len(ids) > power+1 {
 		ranked := slices.Clone(ids)
 		sort.SliceStable(ranked, func(i, j int) bool {
 			a, b := s.World.NPCs[ranked[i]], s.World.NPCs[ranked[j]]
@@ -51,11 +66,11 @@ func (s *State) scaleEncounter(ids, named []string) []string {
 		}
 		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !keep[id] })
 	}
-	if power >= encounterPower {
-		ids = append(ids, s.reinforce(ids, first, min(maxReinforcements, power-encounterPower+1))...)
+	if power >= written {
+		ids = append(ids, s.reinforce(ids, first, min(maxReinforcements, power-written+1))...)
 		sort.Strings(ids)
 	}
-	ratio := float64(power+1) / float64(encounterPower+1)
+	ratio := float64(power+1) / float64(written+1)
 	f := max(0.5, min(2, math.Pow(ratio, 1.5)))
 	for _, id := range ids {
 		n := s.World.NPCs[id]

@@ -67,6 +67,9 @@ func (s *State) MoveParty(to string) (*Location, []Event, error) {
 	if !ok {
 		return nil, nil, Errorf(EINVALID, "There is no way to %q from here; exits: %s.", to, s.exitNames())
 	}
+	if e.Key != "" && !s.partyCarries(e.Key) {
+		return nil, nil, Errorf(EINVALID, "The way through %s is locked: it opens with %s, and nobody in the party carries one.", e.Name, s.ItemName(e.Key))
+	}
 	s.moveParty(e.To)
 	l := s.World.Locations[e.To]
 	return l, []Event{PartyMovedEvent(l)}, nil
@@ -110,4 +113,15 @@ func (s *State) PickUp(characterID, item string) (*Item, []Event, error) {
 // Inventory returns a character's items.
 func (s *State) Inventory(characterID string) []*Item {
 	return s.World.ItemsOwned(OwnerCharacter, characterID)
+}
+
+// partyCarries reports whether a party member carries an item of
+// template tpl.
+func (s *State) partyCarries(tpl string) bool {
+	for _, it := range s.World.Items {
+		if it.OwnerType == OwnerCharacter && it.Template == tpl && s.Character(it.OwnerID) != nil {
+			return true
+		}
+	}
+	return false
 }

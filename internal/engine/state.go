@@ -129,6 +129,7 @@ func NewState(cfg Config, adv *Adventure, cat *Catalogue, seed uint64) *State {
 			s.Game.NPCAbilities[n.ID] = slices.Clone(n.Abilities)
 		}
 	}
+	s.nameStock()
 	s.RNG = NewDice(seed).State()
 	return s
 }

@@ -163,10 +163,32 @@ func (c *Catalogue) Category(id string) string {
 	return ""
 }
 
-// Exit is a way out of a location.
+// Exit is a way out of a location. Key and Trap are for the DM: players
+// see an exit's name and where it leads (Exit.Public).
 type Exit struct {
 	To   string `json:"to" yaml:"to"`
 	Name string `json:"name" yaml:"name"`
+	// Key is the item template that opens the way: the party passes only
+	// if one of its members carries such an item.
+	Key string `json:"key,omitempty" yaml:"key"`
+	// Trap springs on whoever leads the party through, every time.
+	Trap *Trap `json:"trap,omitempty" yaml:"trap"`
+}
+
+// Public is the exit as players see it.
+func (e Exit) Public() Exit { return Exit{To: e.To, Name: e.Name} }
+
+// Trap is a danger on the way: the one who leads the party through makes
+// a skill check, and takes Damage on a failure.
+type Trap struct {
+	Description string `json:"description" yaml:"description"`
+	// Stat is the stat checked: str, agi, con, int, wis or cha.
+	Stat string `json:"stat" yaml:"stat"`
+	// Difficulty is the d100 check's (1..100); DC the d20 one's (1..30).
+	Difficulty int `json:"difficulty" yaml:"difficulty"`
+	DC         int `json:"dc" yaml:"dc"`
+	// Damage is the dice a failure costs, e.g. 2d6.
+	Damage string `json:"damage" yaml:"damage"`
 }
 
 // Location is a place in the world.
@@ -265,17 +287,23 @@ type Quest struct {
 	Requires string `json:"requires,omitempty" yaml:"requires"`
 }
 
-// Adventure is a built-in scenario: the world a new table is copied from.
+// Adventure is a scenario, built in or written by a player: the world a
+// new table is copied from. Its YAML form is the adventure format
+// (docs/adventures.md); the JSON Schema served at
+// /api/adventures/schema.json is generated from these types.
 type Adventure struct {
-	ID        string         `json:"id" yaml:"id"`
-	Name      string         `json:"name" yaml:"name"`
-	Intro     string         `json:"intro" yaml:"intro"`
-	Start     string         `json:"start" yaml:"start"`
-	Locations []Location     `json:"locations" yaml:"locations"`
-	NPCs      []NPC          `json:"npcs" yaml:"npcs"`
-	Templates []ItemTemplate `json:"item_templates" yaml:"item_templates"`
-	Items     []Item         `json:"items" yaml:"items"`
-	Quests    []Quest        `json:"quests" yaml:"quests"`
+	ID         string         `json:"id" yaml:"id"`
+	Name       string         `json:"name" yaml:"name"`
+	Summary    string         `json:"summary,omitempty" yaml:"summary"`
+	Intro      string         `json:"intro" yaml:"intro"`
+	Start      string         `json:"start" yaml:"start"`
+	Locations  []Location     `json:"locations" yaml:"locations"`
+	NPCs       []NPC          `json:"npcs" yaml:"npcs"`
+	Templates  []ItemTemplate `json:"item_templates" yaml:"item_templates"`
+	Items      []Item         `json:"items" yaml:"items"`
+	Shops      []Shop         `json:"shops,omitempty" yaml:"shops"`
+	Quests     []Quest        `json:"quests" yaml:"quests"`
+	Encounters []Encounter    `json:"encounters,omitempty" yaml:"encounters"`
 }
 
 // World is one table's copy of an adventure's world.
@@ -286,6 +314,9 @@ type World struct {
 	Templates map[string]*ItemTemplate `json:"templates"`
 	Items     map[string]*Item         `json:"items"`
 	Quests    map[string]*Quest        `json:"quests"`
+	// Shops are keyed by their keeper's NPC id; Encounters by id.
+	Shops      map[string]*Shop      `json:"shops,omitempty"`
+	Encounters map[string]*Encounter `json:"encounters,omitempty"`
 	// Relationships maps "a|b" (character or NPC ids) to -100..100.
 	Relationships map[string]int `json:"relationships"`
 }
@@ -302,7 +333,7 @@ func NewWorld(a *Adventure) World {
 		Relationships: map[string]int{},
 	}
 	for _, l := range a.Locations {
-		l.Exits = slices.Clone(l.Exits)
+		l.Exits = cloneExits(l.Exits)
 		w.Locations[l.ID] = &l
 	}
 	for _, n := range a.NPCs {
@@ -327,6 +358,7 @@ func NewWorld(a *Adventure) World {
 		}
 		w.Quests[q.ID] = &q
 	}
+	w.addShops(a)
 	return w
 }
 

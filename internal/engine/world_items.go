@@ -159,7 +159,7 @@ func (s *State) Price(it *Item) int {
 }
 
 // BuyItem makes the acting character buy an item an NPC at the party's
-// location carries, at its catalogue price.
+// location carries, at its shop price or else its catalogue price.
 func (s *State) BuyItem(actorID, item, from string) (*Item, int, []Event, error) {
 	c := s.Character(actorID)
 	if c == nil {
@@ -179,7 +179,7 @@ func (s *State) BuyItem(actorID, item, from string) (*Item, int, []Event, error)
 	if it.OwnerType != OwnerNPC || it.OwnerID != n.ID {
 		return nil, 0, nil, Errorf(EINVALID, "%s does not have %s (%s) to sell; ask what they carry with get_npc_inventory.", n.Name, it.Name, it.ID)
 	}
-	price := s.Price(it)
+	price := s.PriceFrom(n.ID, it)
 	if c.Gold < price {
 		return nil, 0, nil, Errorf(EINVALID, "%s costs %d gold; %s has %d.", it.Name, price, c.Name, c.Gold)
 	}

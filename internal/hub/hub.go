@@ -19,7 +19,8 @@ import (
 	"tavern/internal/store"
 )
 
-// Adventures gives the hub the built-in adventures.
+// Adventures gives the hub the adventures tables are made from (built in
+// and the community's); it may be a TableAdventures too.
 type Adventures interface {
 	Get(id string) (*engine.Adventure, bool)
 	IDs() []string
@@ -323,7 +324,7 @@ func (h *Hub) DM() string { return h.cfg.DM }
 // Classes lists the character classes a player may pick.
 func (h *Hub) Classes() []engine.Class { return h.cfg.Catalogue.Classes }
 
-// AdventureIDs lists the built-in adventures.
+// AdventureIDs lists the adventures new tables may name.
 func (h *Hub) AdventureIDs() []string { return h.cfg.Adventures.IDs() }
 
 // table returns an open table; a table the operator closed is not found
@@ -394,6 +395,7 @@ func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSp
 	if err := h.cfg.Store.CreateTable(ctx, meta, st, []engine.Event{intro}); err != nil {
 		return TableSummary{}, fmt.Errorf("create table: %w", err)
 	}
+	h.keepAdventure(ctx, meta)
 	t := h.newTable(store.TableData{Table: meta, State: st, Seq: 1})
 	h.mu.Lock()
 	h.tables[t.id] = t

@@ -71,7 +71,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		return agent.Result{}, nil, err
 	}
 	turn := &agent.Turn{No: j.turnNo, Kind: j.kind, State: st, Dice: dice, Entry: j.entry, Notes: j.owner.notes, Whispers: j.owner.whisperTexts()}
-	if a, ok := t.h.cfg.Adventures.Get(t.meta.Adventure); ok {
+	if a, ok := t.h.adventureOf(t.meta); ok {
 		turn.Adventure = a.Name + "\n" + a.Intro
 	}
 	if j.action != nil {

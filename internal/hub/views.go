@@ -182,6 +182,9 @@ type Snapshot struct {
 	Online []string `json:"online"`
 	// Notes are the table's notes, oldest first (notes.go).
 	Notes []NoteView `json:"notes,omitempty"`
+	// Shops are those kept at the party's location: stock with prices,
+	// and what each pays back (PROTOCOL.md "Adventures").
+	Shops []engine.ShopView `json:"shops,omitempty"`
 }
 
 // QuestView is a quest as the players see it (additive to PROTOCOL.md).
@@ -339,6 +342,10 @@ func locationView(st *engine.State) Location {
 	if l == nil {
 		return Location{ID: st.Game.Location, Exits: []engine.Exit{}, Items: []ItemView{}}
 	}
-	return Location{ID: l.ID, Name: l.Name, Description: l.Description, Exits: nonNil(l.Exits),
+	exits := make([]engine.Exit, len(l.Exits))
+	for i, e := range l.Exits {
+		exits[i] = e.Public() // keys and traps are the DM's to know
+	}
+	return Location{ID: l.ID, Name: l.Name, Description: l.Description, Exits: exits,
 		Items: itemViews(st, st.World.ItemsOwned(engine.OwnerLocation, l.ID))}
 }

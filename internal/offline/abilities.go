@@ -240,6 +240,10 @@ func (t *offlineTurn) restIntent(text string) (reply, bool) {
 	if !restWords.in(text) {
 		return reply{}, false
 	}
+	if moveWords.in(text) && t.matchExit(tokens(text)) != nil {
+		// "we go back to the camp": a place to go, not a rest.
+		return reply{}, false
+	}
 	kind := engine.RestShort
 	if longRestWords.in(text) && !hasWord(text, "short") {
 		kind = engine.RestLong

@@ -366,7 +366,7 @@ func (t *offlineTurn) combatOpening(n *agent.NPCBrief) string {
 	who := t.actorName()
 	if n.Hostile {
 		return fmt.Sprintf("%s %s %s. %s", who, t.pick("open", "draws steel and rushes", "lunges at", "charges"), n.Name,
-			t.pick("cry", "The goblins shriek and scramble for their weapons!", "Steel rings; there is no turning back now.", "The air fills with war cries."))
+			t.pick("cry", "Your foes scramble for their weapons!", "Steel rings; there is no turning back now.", "The air fills with war cries."))
 	}
 	return fmt.Sprintf("%s turns on %s without warning. %s", who, n.Name, t.pick("cry", "Shock gives way to fury.", "Whatever trust there was is gone."))
 }

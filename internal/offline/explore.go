@@ -14,6 +14,14 @@ import (
 )
 
 func (t *offlineTurn) narrativeFollowUp(l step) reply {
+	if c, ok := t.trapped(); ok {
+		return c
+	}
+	if l.Name == "skill_check" || l.Name == "update_player_health" {
+		if moved, ok := t.stepNamed("move_party"); ok {
+			l = moved // the trap is sprung: on to the arrival
+		}
+	}
 	if l.Err {
 		msg := strings.TrimPrefix(l.Result, "Error: ")
 		return t.respond(t.pick("err", "That does not work out. ", "Not so fast. ")+msg, t.hints())
@@ -99,6 +107,9 @@ func sheet(res map[string]any) string {
 }
 
 func (t *offlineTurn) respond(narration string, hints []string) reply {
+	if trap := t.trapTold(); trap != "" {
+		narration = trap + " " + narration
+	}
 	if lc := t.Ctx.LastCombat; lc != nil {
 		narration = combatAftermath(lc) + " " + narration
 	}

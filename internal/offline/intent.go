@@ -30,6 +30,7 @@ var (
 var (
 	followWords   = wordList{"follow", "come with", "join us", "join me", "accompany", "travel with"}
 	buyWords      = wordList{"buy", "purchase"}
+	sellWords     = wordList{"sell", "sells", "pawn"}
 	giveWords     = wordList{"give", "deliver", "hand", "return", "bring"}
 	acceptWords   = append(wordList{"accept", "we'll do it", "i'll do it"}, joinEach([]string{"take the ", "take your "}, "job", "quest", "task")...)
 	exploreWords  = wordList{"explore", "discover", "venture into", "delve into"}
@@ -226,6 +227,15 @@ func (t *offlineTurn) worldIntent(text string, words map[string]bool) (reply, bo
 		if n := t.matchNPC(words, false); n != nil {
 			return t.follow(n), true
 		}
+	case sellWords.in(text):
+		n := t.matchNPC(words, false)
+		if n == nil {
+			n = t.merchantHere()
+		}
+		if n != nil {
+			return t.sell(n, words), true
+		}
+		return t.respond("Nobody here is buying; look for a shop. "+t.peopleSentence(), t.hints()), true
 	case buyWords.in(text):
 		if n := t.matchNPC(words, false); n != nil {
 			return t.buy(n, words), true

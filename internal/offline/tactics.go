@@ -11,8 +11,9 @@ import (
 )
 
 // npcAction decides an NPC's move from its profile (seed 000's rules:
-// flee when badly hurt and cowardly, or when alone and told to; focus the
-// weakest if its tactics say so; otherwise attack).
+// flee when badly hurt and cowardly, or when alone and told to, never
+// when it fights to the death; focus the weakest or the strongest if its
+// tactics say so; otherwise attack).
 func (t *offlineTurn) npcAction() reply {
 	p := t.Ctx.NPC
 	if p == nil {
@@ -20,7 +21,8 @@ func (t *offlineTurn) npcAction() reply {
 	}
 	tactics := strings.ToLower(p.Tactics + " " + p.Personality)
 	hurt := p.MaxHP > 0 && p.HP*3 < p.MaxHP
-	cowardly := strings.Contains(tactics, "coward") || strings.Contains(tactics, "flee")
+	cowardly := (strings.Contains(tactics, "coward") || strings.Contains(tactics, "flee")) &&
+		!strings.Contains(tactics, "never flee") && !strings.Contains(tactics, "to the death")
 	alone := len(t.allies()) == 0
 	if (hurt && cowardly) || (alone && strings.Contains(tactics, "flees when alone") && p.HP < p.MaxHP) {
 		return call("attempt_flee", map[string]any{})
@@ -30,7 +32,16 @@ func (t *offlineTurn) npcAction() reply {
 		return call("continue_combat", map[string]any{"narration": p.Name + " finds no one left to fight."})
 	}
 	target := foes[int(fnvHash(t.key))%len(foes)]
-	if strings.Contains(tactics, "weakest") {
+	if strings.Contains(tactics, "strongest") {
+		// The one standing with the most HP: the fighter who threatens most.
+		sort.SliceStable(foes, func(i, j int) bool {
+			if foes[i].HP != foes[j].HP {
+				return foes[i].HP > foes[j].HP
+			}
+			return foes[i].Name < foes[j].Name
+		})
+		target = foes[0]
+	} else if strings.Contains(tactics, "weakest") {
 		sort.SliceStable(foes, func(i, j int) bool {
 			if foes[i].HP != foes[j].HP {
 				return foes[i].HP < foes[j].HP

@@ -11,7 +11,18 @@ import (
 	"tavern/internal/engine"
 )
 
-// dialogue voices an NPC from get_npc_info's result.
+// Topics an NPC answers on: what the words ask about.
+var (
+	secretWords  = wordList{"secret", "secrets", "hiding", "hide", "truth", "confess", "really", "lying", "lie"}
+	factionWords = wordList{"faction", "factions", "guild", "side", "sides", "loyal", "loyalty", "allies", "ally", "serve", "masters", "master", "boss", "council", "who do you work"}
+	rumourWords  = wordList{"rumor", "rumour", "rumours", "rumors", "news", "gossip", "heard", "happening", "going on"}
+)
+
+// dialogue voices an NPC from get_npc_info's result: what it says
+// depends on what is asked (the quest, its secret, rumours, trade, its
+// faction) and on its profile (its lines, personality, faction and how it
+// feels about the party). A secret is never told from the profile: only
+// the NPC's own "secret" line, and only to a party it is fond of.
 func (t *offlineTurn) dialogue(n map[string]any) string {
 	name := fmt.Sprint(n["name"])
 	lines := map[string]string{}
@@ -23,31 +34,68 @@ func (t *offlineTurn) dialogue(n map[string]any) string {
 	personality := fmt.Sprint(n["personality"])
 	manner := mannerOf(personality, t)
 	if hostile, _ := n["hostile"].(bool); hostile {
-		return fmt.Sprintf("%s bares its teeth %s. Words will not settle this.", name, manner)
+		return fmt.Sprintf("%s answers with a snarl. Words will not settle this.", name)
 	}
 	if here, _ := n["here"].(bool); !here {
 		return fmt.Sprintf("%s is not here to hear you.", name)
 	}
+	disposition, _ := n["disposition"].(float64)
+	faction, _ := n["faction"].(string)
 	text := strings.ToLower(t.Words)
 	var said []string
-	if g := lines["greet"]; g != "" {
-		said = append(said, g)
-	}
 	switch {
-	case tradeWords.in(text) && lines["trade"] != "":
-		said = append(said, lines["trade"])
-	case questWords.in(text):
-		if r := lines["rumour"]; r != "" {
+	case secretWords.in(text):
+		if s := lines["secret"]; s != "" && disposition >= 50 {
+			said = append(said, s)
+		} else if n["secret"] != nil && n["secret"] != "" {
+			return fmt.Sprintf("%s %s: \"%s\"", name, guardedly(personality, t), t.pick("secret",
+				"That is nobody's business but mine.", "Some doors stay shut, friend. Ask me something else.",
+				"You want my secrets? Earn my trust first."))
+		} else {
+			said = append(said, "Secrets? I have none worth your time.")
+		}
+	case factionWords.in(text) || faction != "" && score(tokens(text), faction) > 0:
+		switch {
+		case lines["faction"] != "":
+			said = append(said, lines["faction"])
+		case faction != "":
+			said = append(said, fmt.Sprintf("I stand with %s%s.", faction, t.pick("fac", ", and I will not hear a word against them", "; that is all you need to know", ", as my kin did before me")))
+		default:
+			said = append(said, "I answer to nobody but myself.")
+		}
+	case tradeWords.in(text):
+		if tr := lines["trade"]; tr != "" {
+			said = append(said, tr)
+		} else {
+			said = append(said, "I'm no trader. Find a shop for that.")
+		}
+	case questWords.in(text) && !rumourWords.in(text):
+		if r := lines["rumour"]; r != "" && lines["quest"] != "" {
 			said = append(said, r)
 		}
 		if q := lines["quest"]; q != "" {
 			said = append(said, q)
+		} else if qs, ok := n["quests"].([]any); ok && len(qs) > 0 {
+			if q, ok := qs[0].(map[string]any); ok {
+				said = append(said, fmt.Sprintf("%s: %v", q["name"], q["description"]))
+			}
+		} else if r := lines["rumour"]; r != "" {
+			said = append(said, r)
+		}
+	case rumourWords.in(text):
+		if r := lines["rumour"]; r != "" {
+			said = append(said, r)
+		} else {
+			said = append(said, "I hear nothing worth repeating.")
 		}
 	case aboutWords.in(text):
 		// A topic the NPC knows nothing of: say what it can talk about,
 		// rather than the same speech again.
 		return fmt.Sprintf("%s %s: \"%s\"", name, manner, unknownTopic(lines))
 	default:
+		if g := lines["greet"]; g != "" {
+			said = append(said, g)
+		}
 		if r := lines["rumour"]; r != "" && t.pick("rum", "y", "n") == "y" {
 			said = append(said, r)
 		}
@@ -55,7 +103,24 @@ func (t *offlineTurn) dialogue(n map[string]any) string {
 	if len(said) == 0 {
 		said = append(said, "Hm. What do you want?")
 	}
+	if disposition < 0 {
+		manner = t.pick("cold", "eyes you coldly and says", "answers curtly")
+	}
 	return fmt.Sprintf("%s %s: \"%s\"", name, manner, strings.Join(said, " "))
+}
+
+// guardedly is how an NPC refuses to tell its secret, by its personality.
+func guardedly(personality string, t *offlineTurn) string {
+	p := strings.ToLower(personality)
+	switch {
+	case strings.Contains(p, "nervous") || strings.Contains(p, "coward"):
+		return "goes pale and stammers"
+	case strings.Contains(p, "sharp") || strings.Contains(p, "cunning") || strings.Contains(p, "sly"):
+		return "smiles thinly"
+	case strings.Contains(p, "blunt") || strings.Contains(p, "proud"):
+		return "folds their arms"
+	}
+	return t.pick("guard", "looks away and says", "hesitates, then says")
 }
 
 func mannerOf(personality string, t *offlineTurn) string {
@@ -159,6 +224,9 @@ func unknownTopic(lines map[string]string) string {
 	}
 	if lines["trade"] != "" {
 		topics = append(topics, "what I have for sale")
+	}
+	if lines["faction"] != "" {
+		topics = append(topics, "who I stand with")
 	}
 	if len(topics) == 0 {
 		return "I know nothing of that, friend."

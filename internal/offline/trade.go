@@ -72,6 +72,38 @@ func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) reply {
 	return t.respond(fmt.Sprintf("%s counts the coins with a grin. %s buys %s for %d gold (%d left).", n.Name, t.actorName(), strings.ToLower(b.Bought), b.Price, b.GoldLeft), t.hints())
 }
 
+// sell: sell the item the words name to a shopkeeper, who pays the
+// shop's fraction of its price (the engine checks what it buys and its
+// gold).
+func (t *offlineTurn) sell(n *agent.NPCBrief, words map[string]bool) reply {
+	sold, ok := t.stepNamed("sell_item")
+	if !ok {
+		me := t.me()
+		if me == nil {
+			return t.respond("Nobody acts.", nil)
+		}
+		pick, best := "", 0
+		for _, it := range me.Items {
+			if s := score(words, it.Name); s > best {
+				pick, best = it.ID, s
+			}
+		}
+		if pick == "" {
+			return t.respond(fmt.Sprintf("You search your pack, but carry nothing like that to sell %s.", n.Name), t.hints())
+		}
+		return call("sell_item", map[string]any{"item": pick, "to": n.ID})
+	}
+	if sold.Err {
+		return t.respond(t.pick("nosell", "No sale. ", "The keeper shakes their head. ")+strings.TrimPrefix(sold.Result, "Error: "), t.hints())
+	}
+	r := decodeStep[struct {
+		Sold     string `json:"sold"`
+		Price    int    `json:"price"`
+		GoldLeft int    `json:"gold_left"`
+	}](sold)
+	return t.respond(fmt.Sprintf("%s weighs %s in a practised hand and counts out %d gold. %s now has %d gold.", n.Name, strings.ToLower(r.Sold), r.Price, t.actorName(), r.GoldLeft), t.hints())
+}
+
 // give: hand an item the words name to an NPC; if it completes that NPC's
 // quest, complete it (the engine checks and pays) and the NPC is grateful.
 func (t *offlineTurn) give(n *agent.NPCBrief, words map[string]bool) reply {

@@ -131,8 +131,11 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	}
 	asker := &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: &dataset.Analyst{Data: t.data}, Conversations: t.Store, Log: t.Log}
 
+	// The built-in adventures and the community's (PROTOCOL.md
+	// "Adventures").
+	shelf := adventures.NewShelf(lib, t.Store, nil)
 	hc := hub.Config{
-		Store: t.Store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
+		Store: t.Store, Adventures: shelf, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health,
 		SocketsPerPlayer: cfg.SocketsPerPlayer, SocketsPerAddr: cfg.SocketsPerAddr, PingInterval: cfg.PingInterval,
 	}
@@ -153,7 +156,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	}
 	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
-	wc := web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry}
+	wc := web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry, Adventures: shelf}
 	if cfg.Web != nil {
 		cfg.Web(&wc)
 	}

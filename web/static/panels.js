@@ -239,6 +239,42 @@ export function hints(xs) {
   return xs.map((x) => h('button', { type: 'button', class: 'chip', 'data-fill': x }, x));
 }
 
+// shops lists the shops kept where the party is: each line of stock with
+// its price (a chip that fills "buy … from …"), the share of an item's
+// price the keeper pays back, and what it would pay for each of the
+// viewer's items (chips that fill "sell … to …"). The engine checks the
+// gold when the DM makes the trade.
+export function shops(s, seat) {
+  const c = me(s, seat);
+  return list(s.shops).flatMap((sh) => {
+    const who = sh.keeper_name || sh.keeper;
+    // Instances of one thing at one price are one line, with how many.
+    const lines = [];
+    for (const l of list(sh.stock)) {
+      const same = lines.find((x) => x.name === l.name && x.price === l.price);
+      if (same) same.count++;
+      else lines.push({ ...l, count: 1 });
+    }
+    const stock = lines.map((l) => h('li', { 'data-item': l.item },
+      c ? fill(l.name, `buy ${l.name} from ${who}`) : h('span', null, l.name),
+      l.count > 1 && h('span', { class: 'muted' }, `×${l.count}`),
+      h('span', { class: 'price' }, `${l.price} gold`)));
+    const buys = sh.buys_at > 0
+      ? `${who} pays ${sh.buys_at}% of an item's price${list(sh.buys).length ? ` for ${sh.buys.join(', ')}` : ' for anything'}.`
+      : `${who} buys nothing.`;
+    const offers = c ? list(sh.offers).filter((o) => o.character === c.id).map((o) => h('li', { 'data-offer': o.item },
+      fill(o.name, `sell ${o.name} to ${who}`), h('span', { class: 'price' }, `${o.price} gold`))) : [];
+    return [
+      h('h2', { 'data-shop': sh.keeper }, sh.name || `${who}'s shop`),
+      h('p', { class: 'muted' }, `Kept by ${who}.`),
+      h('h3', null, 'For sale'), h('ul', { class: 'stock' }, stock.length ? stock : h('li', { class: 'muted' }, 'sold out')),
+      h('h3', null, 'Buys'), h('p', { class: 'muted buys' }, buys),
+      offers.length > 0 && h('p', { class: 'muted' }, 'Your things it would buy:'),
+      offers.length > 0 && h('ul', { class: 'offers' }, offers),
+    ].filter(Boolean);
+  });
+}
+
 // ---------- abilities: the chips of a fight, the sheet's uses ----------
 
 const RECHARGE = { turn: 'every turn', short_rest: 'short rest', long_rest: 'long rest' };

@@ -50,6 +50,7 @@ const boxes = [
   ['sheet', panels.sheet],
   ['location', panels.location],
   ['quests', panels.quests],
+  ['shop', panels.shops],
   ['hints', (st, seat) => [...panels.fightChips(st, seat, target), ...panels.hints(hints.length || !afterFight ? hints : panels.afterFight(st, seat))]],
   ['notes', (s) => panels.notes(s, noteViewer())],
 ];
@@ -94,6 +95,8 @@ function renderAll() {
   }
   const hintBox = $('hints');
   if (hintBox) hintBox.hidden = !hintBox.children.length;
+  const shopBox = $('shop');
+  if (shopBox) shopBox.hidden = !(state.shops || []).length;
   renderAction();
 }
 
