@@ -29,6 +29,9 @@ type tableView struct {
 	Version string
 	// Watch is set when a seated player asked to watch as a spectator.
 	Watch bool
+	// Invite is the invite code the page was opened with, which its
+	// requests carry on (a private table).
+	Invite string
 }
 
 // Role is "player" when you are seated (and not watching), else
@@ -85,6 +88,13 @@ func (s *Server) lobbyPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	id, err := tableID(r)
 	var snap hub.Snapshot
+	var viewer hub.Viewer
+	if err == nil {
+		viewer, _, err = s.viewer(r, false)
+	}
+	if err == nil {
+		err = s.hub.Visible(r.Context(), id, viewer)
+	}
 	if err == nil {
 		snap, err = s.hub.Snapshot(r.Context(), id)
 	}
@@ -100,7 +110,8 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.log.Error("table page: resolve player", "err", err)
 	}
-	v := tableView{Snap: snap, Player: p, Classes: s.hub.Classes(), Version: s.assetVersion, Watch: r.URL.Query().Has("watch")}
+	v := tableView{Snap: snap, Player: p, Classes: s.hub.Classes(), Version: s.assetVersion, Watch: r.URL.Query().Has("watch"),
+		Invite: viewer.Invite}
 	if p != nil && !v.Watch {
 		for i := range snap.Party {
 			if snap.Party[i].PlayerID == p.ID {

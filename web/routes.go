@@ -40,6 +40,8 @@ func (s *Server) routes() http.Handler {
 	hf("GET /api/tables/{id}/export/{file}", s.authed(s.exportHistory))
 	hf("GET /api/tables/{id}/calls", s.authed(s.listCalls))
 	hf("GET /ws/tables/{id}", s.websocket)
+	// The table owner's (web/owners.go).
+	s.ownerRoutes(hf)
 	// Ask the data: the operator's data agent, web/ask.go.
 	s.askRoutes(func(pattern string, h http.HandlerFunc) { hf(pattern, s.adminOnly(h)) })
 	// Anything else under /api gets a JSON error, not the HTML 404: 405 if

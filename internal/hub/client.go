@@ -155,6 +155,15 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		return
 	}
 	q := r.URL.Query()
+	viewer := Viewer{Invite: q.Get("invite")}
+	if p != nil {
+		viewer.PlayerID = p.ID
+	}
+	if err := t.access.Load().sees(tableID, viewer); err != nil {
+		code, msg := ErrorCode(err)
+		writeHTTPError(w, code, msg)
+		return
+	}
 	rl := roleSpectator
 	switch q.Get("role") {
 	case "", "spectator":
@@ -425,7 +434,8 @@ func (h *Hub) join(ctx context.Context, t *table, c *client, since int64) error 
 		return fmt.Errorf("replay for a joining client: %w", err)
 	}
 	return t.call(ctx, func() error {
-		for _, e := range evs {
+		a := t.access.Load()
+		for _, e := range a.redactAll(evs) {
 			c.send(eventFrame(e))
 		}
 		var gap []engine.Event
@@ -435,7 +445,7 @@ func (h *Hub) join(ctx context.Context, t *table, c *client, since int64) error 
 			}
 		}
 		if int64(len(gap)) == t.seq-boundary {
-			for _, e := range gap {
+			for _, e := range a.redactAll(gap) {
 				c.send(eventFrame(e))
 			}
 			if c.state { // the events may not tell all (a turn running)

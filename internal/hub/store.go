@@ -45,6 +45,7 @@ type Store interface {
 	ActionByClientID(ctx context.Context, tableID, playerID, clientID string) (store.ActionLife, bool, error)
 	MemoryStore
 	AdminStore
+	OwnerStore
 }
 
 // MemoryStore is the part of the store behind the history window, the
