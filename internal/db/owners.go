@@ -120,12 +120,12 @@ func (d *DB) PlayerTables(ctx context.Context, playerID string) ([]store.PlayerT
 		t.paused, COALESCE(t.closed_at, ''),
 		COALESCE((SELECT e.ts FROM events e WHERE e.table_id = t.id ORDER BY e.seq DESC LIMIT 1), '')
 		FROM tables t
-		LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = ?1
+		LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = ?
 		LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
 		LEFT JOIN game_state g ON g.table_id = t.id
-		WHERE t.owner_id = ?1 OR s.player_id IS NOT NULL`
+		WHERE t.owner_id = ? OR s.player_id IS NOT NULL`
 	var out []store.PlayerTable
-	err := each(ctx, d.reader, q, []any{playerID}, func(r *sql.Rows) error {
+	err := each(ctx, d.reader, q, []any{playerID, playerID}, func(r *sql.Rows) error {
 		var p store.PlayerTable
 		t := &p.Table
 		var created, closed, last string

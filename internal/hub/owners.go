@@ -389,10 +389,10 @@ func (h *Hub) Ban(ctx context.Context, id string, p engine.Player, target string
 	if err := checkPlayerID(target); err != nil {
 		return err
 	}
-	if target == p.ID {
-		return engine.Errorf(engine.EINVALID, "You cannot ban yourself from your own table.")
-	}
 	return h.byOwner(ctx, id, p, "ban", func(t *table) error {
+		if target == p.ID {
+			return engine.Errorf(engine.EINVALID, "You cannot ban yourself from your own table.")
+		}
 		if t.own.bans[target] {
 			return nil
 		}
