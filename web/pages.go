@@ -15,6 +15,7 @@ import (
 type lobbyView struct {
 	Player     *engine.Player
 	Tables     []hub.TableSummary
+	Mine       []hub.MyTable // the tables the player owns or sits at
 	DM         string
 	Adventures []string
 	Version    string
@@ -41,6 +42,11 @@ func (v tableView) Role() string {
 		return "player"
 	}
 	return "spectator"
+}
+
+// IsOwner reports whether the viewer owns the table (its owner's card).
+func (v tableView) IsOwner() bool {
+	return v.Player != nil && v.Snap.Table.OwnerID != "" && v.Snap.Table.OwnerID == v.Player.ID
 }
 
 // Seat is your seat id, or "".
@@ -79,7 +85,16 @@ func (s *Server) lobbyPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.log.Error("lobby: resolve player", "err", err)
 	}
-	v := lobbyView{Player: p, Tables: s.hub.List(), DM: s.hub.DM(), Adventures: s.hub.AdventureIDs(), Version: s.assetVersion}
+	pid := ""
+	if p != nil {
+		pid = p.ID
+	}
+	v := lobbyView{Player: p, Tables: s.hub.ListFor(r.Context(), pid), DM: s.hub.DM(), Adventures: s.hub.AdventureIDs(), Version: s.assetVersion}
+	if p != nil {
+		if v.Mine, err = s.hub.MyTables(r.Context(), p.ID); err != nil {
+			s.log.Error("lobby: the player's tables", "err", err)
+		}
+	}
 	s.render(w, r, http.StatusOK, lobbyPage(v))
 }
 

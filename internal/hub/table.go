@@ -361,6 +361,9 @@ func (t *table) updateSummary() {
 	}
 	t.admin.Store(&adminCounts{Paused: t.paused, Closed: t.closed, Busy: t.job != nil, Players: players, Spectators: spect})
 	s := t.h.summaryOf(t.meta, t.st.Game.Mode, len(t.seats), spect)
+	if t.closed {
+		s.Status = "closed" // the page of a player who played it (Visible)
+	}
 	t.summary.Store(&s)
 	t.publishAccess()
 }

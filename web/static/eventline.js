@@ -179,8 +179,10 @@ export function eventLine(ev, characterName = () => '') {
     case 'dice':
       return diceLine(d);
     case 'damage':
+      if (d.health) return { text: `${str(d.target)} takes ${str(d.amount)} damage (${str(d.health)})` };
       return { text: `${str(d.target)} takes ${str(d.amount)} damage (${str(d.hp)}/${str(d.max_hp)} HP)` };
     case 'heal':
+      if (d.health) return { text: `${str(d.target)} heals ${str(d.amount)} (${str(d.health)})` };
       return { text: `${str(d.target)} heals ${str(d.amount)} (${str(d.hp)}/${str(d.max_hp)} HP)` };
     case 'status':
       return statusLine(d);

@@ -14,9 +14,14 @@ import { asList } from './eventline.js';
 import { mount } from './dom.js';
 import { Log } from './log.js';
 import * as panels from './panels.js';
+import * as owner from './owner.js';
 
 const page = document.getElementById('table-page');
 const tableId = page.dataset.tableId;
+// invite is the code the page was opened with (a private table): every
+// request of the page carries it on.
+const invite = page.dataset.invite || '';
+const inviteQuery = invite ? `&invite=${encodeURIComponent(invite)}` : '';
 let role = page.dataset.role; // "player" or "spectator"
 let seat = page.dataset.seat || '';
 
@@ -45,6 +50,7 @@ const boxes = [
   ['location', panels.location],
   ['quests', panels.quests],
   ['hints', () => panels.hints(hints)],
+  ['owner-seats', (s) => owner.seats(s, page.dataset.playerId)],
 ];
 
 let hints = [];
@@ -82,6 +88,9 @@ function renderAll() {
   }
   const hintBox = $('hints');
   if (hintBox) hintBox.hidden = !hints.length;
+  const paused = $('paused-banner');
+  if (paused) paused.hidden = !state.paused;
+  owner.render(state);
   renderAction();
 }
 
@@ -199,8 +208,10 @@ function onSnapshot(snap) {
 
 let ws = null;
 let attempts = 0;
-let failedJoins = 0;
 let retryTimer = 0;
+// done is set once the server has said this page is over (a closed
+// table): it stops reconnecting.
+let done = false;
 const unacked = new Map(); // client id -> act frame, resent after a reconnect
 
 function newId() {
@@ -215,10 +226,86 @@ function setConn(s, label) {
   text(c, label);
 }
 
+// banner shows (msg) or hides ('') the connection banner above the log.
+function banner(msg) {
+  const b = $('conn-banner');
+  if (!b) return;
+  text(b, msg);
+  b.hidden = !msg;
+}
+
+// Why the server closed a seat's socket with 4003 (PROTOCOL.md "Table
+// owners"), in words for the page.
+function freedWhy(reason) {
+  if (reason === 'removed by the table\'s owner') return 'The table\'s owner removed you from your seat. You are watching now.';
+  if (reason === 'removed by the operator') return 'The operator freed your seat. You are watching now.';
+  if (reason === 'banned from this table') return 'You are banned from this table.';
+  return 'Your seat was freed. You are watching now.';
+}
+
+// seatFreed: the server took the seat away. The page reloads as a
+// spectator's (a banned player's as the server's refusal), saying why.
+function seatFreed(why) {
+  done = true;
+  clearTimeout(retryTimer);
+  try {
+    sessionStorage.setItem('tavern-notice', why);
+  } catch { /* storage refused: the reload says nothing */ }
+  location.replace(`/tables/${encodeURIComponent(tableId)}${invite ? `?invite=${encodeURIComponent(invite)}` : ''}`);
+}
+
+// tableClosed: the table is closed; its story stays on the page.
+function tableClosed() {
+  done = true;
+  clearTimeout(retryTimer);
+  setConn('closed', 'closed');
+  banner('This table was closed. Its story stays here to read.');
+  for (const id of ['action-form', 'chat-form', 'seat-form']) {
+    const f = $(id);
+    if (f) f.hidden = true;
+  }
+}
+
+// checkSeat asks the server, after a join that failed, whether this page
+// still has its seat: only the server's answer gives it up (404: the table
+// is gone; no longer in the party: freed). A server that does not answer
+// is down, and the page keeps trying.
+async function checkSeat() {
+  let res;
+  try {
+    res = await fetch(`/api/tables/${encodeURIComponent(tableId)}?${inviteQuery.slice(1)}`, { headers: { Accept: 'application/json' } });
+  } catch {
+    return; // unreachable: keep trying
+  }
+  if (done) return;
+  if (res.status === 404) {
+    tableClosed();
+    return;
+  }
+  if (res.status === 403) {
+    seatFreed(freedWhy('banned from this table'));
+    return;
+  }
+  if (!res.ok) return;
+  let snap;
+  try {
+    snap = await res.json();
+  } catch {
+    return;
+  }
+  if (snap.table && snap.table.status === 'closed') {
+    tableClosed();
+    return;
+  }
+  const mine = (snap.party || []).some((c) => c.seat === seat && c.player_id === page.dataset.playerId);
+  if (!mine) seatFreed(freedWhy(''));
+}
+
 function connect() {
   clearTimeout(retryTimer);
+  if (done) return;
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const url = `${proto}//${location.host}/ws/tables/${encodeURIComponent(tableId)}?role=${role}&since=${lastSeq}&batch=1&state=1`;
+  const url = `${proto}//${location.host}/ws/tables/${encodeURIComponent(tableId)}?role=${role}&since=${lastSeq}&batch=1&state=1${inviteQuery}`;
   setConn('connecting', 'connecting…');
   let welcomed = false;
   const sock = new WebSocket(url, 'tavern.v1');
@@ -231,9 +318,9 @@ function connect() {
         connected = true;
         everConnected = true;
         attempts = 0;
-        failedJoins = 0;
         if (f.you && f.you.role === 'player' && f.you.seat) seat = f.you.seat;
         setConn('open', 'live');
+        banner('');
         for (const frame of unacked.values()) sock.send(JSON.stringify(frame));
         renderAction();
         break;
@@ -253,11 +340,19 @@ function connect() {
         if (unacked.delete(f.id)) sending = false;
         renderAction();
         break;
-      case 'error':
-        if (f.id && unacked.delete(f.id)) sending = false;
+      case 'error': {
+        const refused = f.id && unacked.get(f.id);
+        if (refused) {
+          unacked.delete(f.id);
+          sending = false;
+          // A refused act (a paused table…) goes back in the box, untouched.
+          const box = $('action-text');
+          if (refused.type === 'act' && box && !box.value) box.value = refused.text;
+        }
         showError(f.message || f.code);
         renderAction();
         break;
+      }
       case 'pong':
         break;
     }
@@ -278,16 +373,26 @@ function connect() {
     if (ws !== sock) return;
     connected = false;
     ws = null;
-    if (!welcomed) failedJoins++;
-    if (failedJoins >= 3 && role === 'player') {
-      // Our seat is gone (left in another tab?): watch instead.
-      role = 'spectator';
-      showError('You no longer have a seat here; watching instead.');
+    if (done) return;
+    // A seat is given up only when the server says so (PROTOCOL.md
+    // "Table owners"): 4003 with its reason, or a closed table. Anything
+    // else is retried, as a player, with backoff, for as long as the page
+    // is open: the seat is kept.
+    if (e.code === 4003) {
+      seatFreed(freedWhy(e.reason));
+      return;
+    }
+    if (e.code === 1000 && /closed/.test(e.reason)) {
+      tableClosed();
+      return;
     }
     attempts++;
     const delay = Math.min(15000, 500 * 2 ** Math.min(attempts, 5)) * (0.75 + Math.random() / 2);
     setConn('closed', e.code === 1001 ? 'server restarting…' : 'reconnecting…');
+    const kept = role === 'player' ? ' Your seat is kept.' : '';
+    banner((e.code === 1001 ? 'The server is restarting; reconnecting…' : 'Reconnecting…') + kept);
     renderAction();
+    if (!welcomed && role === 'player') checkSeat();
     retryTimer = setTimeout(connect, delay);
   };
 }
@@ -436,7 +541,7 @@ async function loadEarlier() {
   const since = Math.max(0, firstSeq - 51);
   earlierBtn.disabled = true;
   try {
-    const res = await fetch(`/api/tables/${encodeURIComponent(tableId)}/events?since=${since}&limit=${firstSeq - 1 - since}`);
+    const res = await fetch(`/api/tables/${encodeURIComponent(tableId)}/events?since=${since}&limit=${firstSeq - 1 - since}${inviteQuery}`);
     if (!res.ok) throw new Error(`${res.status}`);
     const pg = await res.json();
     const evs = (pg.events || []).filter((ev) => ev.seq < firstSeq);
@@ -450,6 +555,20 @@ async function loadEarlier() {
   }
 }
 if (earlierBtn) earlierBtn.addEventListener('click', loadEarlier);
+
+// What the page before this one had to say (a freed seat).
+try {
+  const notice = sessionStorage.getItem('tavern-notice');
+  if (notice) {
+    sessionStorage.removeItem('tavern-notice');
+    const n = $('notice');
+    if (n) {
+      text(n, notice);
+      n.hidden = false;
+    }
+  }
+} catch { /* no storage */ }
+owner.wire(tableId, api, showError, () => state);
 
 hints = lastHints(state.recent || []);
 renderEarlier();
