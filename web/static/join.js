@@ -51,7 +51,9 @@ form.addEventListener('submit', async (e) => {
       character: { name, class: $('join-class').value, backstory: $('join-backstory').value },
       invite,
     });
-    location.assign(table);
+    // The page keeps the code: should the seat be freed, the invited may
+    // still watch.
+    location.assign(`${table}?invite=${encodeURIComponent(invite)}`);
   } catch (err) {
     showError(err.message);
     for (const b of form.querySelectorAll('button')) b.disabled = false;

@@ -244,14 +244,35 @@ function freedWhy(reason) {
 }
 
 // seatFreed: the server took the seat away. The page reloads as a
-// spectator's (a banned player's as the server's refusal), saying why.
-function seatFreed(why) {
+// spectator's, saying why; where the viewer may no longer see the table
+// (a private one, a ban) it stays, says why and goes quiet.
+async function seatFreed(why) {
   done = true;
   clearTimeout(retryTimer);
+  const target = `/tables/${encodeURIComponent(tableId)}${invite ? `?invite=${encodeURIComponent(invite)}` : ''}`;
+  let visible = false;
   try {
-    sessionStorage.setItem('tavern-notice', why);
-  } catch { /* storage refused: the reload says nothing */ }
-  location.replace(`/tables/${encodeURIComponent(tableId)}${invite ? `?invite=${encodeURIComponent(invite)}` : ''}`);
+    visible = (await fetch(`/api/tables/${encodeURIComponent(tableId)}?${inviteQuery.slice(1)}`)).ok;
+  } catch { /* unreachable: say why here */ }
+  if (visible) {
+    try {
+      sessionStorage.setItem('tavern-notice', why);
+      location.replace(target);
+      return;
+    } catch { /* storage refused: say why here */ }
+  }
+  role = 'spectator';
+  seat = '';
+  setConn('closed', 'not seated');
+  banner('');
+  const n = $('notice');
+  text(n, why);
+  n.hidden = false;
+  for (const id of ['action-form', 'chat-form', 'seat-form']) {
+    const f = $(id);
+    if (f) f.hidden = true;
+  }
+  renderAll();
 }
 
 // tableClosed: the table is closed; its story stays on the page.
