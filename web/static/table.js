@@ -37,7 +37,21 @@ const characterName = (id) => {
   const c = (state.party || []).find((p) => p.id === id);
   return c ? c.name : '';
 };
-const log = new Log($('log'), characterName);
+// A free fight has no order, and its log does not show one: no
+// initiative rolls, and its start without initiative numbers.
+function shown(ev) {
+  if (!state.table || state.table.combat_mode !== 'narrative') return ev;
+  if (ev.kind === 'dice' && ev.data && ev.data.purpose === 'initiative') return null;
+  if (ev.kind === 'combat_started') return { ...ev, data: { ...ev.data, combat_mode: 'free' } };
+  return ev;
+}
+const storyLog = new Log($('log'), characterName);
+const log = {
+  reset: (evs) => storyLog.reset(evs.map(shown).filter(Boolean)),
+  append: (ev) => { const s = shown(ev); if (s) storyLog.append(s); },
+  prepend: (evs) => storyLog.prepend(evs.map(shown).filter(Boolean)),
+  delta: (f) => storyLog.delta(f),
+};
 
 // ---------- drawing the panels ----------
 
