@@ -122,6 +122,9 @@ func TestPrivateTableIsInvisibleToStrangers(t *testing.T) {
 	if !strings.Contains(string(e.do("GET", "/api/tables", nil, owner).body), id) {
 		t.Errorf("the owner's lobby list misses the table")
 	}
+	if lobby := string(e.do("GET", "/", nil, owner).body); !strings.Contains(lobby, `id="your-tables"`) || !strings.Contains(lobby, id) {
+		t.Errorf("the owner's lobby has no Your tables section with the table")
+	}
 	// Owner routes: a stranger gets 404 on a table it cannot see.
 	for _, c := range []struct{ method, path string }{
 		{"POST", "/invite"}, {"PATCH", ""}, {"DELETE", "/seats/1"}, {"POST", "/bans"}, {"POST", "/pause"}, {"POST", "/resume"},
@@ -287,6 +290,9 @@ func TestKickAndBan(t *testing.T) {
 	if st != http.StatusSwitchingProtocols {
 		t.Fatalf("dial: %d", st)
 	}
+	if _, _, err := conn.Read(context.Background()); err != nil { // welcomed
+		t.Fatal(err)
+	}
 	if r := e.do("DELETE", "/api/tables/"+id+"/seats/"+seat, nil, owner); r.status != http.StatusNoContent {
 		t.Fatalf("kick: %d %s", r.status, r.body)
 	}
@@ -303,6 +309,13 @@ func TestKickAndBan(t *testing.T) {
 	e.arrive(id, pid)
 	play, _ := e.wsDial("/ws/tables/"+id+"?role=player", player)
 	watch, _ := e.wsDial("/ws/tables/"+id+"?role=spectator", player)
+	for _, c := range []*websocket.Conn{play, watch} { // joined: welcomed
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if _, _, err := c.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+	}
 	if r := e.do("POST", "/api/tables/"+id+"/bans", map[string]any{"player_id": pid}, owner); r.status != http.StatusNoContent {
 		t.Fatalf("ban: %d %s", r.status, r.body)
 	}

@@ -48,7 +48,7 @@ func (s *Server) routes() http.Handler {
 	// the path exists with other methods.
 	hf("/api/", func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
-		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
 			r2 := r.Clone(r.Context())
 			r2.Method = m
 			if _, p := mux.Handler(r2); p != "" && p != "/api/" {

@@ -222,7 +222,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	// Reads are not tied to the hub's context: on shutdown the table closes
 	// the socket with 1001, and the close handshake needs the reader.
 	ctx := context.Background()
-	if err := h.join(ctx, t, c, since); err != nil {
+	if err := h.join(ctx, t, c, since, viewer); err != nil {
 		defer h.untrackSocket()
 		defer release()
 		code, msg := ErrorCode(err)
@@ -232,6 +232,10 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		_ = conn.Write(ctx, websocket.MessageText, errorFrame("", code, msg))
 		if code == CodeUnavailable {
 			conn.Close(websocket.StatusGoingAway, "server shutting down")
+			return
+		}
+		if reason := refusedReason(err); reason != "" { // owners.go
+			conn.Close(CloseFreed, reason)
 			return
 		}
 		conn.Close(websocket.StatusInternalError, "join failed")
@@ -419,10 +423,15 @@ func (c *client) answerError(t *table, f inFrame, err error) {
 // never reads the disk for it. It hands out the seq boundary, and the
 // replay up to it is read here. The table then adds what came after from
 // its recent events (or, if more came, a snapshot).
-func (h *Hub) join(ctx context.Context, t *table, c *client, since int64) error {
+func (h *Hub) join(ctx context.Context, t *table, c *client, since int64, v Viewer) error {
 	var boundary int64
 	replay := false
 	if err := t.call(ctx, func() error {
+		// Checked again here, where a kick or a ban cannot slip between
+		// the check and the registration.
+		if err := t.admit(c, v); err != nil {
+			return err
+		}
 		replay = t.welcome(c, since)
 		boundary = t.seq
 		return nil

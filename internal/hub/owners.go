@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -180,6 +181,42 @@ func (h *Hub) Visible(ctx context.Context, id string, v Viewer) error {
 	return t.access.Load().sees(id, v)
 }
 
+// errSeatGone refuses a player's socket whose seat was freed while it
+// joined.
+var errSeatGone = protoErr(CodeNotSeated, "Your seat was freed; join as a spectator or take a seat.")
+
+// admit checks, on the table goroutine, that client c (viewer v) may join:
+// the table is visible to v, and a player still has a seat.
+func (t *table) admit(c *client, v Viewer) error {
+	a := t.access.Load()
+	if v.PlayerID != "" && a.bans[v.PlayerID] {
+		return errBanned
+	}
+	if err := a.sees(t.id, v); err != nil {
+		return err
+	}
+	if c.role == rolePlayer {
+		if _, ok := t.seatOf(c.player.ID); !ok {
+			return errSeatGone
+		}
+	}
+	return nil
+}
+
+// refusedReason is the 4003 reason of a join refused by admit, or "" for
+// another failure.
+func refusedReason(err error) string {
+	switch {
+	case errors.Is(err, errBanned):
+		return ReasonBanned
+	case errors.Is(err, errSeatGone):
+		return "your seat was freed"
+	case engine.ErrorCode(err) == engine.ENOTFOUND:
+		return "this table is no longer open to you"
+	}
+	return ""
+}
+
 // ownerOf returns the table if playerID owns it. A table the player may
 // not see is ENOTFOUND, one they see but do not own EFORBIDDEN with why.
 func (h *Hub) ownerOf(tableID, playerID, why string) (*table, error) {
@@ -300,7 +337,8 @@ func (h *Hub) Patch(ctx context.Context, id string, p engine.Player, patch engin
 			return fmt.Errorf("settings of %s: %w", t.id, err)
 		}
 		cfg := next.Config
-		t.meta = meta
+		// Field by field: readers off the goroutine read meta.CreatedAt.
+		t.meta.Name, t.meta.Private, t.meta.Config = meta.Name, meta.Private, meta.Config
 		t.setState(next)
 		if t.job != nil { // the running turn's state must not bring the old settings back
 			t.sinceJob = append(t.sinceJob, func(st *engine.State) { st.Config = cfg })

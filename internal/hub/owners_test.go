@@ -25,6 +25,24 @@ func TestNPCHealthInWords(t *testing.T) {
 	c := e.sit(tid, p, "Aldric", "warrior")
 	a := e.dial(tid, "player", tok, -1)
 	s := e.dial(tid, "spectator", "", -1)
+	// The stream (SSE) and a subscriber get the same events as the sockets.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub, err := e.hub.Stream(ctx, tid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed []engine.Event
+	streamDone := make(chan struct{})
+	go func() {
+		defer close(streamDone)
+		for ev := range sub.Events {
+			streamed = append(streamed, ev)
+			if ev.Kind == engine.EventCombatEnded {
+				return
+			}
+		}
+	}()
 	a.startFight()
 	mine := "pc:" + c.Seat
 	ended := false
@@ -42,6 +60,7 @@ func TestNPCHealthInWords(t *testing.T) {
 		t.Fatal("the fight did not end")
 	}
 	s.event("combat_ended")
+	<-streamDone
 	snap, err := e.hub.Snapshot(context.Background(), tid)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +85,8 @@ func TestNPCHealthInWords(t *testing.T) {
 			frames = append(frames, f.Raw)
 		}
 	}
-	frames = append(frames, snapJSON, evsJSON)
+	streamJSON, _ := json.Marshal(streamed)
+	frames = append(frames, snapJSON, evsJSON, streamJSON)
 	words, damages := 0, 0
 	number := regexp.MustCompile(`\d+\s*/\s*\d+|\d+ HP`)
 	for _, raw := range frames {
