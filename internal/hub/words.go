@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"regexp"
+
 	"tavern/internal/engine"
 )
 
@@ -39,6 +41,15 @@ func (a *access) redact(e engine.Event) (engine.Event, bool) {
 			e.Data = engine.NPCHealData{Amount: d.Amount, Health: engine.HealthWord(d.HP, d.MaxHP), Target: d.Target}
 			return e, true
 		}
+	case engine.NarrationData:
+		// The offline narrator writes words at such a table; a model is
+		// told to (agent.NPCHealthWords). Should one write hit points all
+		// the same, they are cut from what players read.
+		if text := hpNumbers.ReplaceAllString(d.Text, ""); text != d.Text {
+			d.Text = text
+			e.Data = d
+			return e, true
+		}
 	case engine.TurnData:
 		if d.Entry.Kind == engine.KindNPC {
 			d.Entry = entryWords(d.Entry)
@@ -48,6 +59,10 @@ func (a *access) redact(e engine.Event) (engine.Event, bool) {
 	}
 	return e, false
 }
+
+// hpNumbers matches hit points written out in a narration: "(4/14 HP)",
+// "4/14 HP", "4 HP", "4 hit points".
+var hpNumbers = regexp.MustCompile(`\s*\(\s*\d+\s*/\s*\d+(?:\s*HP)?\s*\)|\b\d+\s*/\s*\d+\s*HP\b|\b\d+\s*(?:HP|hit points?)\b`)
 
 // redactAll redacts evs (access.redact), copying the slice only when an
 // event changes.
