@@ -209,6 +209,8 @@ export function eventLine(ev, characterName = () => '') {
       if (d.role !== 'spectator' && str(d.character)) return { text: `${str(d.name)} joins the table as ${str(d.character)}.` };
       return { text: `${str(d.name)} joins the table${d.role === 'spectator' ? ' as a spectator' : ''}.` };
     case 'player_left':
+      if (d.by === 'owner') return { text: `The table's owner removed ${str(d.name)} from the table.` };
+      if (d.by === 'operator') return { text: `The operator removed ${str(d.name)} from the table.` };
       return { text: `${str(d.name)} leaves the table.` };
     default:
       return null;

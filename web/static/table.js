@@ -521,8 +521,9 @@ if (seatForm) {
       if (who) await api('POST', '/api/players', { name: who.value });
       await api('POST', `/api/tables/${encodeURIComponent(tableId)}/seats`, {
         character: { name: $('seat-name').value, class: $('seat-class').value, backstory: $('seat-backstory').value },
+        invite: invite || undefined,
       });
-      location.replace(location.pathname); // reload as a seated player
+      location.replace(location.pathname + (invite ? `?invite=${encodeURIComponent(invite)}` : '')); // reload as a seated player
     } catch (err) {
       showError(err.message);
       btn.disabled = false;
@@ -536,7 +537,7 @@ if (leaveBtn) {
     if (!confirm('Leave your seat? Your character leaves the party.')) return;
     try {
       await api('DELETE', `/api/tables/${encodeURIComponent(tableId)}/seats/me`);
-      location.replace(location.pathname);
+      location.replace(location.pathname + (invite ? `?invite=${encodeURIComponent(invite)}` : ''));
     } catch (err) {
       showError(err.message);
     }
