@@ -62,6 +62,8 @@ TAVERN_URL="$url" node e2e/run.mjs || status=$?
 [[ $status -ne 0 ]] || TAVERN_URL="$url" node e2e/abilities.mjs || status=$?
 [[ $status -ne 0 ]] || TAVERN_URL="$url" node e2e/retcon.mjs || status=$?
 [[ $status -ne 0 ]] || TAVERN_URL="$url" node e2e/adventures.mjs || status=$?
+# Runs a server of its own (it stops and restarts it): OWNERS_ADDR.
+[[ $status -ne 0 ]] || TAVERN_BIN=bin/tavern node e2e/owners.mjs || status=$?
 if [[ $status -ne 0 ]]; then
 	echo "e2e: failed; server log in build/e2e/server.log, screenshots in build/e2e/" >&2
 fi

@@ -164,7 +164,12 @@ type tablesResponse struct {
 // tables (default defaultLimit) after the table named by cursor, and next
 // when more follow. Without them the answer is the whole list, as before.
 func (s *Server) listTables(w http.ResponseWriter, r *http.Request) {
-	ts := s.hub.List()
+	v, _, err := s.viewer(r, false)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	ts := s.hub.ListFor(r.Context(), v.PlayerID)
 	if ts == nil {
 		ts = []hub.TableSummary{}
 	}
@@ -204,6 +209,8 @@ type createTableRequest struct {
 	CombatMode   string `json:"combat_mode"`
 	Seats        *int   `json:"seats"`
 	TurnTimeoutS *int   `json:"turn_timeout_s"`
+	Private      bool   `json:"private"`
+	NPCHP        string `json:"npc_hp"`
 }
 
 // createTable is POST /api/tables.
@@ -219,7 +226,7 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request, p engine.Pl
 	}
 	// The hub validates the spec (engine.TableSpec.Validate).
 	spec := hub.TableSpec{Name: req.Name, Adventure: req.Adventure, Ruleset: req.Ruleset, CombatMode: req.CombatMode,
-		Seats: req.Seats, TurnTimeoutS: req.TurnTimeoutS}
+		Seats: req.Seats, TurnTimeoutS: req.TurnTimeoutS, Private: req.Private, NPCHP: req.NPCHP}
 	t, err := s.hub.CreateTable(r.Context(), p, spec)
 	if err != nil {
 		if engine.ErrorCode(err) == engine.EINVALID {
@@ -239,6 +246,9 @@ func (s *Server) getTable(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
+	if !s.visible(w, r, id) {
+		return
+	}
 	snap, err := s.hub.Snapshot(r.Context(), id)
 	if err != nil {
 		s.error(w, r, err)
@@ -249,6 +259,8 @@ func (s *Server) getTable(w http.ResponseWriter, r *http.Request) {
 
 type sitRequest struct {
 	Character *characterRequest `json:"character"`
+	// Invite is a private table's current invite code.
+	Invite string `json:"invite"`
 }
 
 type characterRequest struct {
@@ -280,7 +292,7 @@ func (s *Server) sit(w http.ResponseWriter, r *http.Request, p engine.Player) {
 	}
 	// The hub validates the character (engine.NewCharacterSpec.Validate).
 	spec := engine.NewCharacterSpec{Name: req.Character.Name, Class: req.Character.Class, Backstory: req.Character.Backstory}
-	c, err := s.hub.Sit(r.Context(), id, p, spec)
+	c, err := s.hub.SitInvited(r.Context(), id, p, spec, req.Invite)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -315,6 +327,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	id, err := tableID(r)
 	if err != nil {
 		s.error(w, r, err)
+		return
+	}
+	if !s.visible(w, r, id) {
 		return
 	}
 	q := r.URL.Query()

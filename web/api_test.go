@@ -217,7 +217,7 @@ func TestCreateTable(t *testing.T) {
 		{"negative timeout", map[string]any{"name": "T", "turn_timeout_s": -1}},
 		{"timeout too long", map[string]any{"name": "T", "turn_timeout_s": 3601}},
 		{"unknown adventure", map[string]any{"name": "T", "adventure": "nowhere"}},
-		{"unknown field", map[string]any{"name": "T", "private": true}},
+		{"unknown field", map[string]any{"name": "T", "secret": true}},
 		{"name too long", map[string]any{"name": strings.Repeat("n", 65)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -526,6 +526,9 @@ func TestUnknownEndpoints(t *testing.T) {
 
 // brokenHub fails every snapshot with an internal error.
 type brokenHub struct{ web.Tables }
+
+// Visible lets every request through, to the failing snapshot.
+func (brokenHub) Visible(context.Context, string, hub.Viewer) error { return nil }
 
 func (brokenHub) Snapshot(context.Context, string) (hub.Snapshot, error) {
 	return hub.Snapshot{}, errors.New("open /var/lib/tavern/secret.db: disk I/O error")

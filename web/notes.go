@@ -29,7 +29,7 @@ type ownerHub interface {
 }
 
 // ownerRoutes registers the routes of this file.
-func (s *Server) ownerRoutes(hf func(pattern string, h http.HandlerFunc)) {
+func (s *Server) notesRoutes(hf func(pattern string, h http.HandlerFunc)) {
 	hf("GET /api/tables/{id}/notes", s.listNotes)
 	hf("POST /api/tables/{id}/notes", s.authed(s.addNote))
 	hf("DELETE /api/tables/{id}/notes/{note}", s.authed(s.removeNote))
@@ -39,11 +39,14 @@ func (s *Server) ownerRoutes(hf func(pattern string, h http.HandlerFunc)) {
 }
 
 // owners returns the hub's owner side and the table id, or writes the
-// error.
+// error: a private table's stranger gets its 404 here, as on every route.
 func (s *Server) owners(w http.ResponseWriter, r *http.Request) (ownerHub, string, bool) {
 	id, err := tableID(r)
 	if err != nil {
 		s.error(w, r, err)
+		return nil, "", false
+	}
+	if !s.visible(w, r, id) {
 		return nil, "", false
 	}
 	oh, ok := s.hub.(ownerHub)

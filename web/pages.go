@@ -15,6 +15,7 @@ import (
 type lobbyView struct {
 	Player *engine.Player
 	Tables []hub.TableSummary
+	Mine   []hub.MyTable // the tables the player owns or sits at
 	DM     string
 	// Adventures are the ones a new table may be made from; Chosen the
 	// one picked already (?adventure= from the adventures page).
@@ -35,6 +36,9 @@ type tableView struct {
 	Version string
 	// Watch is set when a seated player asked to watch as a spectator.
 	Watch bool
+	// Invite is the invite code the page was opened with, which its
+	// requests carry on (a private table).
+	Invite string
 }
 
 // Role is "player" when you are seated (and not watching), else
@@ -44,6 +48,11 @@ func (v tableView) Role() string {
 		return "player"
 	}
 	return "spectator"
+}
+
+// IsOwner reports whether the viewer owns the table (its owner's card).
+func (v tableView) IsOwner() bool {
+	return v.Player != nil && v.Snap.Table.OwnerID != "" && v.Snap.Table.OwnerID == v.Player.ID
 }
 
 // Seat is your seat id, or "".
@@ -82,7 +91,16 @@ func (s *Server) lobbyPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.log.Error("lobby: resolve player", "err", err)
 	}
-	v := lobbyView{Player: p, Tables: s.hub.List(), DM: s.hub.DM(), Adventures: s.adventureChoices(r), Chosen: r.URL.Query().Get("adventure"), Version: s.assetVersion}
+	pid := ""
+	if p != nil {
+		pid = p.ID
+	}
+	v := lobbyView{Player: p, Tables: s.hub.ListFor(r.Context(), pid), DM: s.hub.DM(), Adventures: s.adventureChoices(r), Chosen: r.URL.Query().Get("adventure"), Version: s.assetVersion}
+	if p != nil {
+		if v.Mine, err = s.hub.MyTables(r.Context(), p.ID); err != nil {
+			s.log.Error("lobby: the player's tables", "err", err)
+		}
+	}
 	s.render(w, r, http.StatusOK, lobbyPage(v))
 }
 
@@ -109,6 +127,13 @@ func (s *Server) adventureChoices(r *http.Request) []adventureChoice {
 func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	id, err := tableID(r)
 	var snap hub.Snapshot
+	var viewer hub.Viewer
+	if err == nil {
+		viewer, _, err = s.viewer(r, false)
+	}
+	if err == nil {
+		err = s.hub.Visible(r.Context(), id, viewer)
+	}
 	if err == nil {
 		snap, err = s.hub.Snapshot(r.Context(), id)
 	}
@@ -124,7 +149,8 @@ func (s *Server) tablePage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.log.Error("table page: resolve player", "err", err)
 	}
-	v := tableView{Snap: snap, Player: p, Classes: s.hub.Classes(), Version: s.assetVersion, Watch: r.URL.Query().Has("watch")}
+	v := tableView{Snap: snap, Player: p, Classes: s.hub.Classes(), Version: s.assetVersion, Watch: r.URL.Query().Has("watch"),
+		Invite: viewer.Invite}
 	if p != nil && !v.Watch {
 		for i := range snap.Party {
 			if snap.Party[i].PlayerID == p.ID {

@@ -40,8 +40,10 @@ func (s *Server) routes() http.Handler {
 	hf("GET /api/tables/{id}/export/{file}", s.authed(s.exportHistory))
 	hf("GET /api/tables/{id}/calls", s.authed(s.listCalls))
 	hf("GET /ws/tables/{id}", s.websocket)
-	// Notes, retcon, edits and feedback: web/notes.go.
+	// The table owner's (web/owners.go).
 	s.ownerRoutes(hf)
+	// Notes, retcon, edits and feedback (web/notes.go).
+	s.notesRoutes(hf)
 	// Ask the data: the operator's data agent, web/ask.go.
 	s.askRoutes(func(pattern string, h http.HandlerFunc) { hf(pattern, s.adminOnly(h)) })
 	// Adventures players write: web/adventures.go.
@@ -50,7 +52,7 @@ func (s *Server) routes() http.Handler {
 	// the path exists with other methods.
 	hf("/api/", func(w http.ResponseWriter, r *http.Request) {
 		var allow []string
-		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 			r2 := r.Clone(r.Context())
 			r2.Method = m
 			if _, p := mux.Handler(r2); p != "" && p != "/api/" {

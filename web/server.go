@@ -67,6 +67,7 @@ type tables interface {
 	StartSession(ctx context.Context, tableID string, p engine.Player) (string, error)
 	Quests(ctx context.Context, tableID string) ([]hub.QuestView, error)
 	Inventory(ctx context.Context, tableID string, p engine.Player) (hub.Character, error)
+	ownerTables // web/owners.go
 }
 
 // Config is what a Server needs.

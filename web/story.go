@@ -19,6 +19,9 @@ func (s *Server) story(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
+	if !s.visible(w, r, id) {
+		return
+	}
 	md := true
 	switch r.URL.Query().Get("format") {
 	case "", "md", "markdown":

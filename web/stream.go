@@ -32,6 +32,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
+	if !s.visible(w, r, id) {
+		return
+	}
 	sinceStr := r.Header.Get("Last-Event-ID")
 	if sinceStr == "" {
 		sinceStr = r.URL.Query().Get("since")

@@ -112,20 +112,39 @@ func tablePage(v tableView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, " data-seq=\"")
+			if v.Invite != "" {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, " data-invite=\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var7 string
+				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.ResolveAttributeValue(v.Invite)
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 24, Col: 26}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\"")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, " data-seq=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var7 string
-			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.ResolveAttributeValue(strconv.FormatInt(v.Snap.Seq, 10))
+			var templ_7745c5c3_Var8 string
+			templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.ResolveAttributeValue(strconv.FormatInt(v.Snap.Seq, 10))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 23, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 26, Col: 47}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -133,122 +152,122 @@ func tablePage(v tableView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<section class=\"table-head\"><h1 id=\"table-name\">")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var8 string
-			templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(v.Snap.Table.Name)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 27, Col: 43}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</h1><p class=\"table-meta\"><span class=\"badge\" id=\"mode\"></span> <span class=\"badge\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<section class=\"table-head\"><h1 id=\"table-name\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var9 string
-			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(v.Snap.Table.Ruleset)
+			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(v.Snap.Table.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 30, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 30, Col: 43}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</span> <span class=\"badge\" id=\"combat-style\" title=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</h1><p class=\"table-meta\"><span class=\"badge\" id=\"mode\"></span> <span class=\"badge\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var10 string
-			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.ResolveAttributeValue(combatStyleHelp(v.Snap.Table.CombatMode))
+			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(v.Snap.Table.Ruleset)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 31, Col: 91}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 33, Col: 47}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var10)
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</span> <span class=\"badge\" id=\"combat-style\" title=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var11 string
-			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(combatStyle(v.Snap.Table.CombatMode))
+			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.ResolveAttributeValue(combatStyleHelp(v.Snap.Table.CombatMode))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 31, Col: 132}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 34, Col: 91}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var11)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, " combat</span> <span class=\"badge\" id=\"spectators\"></span> <span class=\"badge\" id=\"dm\">DM: ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var12 string
-			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(dmLabel(v.Snap.DM))
+			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(combatStyle(v.Snap.Table.CombatMode))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 33, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 34, Col: 132}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</span> <span class=\"badge\" id=\"you-are\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, " combat</span> <span class=\"badge\" id=\"spectators\"></span> <span class=\"badge\" id=\"dm\">DM: ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var13 string
+			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(dmLabel(v.Snap.DM))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 36, Col: 57}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</span> <span class=\"badge\" id=\"you-are\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if v.Me != nil {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "Playing ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "Playing ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var13 string
-				templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(v.Me.Name)
+				var templ_7745c5c3_Var14 string
+				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(v.Me.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 36, Col: 26}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 39, Col: 26}
 				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "Watching")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "Watching")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</span> <span class=\"badge conn\" id=\"conn\" data-state=\"connecting\">connecting…</span></p></section><div id=\"combat-bar\" class=\"combat-bar\" hidden></div><div class=\"table-grid\"><div class=\"col-main\"><section class=\"card log-card\"><div class=\"log-head\"><h2>The story</h2><span id=\"owner-tools\" class=\"owner-tools\" hidden><button id=\"undo-turn\" type=\"button\" class=\"secondary\" title=\"Undo the last turn that resolved an action; the action is dropped\">↶ Undo last turn</button> <button id=\"replay-turn\" type=\"button\" class=\"secondary\" title=\"Undo the last turn and let the DM play the action again, with the same dice\">↻ Replay it</button></span> <span class=\"story-links\">Download: <a id=\"story-md\" href=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var14 templ.SafeURL
-			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/api/tables/" + v.Snap.Table.ID + "/story?format=md"))
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 55, Col: 110}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "\" download>Markdown</a> · <a id=\"story-txt\" href=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</span> <span class=\"badge conn\" id=\"conn\" data-state=\"connecting\">connecting…</span></p></section><p id=\"notice\" class=\"banner notice\" role=\"alert\" hidden></p><p id=\"conn-banner\" class=\"banner\" role=\"status\" hidden></p><p id=\"paused-banner\" class=\"banner paused\" role=\"status\" hidden>The table is paused. Chat goes on; actions wait until it resumes.</p><div id=\"combat-bar\" class=\"combat-bar\" hidden></div><div class=\"table-grid\"><div class=\"col-main\"><section class=\"card log-card\"><div class=\"log-head\"><h2>The story</h2><span id=\"owner-tools\" class=\"owner-tools\" hidden><button id=\"undo-turn\" type=\"button\" class=\"secondary\" title=\"Undo the last turn that resolved an action; the action is dropped\">↶ Undo last turn</button> <button id=\"replay-turn\" type=\"button\" class=\"secondary\" title=\"Undo the last turn and let the DM play the action again, with the same dice\">↻ Replay it</button></span> <span class=\"story-links\">Download: <a id=\"story-md\" href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var15 templ.SafeURL
-			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/api/tables/" + v.Snap.Table.ID + "/story?format=text"))
+			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/api/tables/" + v.Snap.Table.ID + "/story?format=md"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 55, Col: 233}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 61, Col: 110}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" download>text</a></span></div><button id=\"load-earlier\" type=\"button\" class=\"link load-earlier\" hidden>Load earlier events</button><ol id=\"log\" class=\"log\" aria-live=\"polite\"></ol></section><p id=\"error\" class=\"error\" role=\"alert\" hidden></p><form id=\"whisper-form\" class=\"card chat-form\" hidden><label for=\"whisper-text\">Whisper to the DM (only the DM reads it, on its next turn)</label><div class=\"row\"><input id=\"whisper-text\" name=\"text\" type=\"text\" maxlength=\"1000\" autocomplete=\"off\" placeholder=\"Have the bridge give way\"> <button id=\"whisper-send\" type=\"submit\" class=\"secondary\">Whisper</button></div><p id=\"whisper-status\" class=\"hint\" aria-live=\"polite\"></p></form>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "\" download>Markdown</a> · <a id=\"story-txt\" href=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var16 templ.SafeURL
+			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/api/tables/" + v.Snap.Table.ID + "/story?format=text"))
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 61, Col: 233}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" download>text</a></span></div><button id=\"load-earlier\" type=\"button\" class=\"link load-earlier\" hidden>Load earlier events</button><ol id=\"log\" class=\"log\" aria-live=\"polite\"></ol></section><p id=\"error\" class=\"error\" role=\"alert\" hidden></p><form id=\"whisper-form\" class=\"card chat-form\" hidden><label for=\"whisper-text\">Whisper to the DM (only the DM reads it, on its next turn)</label><div class=\"row\"><input id=\"whisper-text\" name=\"text\" type=\"text\" maxlength=\"1000\" autocomplete=\"off\" placeholder=\"Have the bridge give way\"> <button id=\"whisper-send\" type=\"submit\" class=\"secondary\">Whisper</button></div><p id=\"whisper-status\" class=\"hint\" aria-live=\"polite\"></p></form>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -264,22 +283,32 @@ func tablePage(v tableView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else if v.Me == nil && !v.Watch {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<p id=\"table-full\" class=\"muted\">The table is full; you are watching.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<p id=\"table-full\" class=\"muted\">The table is full; you are watching.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</div><aside class=\"col-side\"><section class=\"card\" id=\"combat-panel\"></section><section class=\"card\"><h2>Party</h2><ul id=\"party\" class=\"party\"></ul></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</div><aside class=\"col-side\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if v.IsOwner() {
+				templ_7745c5c3_Err = ownerPanel().Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<section class=\"card\" id=\"combat-panel\"></section><section class=\"card\"><h2>Party</h2><ul id=\"party\" class=\"party\"></ul></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if v.Me != nil {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<section class=\"card\" id=\"sheet\"></section>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<section class=\"card\" id=\"sheet\"></section>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<section class=\"card\" id=\"location\"></section><section class=\"card\" id=\"shop\" hidden></section><section class=\"card\" id=\"quests\"></section><section class=\"card notes-card\"><div id=\"notes\"></div><form id=\"note-form\" class=\"note-form\" hidden><input id=\"note-text\" name=\"text\" type=\"text\" maxlength=\"500\" autocomplete=\"off\" placeholder=\"A fact the DM must honour\"> <button id=\"note-add\" type=\"submit\" class=\"secondary\">Add note</button></form></section></aside></div></main>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<section class=\"card\" id=\"location\"></section><section class=\"card\" id=\"shop\" hidden></section><section class=\"card\" id=\"quests\"></section><section class=\"card notes-card\"><div id=\"notes\"></div><form id=\"note-form\" class=\"note-form\" hidden><input id=\"note-text\" name=\"text\" type=\"text\" maxlength=\"500\" autocomplete=\"off\" placeholder=\"A fact the DM must honour\"> <button id=\"note-add\" type=\"submit\" class=\"secondary\">Add note</button></form></section></aside></div></main>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -311,12 +340,12 @@ func actionBox(v tableView) templ.Component {
 			}()
 		}
 		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var16 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var16 == nil {
-			templ_7745c5c3_Var16 = templ.NopComponent
+		templ_7745c5c3_Var17 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var17 == nil {
+			templ_7745c5c3_Var17 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<form id=\"action-form\" class=\"card action-form\"><label for=\"action-text\">Your action</label><div id=\"hints\" class=\"hints\" aria-label=\"Suggestions\" hidden></div><textarea id=\"action-text\" name=\"text\" rows=\"3\" maxlength=\"2000\" placeholder=\"I search the room…\" disabled></textarea><div class=\"row\"><p id=\"turn-hint\" class=\"hint\"></p><button id=\"action-send\" type=\"submit\" disabled>Act</button></div></form><form id=\"chat-form\" class=\"card chat-form\"><label for=\"chat-text\">Table chat (the DM doesn't hear it)</label><div class=\"row\"><input id=\"chat-text\" name=\"text\" type=\"text\" maxlength=\"500\" autocomplete=\"off\" placeholder=\"brb, snacks\"> <button id=\"chat-send\" type=\"submit\" class=\"secondary\">Say</button></div></form><p class=\"seat-tools\"><button id=\"turn-sound\" type=\"button\" class=\"link\" aria-pressed=\"false\" title=\"A short sound (and a notification, if you allow them) when it becomes your turn\">Turn alert: off</button> <button id=\"leave\" type=\"button\" class=\"link\">Leave my seat</button></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<form id=\"action-form\" class=\"card action-form\"><label for=\"action-text\">Your action</label><div id=\"hints\" class=\"hints\" aria-label=\"Suggestions\" hidden></div><textarea id=\"action-text\" name=\"text\" rows=\"3\" maxlength=\"2000\" placeholder=\"I search the room…\" disabled></textarea><div class=\"row\"><p id=\"turn-hint\" class=\"hint\"></p><button id=\"action-send\" type=\"submit\" disabled>Act</button></div></form><form id=\"chat-form\" class=\"card chat-form\"><label for=\"chat-text\">Table chat (the DM doesn't hear it)</label><div class=\"row\"><input id=\"chat-text\" name=\"text\" type=\"text\" maxlength=\"500\" autocomplete=\"off\" placeholder=\"brb, snacks\"> <button id=\"chat-send\" type=\"submit\" class=\"secondary\">Say</button></div></form><p class=\"seat-tools\"><button id=\"turn-sound\" type=\"button\" class=\"link\" aria-pressed=\"false\" title=\"A short sound (and a notification, if you allow them) when it becomes your turn\">Turn alert: off</button> <button id=\"leave\" type=\"button\" class=\"link\">Leave my seat</button></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -340,71 +369,102 @@ func seatForm(v tableView) templ.Component {
 			}()
 		}
 		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var17 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var17 == nil {
-			templ_7745c5c3_Var17 = templ.NopComponent
+		templ_7745c5c3_Var18 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var18 == nil {
+			templ_7745c5c3_Var18 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<form id=\"seat-form\" class=\"card grid-form\"><h2 class=\"span\">Take a seat</h2>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<form id=\"seat-form\" class=\"card grid-form\"><h2 class=\"span\">Take a seat</h2>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if v.Player == nil {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<label for=\"seat-player-name\">Your name</label> <input id=\"seat-player-name\" name=\"player\" type=\"text\" required maxlength=\"32\" autocomplete=\"nickname\"> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<label for=\"seat-player-name\">Your name</label> <input id=\"seat-player-name\" name=\"player\" type=\"text\" required maxlength=\"32\" autocomplete=\"nickname\"> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<label for=\"seat-name\">Character</label> <input id=\"seat-name\" name=\"name\" type=\"text\" required maxlength=\"32\" placeholder=\"Brunhild\"> <label for=\"seat-class\">Class</label> <select id=\"seat-class\" name=\"class\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<label for=\"seat-name\">Character</label> <input id=\"seat-name\" name=\"name\" type=\"text\" required maxlength=\"32\" placeholder=\"Brunhild\"> <label for=\"seat-class\">Class</label> <select id=\"seat-class\" name=\"class\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		for _, c := range v.Classes {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<option value=\"")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			var templ_7745c5c3_Var18 string
-			templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.ID)
-			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 141, Col: 24}
-			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var18)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<option value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var19 string
-			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(c.Name)
+			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.ID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 141, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 150, Col: 24}
 			}
-			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var19)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, " — ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var20 string
-			templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(c.Summary)
+			templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 141, Col: 53}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 150, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</option>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, " — ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var21 string
+			templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(c.Summary)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 150, Col: 53}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "</option>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "</select> <label for=\"seat-backstory\">Backstory</label> <textarea id=\"seat-backstory\" name=\"backstory\" rows=\"2\" maxlength=\"2000\" placeholder=\"Optional\"></textarea> <span></span> <button id=\"seat-submit\" type=\"submit\">Sit down</button></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</select> <label for=\"seat-backstory\">Backstory</label> <textarea id=\"seat-backstory\" name=\"backstory\" rows=\"2\" maxlength=\"2000\" placeholder=\"Optional\"></textarea> <span></span> <button id=\"seat-submit\" type=\"submit\">Sit down</button></form>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// ownerPanel is the table owner's card; static/owner.js drives it and
+// draws its seat list.
+func ownerPanel() templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		templ_7745c5c3_Var22 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var22 == nil {
+			templ_7745c5c3_Var22 = templ.NopComponent
+		}
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<section class=\"card\" id=\"owner-panel\"><h2>Your table</h2><p class=\"row\"><button id=\"owner-invite\" type=\"button\" class=\"secondary\">Invite link</button> <input id=\"owner-invite-url\" type=\"text\" readonly hidden aria-label=\"Invite link\"></p><label class=\"check\"><input id=\"owner-private\" type=\"checkbox\"> Private: only people you invite find it</label><p class=\"row\"><label for=\"owner-npc-hp\">NPC health</label> <select id=\"owner-npc-hp\"><option value=\"exact\">numbers</option> <option value=\"words\">words (bloodied…)</option></select></p><p><button id=\"owner-pause\" type=\"button\" class=\"secondary\">Pause the table</button></p><h3>Seated</h3><ul id=\"owner-seats\" class=\"owner-seats\"></ul></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -17,6 +17,9 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, p engine.P
 		s.error(w, r, err)
 		return
 	}
+	if !s.visible(w, r, id) { // a private table (web/owners.go)
+		return
+	}
 	actionID, err := s.hub.StartSession(r.Context(), id, p)
 	if err != nil {
 		s.error(w, r, err)
@@ -30,6 +33,9 @@ func (s *Server) quests(w http.ResponseWriter, r *http.Request) {
 	id, err := tableID(r)
 	if err != nil {
 		s.error(w, r, err)
+		return
+	}
+	if !s.visible(w, r, id) { // a private table (web/owners.go)
 		return
 	}
 	qs, err := s.hub.Quests(r.Context(), id)
@@ -46,6 +52,9 @@ func (s *Server) inventory(w http.ResponseWriter, r *http.Request, p engine.Play
 	id, err := tableID(r)
 	if err != nil {
 		s.error(w, r, err)
+		return
+	}
+	if !s.visible(w, r, id) { // a private table (web/owners.go)
 		return
 	}
 	c, err := s.hub.Inventory(r.Context(), id, p)

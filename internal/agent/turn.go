@@ -72,7 +72,13 @@ type TurnContext struct {
 	NPC        *NPCProfile          `json:"npc_profile,omitempty"`
 	// Notes are the table's notes: facts the DM must honour.
 	Notes []string `json:"notes,omitempty"`
+	// NPCHealth is set at a table whose players see NPC health in words
+	// (engine.Config.Words): what the narration may say of it.
+	NPCHealth string `json:"npc_health,omitempty"`
 }
+
+// NPCHealthWords is TurnContext.NPCHealth at a table in words mode.
+const NPCHealthWords = "words: never give an NPC's hit points as numbers; say unhurt, wounded, bloodied, near death or down"
 
 // ActorView is the character acting this turn.
 type ActorView struct {
@@ -346,6 +352,9 @@ func (t *Turn) context() TurnContext {
 		Location: locationWith(st, items[0]), Party: partyOf(st, items[1:1+len(st.Party)])}
 	if t.Actor != nil {
 		ctx.Actor = &ActorView{ID: t.Actor.ID, Name: t.Actor.Name, Seat: t.Actor.Seat, Class: t.Actor.Class, Abilities: st.CharacterAbilities(t.Actor)}
+	}
+	if st.Config.Words() {
+		ctx.NPCHealth = NPCHealthWords
 	}
 	if st.Game.Mode == engine.ModeNarrative && st.Game.LastCombatResult != nil && !st.Game.ResultSeen {
 		ctx.LastCombat = cloneResult(st.Game.LastCombatResult)

@@ -26,6 +26,7 @@ var secretColumns = map[string][]string{
 	"players":    {"token_hash"},
 	"npcs":       {"secret"},
 	"game_state": {"rng"},
+	"tables":     {"invite_hash"},
 }
 
 // tableFunctions are table-valued functions a query may read: they read

@@ -249,7 +249,7 @@ func (w *writeTx) stmt(q string) *sql.Stmt {
 
 // writeQueries lists the statements write transactions run often; Open
 // prepares them all on the writer's connection.
-var writeQueries = slices.Concat(qInsertEvents, qInsertMessages, qInsertCalls, ownerWriteQueries, []string{
+var writeQueries = slices.Concat(qInsertEvents, qInsertMessages, qInsertCalls, ownerWriteQueries, ownerQueries, []string{
 	qInsertPlayer,
 	qInsertTable, qUpdateTableConfig,
 	qUpsertCharacter, qDeleteCharacters,

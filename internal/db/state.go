@@ -17,7 +17,7 @@ import (
 // writeState and loadState run one step per kind of row, in the same order.
 
 var (
-	qUpdateTableConfig = "UPDATE tables SET ruleset = ?, combat_mode = ?, turn_timeout_s = ? WHERE id = ?"
+	qUpdateTableConfig = "UPDATE tables SET ruleset = ?, combat_mode = ?, turn_timeout_s = ?, npc_hp = ? WHERE id = ?"
 
 	qUpsertGameState = `INSERT INTO game_state (table_id, game, rng, world_start, updated_at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (table_id) DO UPDATE SET game = excluded.game, rng = excluded.rng, world_start = excluded.world_start, updated_at = excluded.updated_at`
@@ -111,7 +111,7 @@ func loadState(ctx context.Context, tx *sql.Tx, t engine.Table) (*engine.State, 
 // writeConfig stores the state's config on the table's row; ENOTFOUND if
 // there is no such table.
 func writeConfig(w *writeTx, id string, c engine.Config) error {
-	res, err := w.exec(qUpdateTableConfig, c.Ruleset, c.CombatMode, c.TurnTimeoutS, id)
+	res, err := w.exec(qUpdateTableConfig, c.Ruleset, c.CombatMode, c.TurnTimeoutS, npcHPColumn(c.NPCHP), id)
 	if err != nil {
 		return fmt.Errorf("update config: %w", err)
 	}

@@ -11,9 +11,9 @@ import (
 	"tavern/internal/store"
 )
 
-const tableCols = "id, name, adventure, ruleset, combat_mode, turn_timeout_s, seats, owner_id, created_at"
+const tableCols = "id, name, adventure, ruleset, combat_mode, turn_timeout_s, seats, owner_id, created_at, private, npc_hp"
 
-var qInsertTable = "INSERT INTO tables (" + tableCols + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+var qInsertTable = "INSERT INTO tables (" + tableCols + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 // CreateTable stores a new table, its initial state and first events in one
 // transaction. The stored configuration is st.Config (the state's, with the
@@ -27,7 +27,7 @@ func (d *DB) CreateTable(ctx context.Context, t engine.Table, st *engine.State, 
 	now := formatTime(d.now())
 	err := d.write(ctx, func(w *writeTx) error {
 		_, err := w.exec(qInsertTable, t.ID, t.Name, t.Adventure, t.Config.Ruleset, t.Config.CombatMode,
-			t.Config.TurnTimeoutS, t.Seats, t.OwnerID, formatTime(t.CreatedAt))
+			t.Config.TurnTimeoutS, t.Seats, t.OwnerID, formatTime(t.CreatedAt), t.Private, npcHPColumn(t.Config.NPCHP))
 		if isUnique(err) {
 			return engine.Errorf(engine.ECONFLICT, "table %s already exists", t.ID)
 		}
@@ -76,7 +76,7 @@ const lastTurnAt = `COALESCE((SELECT e.ts FROM events e WHERE e.table_id = t.id 
 // its settings, game mode, seats taken, whether an action is open, and the
 // operator's marks. Safe for concurrent use.
 func (d *DB) TableInfos(ctx context.Context) ([]store.TableInfo, error) {
-	q := `SELECT t.id, t.name, t.adventure, t.ruleset, t.combat_mode, t.turn_timeout_s, t.seats, t.owner_id, t.created_at,
+	q := `SELECT t.id, t.name, t.adventure, t.ruleset, t.combat_mode, t.turn_timeout_s, t.seats, t.owner_id, t.created_at, t.private, t.npc_hp,
 		COALESCE(json_extract(g.game, '$.mode'), ''),
 		(SELECT count(*) FROM seats s WHERE s.table_id = t.id),
 		EXISTS (SELECT 1 FROM pending_actions p WHERE p.table_id = t.id AND p.status = 'pending'),
@@ -88,9 +88,10 @@ func (d *DB) TableInfos(ctx context.Context) ([]store.TableInfo, error) {
 		var created, closed string
 		t := &i.Table
 		if err := r.Scan(&t.ID, &t.Name, &t.Adventure, &t.Config.Ruleset, &t.Config.CombatMode,
-			&t.Config.TurnTimeoutS, &t.Seats, &t.OwnerID, &created, &i.Mode, &i.Seated, &i.Pending, &i.Flags.Paused, &closed); err != nil {
+			&t.Config.TurnTimeoutS, &t.Seats, &t.OwnerID, &created, &t.Private, &t.Config.NPCHP, &i.Mode, &i.Seated, &i.Pending, &i.Flags.Paused, &closed); err != nil {
 			return err
 		}
+		t.Config.NPCHP = npcHPField(t.Config.NPCHP)
 		var err error
 		if t.CreatedAt, err = parseTime(created); err != nil {
 			return fmt.Errorf("table %s: created_at: %w", t.ID, err)
@@ -273,9 +274,10 @@ func scanTable(r rowScanner) (engine.Table, error) {
 	var t engine.Table
 	var created string
 	if err := r.Scan(&t.ID, &t.Name, &t.Adventure, &t.Config.Ruleset, &t.Config.CombatMode,
-		&t.Config.TurnTimeoutS, &t.Seats, &t.OwnerID, &created); err != nil {
+		&t.Config.TurnTimeoutS, &t.Seats, &t.OwnerID, &created, &t.Private, &t.Config.NPCHP); err != nil {
 		return t, err
 	}
+	t.Config.NPCHP = npcHPField(t.Config.NPCHP)
 	var err error
 	if t.CreatedAt, err = parseTime(created); err != nil {
 		return t, fmt.Errorf("table %s: created_at: %w", t.ID, err)

@@ -161,6 +161,9 @@ type InitiativeEntry struct {
 	HP         *int     `json:"hp,omitempty"`
 	MaxHP      *int     `json:"max_hp,omitempty"`
 	Statuses   []string `json:"statuses,omitempty"`
+	// Health replaces HP and MaxHP of an NPC where players may not see
+	// its numbers (Config.Words).
+	Health string `json:"health,omitempty"`
 }
 
 // --- the table: seats, actions, chat, the DM's words ---
@@ -177,6 +180,9 @@ type PlayerJoinedData struct {
 
 // PlayerLeftData is the payload of `player_left`.
 type PlayerLeftData struct {
+	// By says who freed the seat when it was not its player: "owner" or
+	// "operator".
+	By       string `json:"by,omitempty"`
 	Name     string `json:"name"`
 	PlayerID string `json:"player_id"`
 	Role     string `json:"role"`
@@ -217,9 +223,12 @@ type SystemData struct {
 	Action   string `json:"action,omitempty"`
 	ActionID string `json:"action_id,omitempty"`
 	// Attempts is how many times the DM has tried the turn.
-	Attempts int    `json:"attempts,omitempty"`
-	Code     string `json:"code"`
-	Message  string `json:"message"`
+	Attempts int `json:"attempts,omitempty"`
+	// By says who moderated: "owner" for a table's owner, "" for the
+	// operator.
+	By      string `json:"by,omitempty"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
 	// Outcome is the end of a fight the notice cuts short.
 	Outcome  Outcome `json:"outcome,omitempty"`
 	PlayerID string  `json:"player_id,omitempty"`

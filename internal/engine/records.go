@@ -19,6 +19,9 @@ type Table struct {
 	Seats     int       `json:"seats"`
 	OwnerID   string    `json:"owner_id"`
 	CreatedAt time.Time `json:"created_at"`
+	// Private tables are hidden from everyone but their owner, their
+	// seated players and who holds the invite (PROTOCOL.md "Table owners").
+	Private bool `json:"private,omitempty"`
 }
 
 // Seat binds a player to a character at a table.

@@ -25,6 +25,8 @@ type Config struct {
 	Ruleset      string `json:"ruleset"`
 	CombatMode   string `json:"combat_mode"`
 	TurnTimeoutS int    `json:"turn_timeout_s"`
+	// NPCHP is NPCHPExact or NPCHPWords ("" reads as exact).
+	NPCHP string `json:"npc_hp,omitempty"`
 }
 
 // Character is a player character (PC), bound to one seat.

@@ -191,6 +191,9 @@ type TableSpec struct {
 	Seats *int
 	// TurnTimeoutS is nil for DefaultTurnTimeoutS; 0 turns the timer off.
 	TurnTimeoutS *int
+	// Private and NPCHP are the owner's settings ("" reads NPCHPExact).
+	Private bool
+	NPCHP   string
 }
 
 // Validate checks s against the rules for a new table and returns it with
@@ -227,6 +230,9 @@ func (s TableSpec) Validate(adventures []string) (TableSpec, error) {
 	timeout, ok := setting(s.TurnTimeoutS, DefaultTurnTimeoutS, 0, MaxTurnTimeoutS)
 	if !ok {
 		return TableSpec{}, Errorf(EINVALID, "turn_timeout_s must be between 0 and %d.", MaxTurnTimeoutS)
+	}
+	if s.NPCHP, err = checkNPCHP(s.NPCHP); err != nil {
+		return TableSpec{}, err
 	}
 	s.Seats, s.TurnTimeoutS = seats, timeout
 	return s, nil

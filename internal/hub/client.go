@@ -155,6 +155,15 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		return
 	}
 	q := r.URL.Query()
+	viewer := Viewer{Invite: q.Get("invite")}
+	if p != nil {
+		viewer.PlayerID = p.ID
+	}
+	if err := t.access.Load().sees(tableID, viewer); err != nil {
+		code, msg := ErrorCode(err)
+		writeHTTPError(w, code, msg)
+		return
+	}
 	rl := roleSpectator
 	switch q.Get("role") {
 	case "", "spectator":
@@ -213,7 +222,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	// Reads are not tied to the hub's context: on shutdown the table closes
 	// the socket with 1001, and the close handshake needs the reader.
 	ctx := context.Background()
-	if err := h.join(ctx, t, c, since); err != nil {
+	if err := h.join(ctx, t, c, since, viewer); err != nil {
 		defer h.untrackSocket()
 		defer release()
 		code, msg := ErrorCode(err)
@@ -223,6 +232,10 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		_ = conn.Write(ctx, websocket.MessageText, errorFrame("", code, msg))
 		if code == CodeUnavailable {
 			conn.Close(websocket.StatusGoingAway, "server shutting down")
+			return
+		}
+		if reason := refusedReason(err); reason != "" { // owners.go
+			conn.Close(CloseFreed, reason)
 			return
 		}
 		conn.Close(websocket.StatusInternalError, "join failed")
@@ -412,10 +425,15 @@ func (c *client) answerError(t *table, f inFrame, err error) {
 // never reads the disk for it. It hands out the seq boundary, and the
 // replay up to it is read here. The table then adds what came after from
 // its recent events (or, if more came, a snapshot).
-func (h *Hub) join(ctx context.Context, t *table, c *client, since int64) error {
+func (h *Hub) join(ctx context.Context, t *table, c *client, since int64, v Viewer) error {
 	var boundary int64
 	replay := false
 	if err := t.call(ctx, func() error {
+		// Checked again here, where a kick or a ban cannot slip between
+		// the check and the registration.
+		if err := t.admit(c, v); err != nil {
+			return err
+		}
 		replay = t.welcome(c, since)
 		boundary = t.seq
 		return nil
@@ -427,7 +445,8 @@ func (h *Hub) join(ctx context.Context, t *table, c *client, since int64) error 
 		return fmt.Errorf("replay for a joining client: %w", err)
 	}
 	return t.call(ctx, func() error {
-		for _, e := range evs {
+		a := t.access.Load()
+		for _, e := range a.redactAll(evs) {
 			c.send(eventFrame(e))
 		}
 		var gap []engine.Event
@@ -437,7 +456,7 @@ func (h *Hub) join(ctx context.Context, t *table, c *client, since int64) error 
 			}
 		}
 		if int64(len(gap)) == t.seq-boundary {
-			for _, e := range gap {
+			for _, e := range a.redactAll(gap) {
 				c.send(eventFrame(e))
 			}
 			if c.state { // the events may not tell all (a turn running)

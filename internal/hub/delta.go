@@ -55,6 +55,9 @@ func (d *deltaStream) flush() {
 // newDeltaStream is the delta stream of turn turnID at t.
 func (t *table) newDeltaStream(turnID string) *deltaStream {
 	return &deltaStream{turnID: turnID, post: t.tryPost, fanout: func(frame []byte) {
+		if t.st.Config.Words() {
+			return // a model's raw text may hold NPC numbers: the narration event, redacted, says it all
+		}
 		for c := range t.clients {
 			c.sendDroppable(frame)
 		}

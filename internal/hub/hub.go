@@ -271,6 +271,9 @@ func (h *Hub) get(ctx context.Context, id string) (*table, error) {
 	if err := t.restoreAdmin(ctx, data.Flags); err != nil {
 		return nil, err
 	}
+	if err := t.loadOwner(ctx); err != nil {
+		return nil, err
+	}
 	t.touch()
 	h.mu.Lock()
 	h.tables[t.id] = t
@@ -337,9 +340,22 @@ func (h *Hub) table(id string) (*table, error) {
 	return t, err
 }
 
-// List returns every table's summary, newest first. A loaded table gives
-// its live summary; the others are read from the store, not loaded.
+// List returns every public table's summary, newest first (ListFor adds
+// a player's private ones).
 func (h *Hub) List() []TableSummary {
+	all := h.list()
+	out := all[:0]
+	for _, s := range all {
+		if !s.Private {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// list returns every open table's summary, newest first. A loaded table
+// gives its live summary; the others are read from the store, not loaded.
+func (h *Hub) list() []TableSummary {
 	infos, err := h.cfg.Store.TableInfos(context.Background())
 	if err != nil {
 		h.log.Warn("list tables", "err", err)
@@ -387,7 +403,8 @@ func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSp
 	}
 	meta := engine.Table{
 		ID: newID("t"), Name: spec.Name, Adventure: adv.ID, Seats: *spec.Seats, OwnerID: owner.ID, CreatedAt: h.cfg.Now().UTC(),
-		Config: engine.Config{Ruleset: spec.Ruleset, CombatMode: spec.CombatMode, TurnTimeoutS: *spec.TurnTimeoutS},
+		Config:  engine.Config{Ruleset: spec.Ruleset, CombatMode: spec.CombatMode, TurnTimeoutS: *spec.TurnTimeoutS, NPCHP: npcHPConfig(spec.NPCHP)},
+		Private: spec.Private,
 	}
 	st := engine.NewState(meta.Config, adv, h.cfg.Catalogue, h.cfg.Seed())
 	intro := engine.NarrationEvent(engine.AgentNarrative, strings.TrimSpace(adv.Intro), nil, "")
@@ -408,6 +425,12 @@ func (h *Hub) CreateTable(ctx context.Context, owner engine.Player, spec TableSp
 // Sit gives player p a seat at the table with a new character, validated
 // by [engine.NewCharacterSpec.Validate].
 func (h *Hub) Sit(ctx context.Context, tableID string, p engine.Player, spec engine.NewCharacterSpec) (Character, error) {
+	return h.SitInvited(ctx, tableID, p, spec, "")
+}
+
+// SitInvited is Sit at a table p may see with invite (a private table's
+// current code, or ""): a banned player is refused.
+func (h *Hub) SitInvited(ctx context.Context, tableID string, p engine.Player, spec engine.NewCharacterSpec, invite string) (Character, error) {
 	// The spec is checked before the table is looked up, as the HTTP API
 	// always answered a bad character before an unknown table.
 	spec, err := spec.Validate(h.cfg.Catalogue.Classes)
@@ -420,6 +443,9 @@ func (h *Hub) Sit(ctx context.Context, tableID string, p engine.Player, spec eng
 	}
 	var out Character
 	err = t.call(ctx, func() error {
+		if err := t.access.Load().sees(tableID, Viewer{PlayerID: p.ID, Invite: invite}); err != nil {
+			return err
+		}
 		var err error
 		out, err = t.sit(ctx, p, spec)
 		return err
@@ -437,8 +463,9 @@ func (h *Hub) Leave(ctx context.Context, tableID string, p engine.Player) error 
 }
 
 // Snapshot returns what a spectator may see of the table.
+// A closed table's last snapshot stays readable (callers check Visible).
 func (h *Hub) Snapshot(ctx context.Context, tableID string) (Snapshot, error) {
-	t, err := h.table(tableID)
+	t, err := h.anyTable(tableID)
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -459,7 +486,8 @@ const (
 // Events returns up to limit events of a table after since; a limit out of
 // 1..MaxEventsPage reads DefaultEventsPage.
 func (h *Hub) Events(ctx context.Context, tableID string, since int64, limit int) ([]engine.Event, error) {
-	if _, err := h.table(tableID); err != nil {
+	t, err := h.anyTable(tableID) // a closed table's log stays readable (Visible)
+	if err != nil {
 		return nil, err
 	}
 	if limit <= 0 || limit > MaxEventsPage {
@@ -472,7 +500,7 @@ func (h *Hub) Events(ctx context.Context, tableID string, since int64, limit int
 	if evs == nil {
 		evs = []engine.Event{}
 	}
-	return evs, nil
+	return t.access.Load().redactAll(evs), nil
 }
 
 // Stream is a subscription to a table's events.
@@ -556,7 +584,7 @@ func (h *Hub) subscribe(ctx context.Context, tableID string, since int64, window
 					since = boundary // the rest comes live
 					break
 				}
-				if !forward(e) {
+				if r, _ := t.access.Load().redact(e); !forward(r) {
 					return
 				}
 				since = e.Seq

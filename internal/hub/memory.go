@@ -282,16 +282,10 @@ func decodeTurns(rows []store.AgentMessage, log *slog.Logger) []agent.Message {
 // ownerOnly returns an EFORBIDDEN error unless playerID owns the table.
 // The DM's records (histories, memories, the call log) hold what players
 // must not see, such as NPC secrets.
+// A private table the player may not see is ENOTFOUND (owners.go).
 func (h *Hub) ownerOnly(tableID, playerID string) error {
-	t, err := h.table(tableID)
-	if err != nil {
-		return err
-	}
-	// meta never changes after the table is created.
-	if t.meta.OwnerID == "" || t.meta.OwnerID != playerID {
-		return engine.Errorf(engine.EFORBIDDEN, "Only the table's owner may read the DM's records.")
-	}
-	return nil
+	_, err := h.ownerOf(tableID, playerID, "Only the table's owner may read the DM's records.")
+	return err
 }
 
 // Memories returns the memories of a table, oldest first, for its owner.

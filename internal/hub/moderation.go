@@ -80,21 +80,29 @@ func (h *Hub) Resume(ctx context.Context, id string) error {
 // (resumed). Setting the mark it already has does nothing.
 func (h *Hub) setPaused(ctx context.Context, id string, paused bool, action, text string) error {
 	return h.moderate(ctx, id, action, false, func(t *table) error {
-		if t.paused == paused {
-			return nil
-		}
-		if err := t.audit(ctx, action, text, store.Commit{Paused: &paused}); err != nil {
-			return err
-		}
-		t.paused = paused
-		t.updateSummary()
-		if paused {
-			t.armTimer()
-		} else {
-			t.maybeStart()
-		}
-		return nil
+		return t.setPausedMark(ctx, paused, action, text, "")
 	})
+}
+
+// setPausedMark is setPaused on the table goroutine; by is who paused
+// ("" for the operator, ByOwner).
+func (t *table) setPausedMark(ctx context.Context, paused bool, action, text, by string) error {
+	if t.paused == paused {
+		return nil
+	}
+	ev := engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: text, Action: action, By: by})
+	if err := t.commit(ctx, store.Commit{Paused: &paused, Events: []engine.Event{ev}}, t.turnLabel()); err != nil {
+		return fmt.Errorf("%s %s: %w", action, t.id, err)
+	}
+	t.paused = paused
+	t.updateSummary()
+	t.stateChanged()
+	if paused {
+		t.armTimer()
+	} else {
+		t.maybeStart()
+	}
+	return nil
 }
 
 // EndCombat ends the table's fight with outcome error_abort: combat_ended
@@ -166,7 +174,7 @@ func (h *Hub) FreeSeat(ctx context.Context, id, seat string) error {
 			if s.Seat == seat {
 				p := engine.Player{ID: s.PlayerID, Name: s.PlayerName}
 				audit := auditEvent("free_seat", fmt.Sprintf("The operator freed seat %s.", seat))
-				return t.freeSeat(ctx, s, p, []engine.Event{audit}, CloseFreed, "seat freed by the operator")
+				return t.freeSeatBy(ctx, s, p, []engine.Event{audit}, ByOperator, CloseFreed, ReasonOperator)
 			}
 		}
 		return engine.Errorf(engine.ENOTFOUND, "Nobody sits in seat %q.", seat)

@@ -14,9 +14,9 @@ import (
 // in every turn's user message (agent.Turn.Notes), never in the system
 // prompt, and only as words: no note reaches a tool or the engine.
 
-// OwnerStore is the part of the store behind notes, whispers, feedback
+// NotesStore is the part of the store behind notes, whispers, feedback
 // and retcons (internal/db's owner.go).
-type OwnerStore interface {
+type NotesStore interface {
 	// OwnerData returns a table's notes, its unread whispers and its save
 	// points, each oldest first.
 	OwnerData(ctx context.Context, tableID string) (store.OwnerData, error)
@@ -52,23 +52,15 @@ const (
 	maxWhisperLen = 1000
 )
 
-// ownerState is what a table holds of its notes, whispers and save
-// points; owned by the table goroutine.
-type ownerState struct {
-	notes    []store.Note
-	whispers []store.Whisper
-	points   []store.SavePoint
-}
-
-// loadOwner reads the table's notes, whispers and save points as it loads.
+// loadNotes reads the table's notes, whispers and save points as it loads.
 // A failure leaves them empty and is logged: the table plays on.
-func (t *table) loadOwner() {
+func (t *table) loadNotes() {
 	d, err := t.h.cfg.Store.OwnerData(context.Background(), t.id)
 	if err != nil {
 		t.log.Error("load notes and save points", "err", err)
 		return
 	}
-	t.own = ownerState{notes: d.Notes, whispers: d.Whispers, points: d.Points}
+	t.own.notes, t.own.whispers, t.own.points = d.Notes, d.Whispers, d.Points
 }
 
 // NoteView is a note as clients see it: PROTOCOL.md's fields, and the

@@ -82,10 +82,15 @@ func (t *table) leave(ctx context.Context, p engine.Player) error {
 // player's waiting actions and closes the player's sockets with code and
 // reason; extra events (the operator's audit) are committed with it.
 func (t *table) freeSeat(ctx context.Context, s engine.Seat, p engine.Player, extra []engine.Event, code websocket.StatusCode, reason string) error {
+	return t.freeSeatEvent(ctx, s, extra, engine.PlayerLeftEvent(p, s.Seat, roleLabel(rolePlayer)), p, code, reason)
+}
+
+// freeSeatEvent is freeSeat with its player_left event, left.
+func (t *table) freeSeatEvent(ctx context.Context, s engine.Seat, extra []engine.Event, left engine.Event, p engine.Player, code websocket.StatusCode, reason string) error {
 	next := t.st.Clone()
 	wasCurrent := next.Game.Combat != nil && next.Game.Combat.Current().Entry == engine.PCEntry(s.Seat)
 	next.RemoveCharacter(s.Seat)
-	evs := append(extra, engine.PlayerLeftEvent(p, s.Seat, roleLabel(rolePlayer)))
+	evs := append(extra, left)
 	running := ""
 	if t.job != nil && t.job.action != nil {
 		running = t.job.action.ID

@@ -46,6 +46,7 @@ type Store interface {
 	MemoryStore
 	AdminStore
 	OwnerStore
+	NotesStore
 }
 
 // MemoryStore is the part of the store behind the history window, the

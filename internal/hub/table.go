@@ -84,8 +84,11 @@ type table struct {
 	// hist is the agents' live history window (memory.go); it has its own
 	// lock, shared with the turn job.
 	hist historyCache
-	// own: the table's notes, whispers and save points (notes.go).
-	own ownerState
+	// own is the owner's side (owners.go, notes.go): invite and bans,
+	// notes, whispers and save points. access, who may see the table, is
+	// published from it and the seats for readers off the goroutine.
+	own    ownerState
+	access atomic.Pointer[access]
 }
 
 // adminCounts are a table's counters published for the metrics.
@@ -107,7 +110,7 @@ func (h *Hub) newTable(d store.TableData) *table {
 	if recent, err := h.cfg.Store.Events(context.Background(), t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
 		t.recent = recent
 	}
-	t.loadOwner()
+	t.loadNotes()
 	t.updateSummary()
 	return t
 }
@@ -360,7 +363,11 @@ func (t *table) updateSummary() {
 	}
 	t.admin.Store(&adminCounts{Paused: t.paused, Closed: t.closed, Busy: t.job != nil, Players: players, Spectators: spect})
 	s := t.h.summaryOf(t.meta, t.st.Game.Mode, len(t.seats), spect)
+	if t.closed {
+		s.Status = "closed" // the page of a player who played it (Visible)
+	}
 	t.summary.Store(&s)
+	t.publishAccess()
 }
 
 // summaryOf is the lobby's summary of a table: the live one of a loaded
@@ -378,6 +385,7 @@ func (h *Hub) summaryOf(meta engine.Table, mode string, seated, spectators int) 
 		ID: meta.ID, Name: meta.Name, Adventure: meta.Adventure, AdventureName: name, Ruleset: meta.Config.Ruleset,
 		CombatMode: meta.Config.CombatMode, Mode: mode, Seats: meta.Seats, Seated: seated,
 		Spectators: spectators, Status: status, TurnTimeoutS: meta.Config.TurnTimeoutS,
+		OwnerID: meta.OwnerID, Private: meta.Private, NPCHP: npcHPLabel(meta.Config.NPCHP),
 	}
 }
 
@@ -405,6 +413,10 @@ func (t *table) snapshot() Snapshot {
 		Shops: st.ShopsHere(),
 	}
 	s.Online = onlineSeats(t.clients) // who is connected (views.go)
+	if st.Config.Words() {
+		t.publishAccess() // the NPCs named since
+		t.access.Load().snapshotWords(&s)
+	}
 	if st.Game.LastCombatResult != nil {
 		s.LastCombat = st.Game.LastCombatResult
 	}
@@ -450,11 +462,19 @@ func (t *table) unnumber(evs []engine.Event) { t.numbered -= int64(len(evs)) }
 // data is the JSON of each event's data (eventData).
 func (t *table) publish(evs []engine.Event, data []json.RawMessage) {
 	changed := false
+	a := t.access.Load()
+	if t.st.Config.Words() {
+		t.publishAccess() // the NPCs this turn named
+		a = t.access.Load()
+	}
 	for i, e := range evs {
 		changed = changed || e.Kind != engine.EventChat
 		t.recent = append(t.recent, e)
 		t.seq = e.Seq
 		frame := eventFrameOf(e, data[i])
+		if r, ok := a.redact(e); ok { // players' NPC health in words (words.go)
+			e, frame = r, eventFrame(r)
+		}
 		for c := range t.clients {
 			c.hold(frame)
 		}

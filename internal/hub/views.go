@@ -22,6 +22,11 @@ type TableSummary struct {
 	// Additive: the table's turn timer and the adventure's display name.
 	TurnTimeoutS  int    `json:"turn_timeout_s"`
 	AdventureName string `json:"adventure_name"`
+	// The owner's side (PROTOCOL.md "Table owners"): who owns the table,
+	// whether strangers may find it, and how NPC health is shown.
+	OwnerID string `json:"owner_id"`
+	Private bool   `json:"private"`
+	NPCHP   string `json:"npc_hp"`
 }
 
 // Ref names a catalogue or world item.
@@ -143,6 +148,8 @@ type NPC struct {
 	HP          *int     `json:"hp,omitempty"`
 	MaxHP       *int     `json:"max_hp,omitempty"`
 	Statuses    []string `json:"statuses,omitempty"`
+	// Health replaces HP and MaxHP in words mode (engine.HealthWord).
+	Health string `json:"health,omitempty"`
 }
 
 // CombatView is the snapshot's combat object.

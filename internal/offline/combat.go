@@ -249,6 +249,9 @@ func (t *offlineTurn) combatNarration(l step) string {
 		return t.abilityNarration(l)
 	case "heal":
 		r := decodeStep[engine.HealOutcome](l)
+		if t.npcWords(r.Target) {
+			return fmt.Sprintf("%s %s: %s recovers (%s).", t.actorOrNPC(), t.pick("pray", "calls on the light", "murmurs a prayer", "works quickly"), r.Target, engine.HealthWord(r.HP, r.MaxHP))
+		}
 		return fmt.Sprintf("%s %s: %s recovers %d HP (%d/%d).", t.actorOrNPC(), t.pick("pray", "calls on the light", "murmurs a prayer", "works quickly"), r.Target, r.Amount, r.HP, r.MaxHP)
 	case "defend":
 		return t.actorOrNPC() + t.pick("def", " raises a guard and waits for the blow.", " sets their feet and watches for an opening.")
@@ -295,9 +298,26 @@ func (t *offlineTurn) afterBlow(o engine.AttackOutcome) string {
 		return " " + o.Target + " collapses, senseless."
 	}
 	if o.Result.Hit {
+		if t.npcWords(o.Target) {
+			return fmt.Sprintf(" (%s: %s)", o.Target, engine.HealthWord(o.HP, o.MaxHP))
+		}
 		return fmt.Sprintf(" (%s: %d/%d HP)", o.Target, o.HP, o.MaxHP)
 	}
 	return ""
+}
+
+// npcWords reports whether name is an NPC whose numbers the players of
+// this table may not see (agent.TurnContext.NPCHealth).
+func (t *offlineTurn) npcWords(name string) bool {
+	if t.Ctx.NPCHealth == "" || t.Ctx.Combat == nil {
+		return t.Ctx.NPCHealth != "" && t.Ctx.NPC != nil && t.Ctx.NPC.Name == name
+	}
+	for _, c := range t.Ctx.Combat.Combatants {
+		if c.Name == name && c.Kind == engine.KindNPC {
+			return true
+		}
+	}
+	return false
 }
 
 // remedy narrates use_item: a potion drunk, or an ally tended.
@@ -308,7 +328,13 @@ func (t *offlineTurn) remedy(l step) string {
 		Healed engine.HealOutcome `json:"healed"`
 	}](l)
 	if r.Healed.Target == r.By {
+		if t.npcWords(r.By) {
+			return fmt.Sprintf("%s %s and looks %s.", r.By, t.pick("drink", "gulps down a remedy", "drinks deep"), engine.HealthWord(r.Healed.HP, r.Healed.MaxHP))
+		}
 		return fmt.Sprintf("%s %s and recovers %d HP (%d/%d).", r.By, t.pick("drink", "gulps down a remedy", "drinks deep"), r.Healed.Amount, r.Healed.HP, r.Healed.MaxHP)
+	}
+	if t.npcWords(r.Healed.Target) {
+		return fmt.Sprintf("%s tends to %s (%s).", r.By, r.Healed.Target, engine.HealthWord(r.Healed.HP, r.Healed.MaxHP))
 	}
 	return fmt.Sprintf("%s tends to %s: +%d HP (%d/%d).", r.By, r.Healed.Target, r.Healed.Amount, r.Healed.HP, r.Healed.MaxHP)
 }
@@ -328,6 +354,9 @@ func (t *offlineTurn) bookend() string {
 			continue
 		}
 		s := fmt.Sprintf("%s %d/%d", c.Name, c.HP, c.MaxHP)
+		if t.npcWords(c.Name) {
+			s = fmt.Sprintf("%s (%s)", c.Name, engine.HealthWord(c.HP, c.MaxHP))
+		}
 		if c.Side == "foes" {
 			foes = append(foes, s)
 		} else {

@@ -82,6 +82,9 @@ type Commit struct {
 	// with them are durable together or not at all.
 	Paused   *bool
 	ClosedAt *time.Time
+	// Settings, when not nil, changes the owner's side of the table
+	// (settings, invite, bans: SettingsChange) with the commit.
+	Settings *SettingsChange
 	// Chain, when not zero, links the commits of one table queued with
 	// the same value: once one of them fails, the later ones fail with
 	// ErrChainBroken and write nothing. A caller that queues a commit

@@ -179,8 +179,10 @@ export function eventLine(ev, characterName = () => '') {
     case 'dice':
       return diceLine(d);
     case 'damage':
+      if (d.health) return { text: `${str(d.target)} takes ${str(d.amount)} damage (${str(d.health)})` };
       return { text: `${str(d.target)} takes ${str(d.amount)} damage (${str(d.hp)}/${str(d.max_hp)} HP)` };
     case 'heal':
+      if (d.health) return { text: `${str(d.target)} heals ${str(d.amount)} (${str(d.health)})` };
       return { text: `${str(d.target)} heals ${str(d.amount)} (${str(d.hp)}/${str(d.max_hp)} HP)` };
     case 'status':
       return statusLine(d);
@@ -213,6 +215,8 @@ export function eventLine(ev, characterName = () => '') {
       if (d.role !== 'spectator' && str(d.character)) return { text: `${str(d.name)} joins the table as ${str(d.character)}.` };
       return { text: `${str(d.name)} joins the table${d.role === 'spectator' ? ' as a spectator' : ''}.` };
     case 'player_left':
+      if (d.by === 'owner') return { text: `The table's owner removed ${str(d.name)} from the table.` };
+      if (d.by === 'operator') return { text: `The operator removed ${str(d.name)} from the table.` };
       return { text: `${str(d.name)} leaves the table.` };
     case 'note':
       return { text: `Note: ${str(d.text)}` };

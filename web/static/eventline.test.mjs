@@ -66,6 +66,7 @@ const cases = [
   ['joined with a character', { kind: 'player_joined', data: { name: 'Ann', role: 'player', character_id: 'c1', character: 'Brunhild' } }, '', 'Ann joins the table as Brunhild.'],
   ['joined to watch', { kind: 'player_joined', data: { name: 'Ann', role: 'spectator' } }, '', 'Ann joins the table as a spectator.'],
   ['left', { kind: 'player_left', data: { player_id: 'p1', name: 'Ann', seat: '1', role: 'player' } }, '', 'Ann leaves the table.'],
+  ['removed by the owner', { kind: 'player_left', data: { player_id: 'p1', name: 'Ann', seat: '1', role: 'player', by: 'owner' } }, '', "The table's owner removed Ann from the table."],
 ];
 
 for (const [name, ev, who, text] of cases) {

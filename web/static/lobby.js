@@ -48,6 +48,8 @@ createForm.addEventListener('submit', async (e) => {
     ruleset: $('table-ruleset').value,
     combat_mode: $('table-combat-mode').value,
     seats: Number($('table-seats').value),
+    private: $('table-private').checked,
+    npc_hp: $('table-npc-hp').value,
   };
   const adv = $('table-adventure');
   if (adv) body.adventure = adv.value;

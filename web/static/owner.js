@@ -1,119 +1,66 @@
-// The table page's side of PROTOCOL.md "Undo, notes and the owner's word
-// to the DM": the notes form and its remove buttons, the 👍/👎 and edit
-// buttons of narration lines, and the owner's controls (undo the last
-// turn, whisper to the DM). The notes panel itself is drawn by panels.js
-// from the state; the struck-through and edited lines by log.js.
-//
-// Whether the viewer owns the table comes from the server (GET /notes
-// answers "owner"); the server checks every request again.
+// The table owner's controls on the table page (PROTOCOL.md "Table
+// owners"): the invite link, private, NPC health, pause, and each seat's
+// kick and ban. table.templ renders the card only for the owner; the seat
+// list is drawn here from the state, like the other panels.
+
+import { h } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 
-// ownerTools wires the controls. deps: tableId, role() ("player" or
-// "spectator"), api(method, path, body), send(frame) over the socket,
-// newId(), showError(msg), and setOwner(bool), told once the server says
-// whether the viewer owns the table. It returns {acked(id)}, which the
-// page calls with the id of every `ack` frame.
-export function ownerTools(deps) {
-  const { tableId, api, showError } = deps;
+// seats lists the seated players but the owner, each with kick and ban.
+export function seats(s, ownerId) {
+  const rows = (s.party || []).filter((c) => c.player_id !== ownerId).map((c) => h('li', { 'data-seat': c.seat },
+    h('span', { class: 'o-name' }, `${c.name} (${c.player || 'seat ' + c.seat})`),
+    h('button', { type: 'button', class: 'link', 'data-kick': c.seat }, 'Remove'),
+    h('button', { type: 'button', class: 'link', 'data-ban': c.player_id }, 'Ban')));
+  return rows.length ? rows : [h('li', { class: 'muted' }, 'nobody else is seated')];
+}
+
+// render follows the state: the pause button's word and the settings.
+export function render(s) {
+  const pause = $('owner-pause');
+  if (!pause) return;
+  pause.textContent = s.paused ? 'Resume the table' : 'Pause the table';
+  pause.dataset.paused = s.paused ? '1' : '';
+  const t = s.table || {};
+  const priv = $('owner-private');
+  if (priv && document.activeElement !== priv) priv.checked = !!t.private;
+  const hp = $('owner-npc-hp');
+  if (hp && document.activeElement !== hp) hp.value = t.npc_hp || 'exact';
+}
+
+// wire makes the owner's card work; api(method, path, body) calls the
+// JSON API, showError says what went wrong, state() is the last state.
+export function wire(tableId, api, showError, state) {
+  const card = $('owner-panel');
+  if (!card) return;
   const base = `/api/tables/${encodeURIComponent(tableId)}`;
-  const page = $('table-page');
-  let owner = false;
-
-  const noteForm = $('note-form');
-  const showForms = () => {
-    if (noteForm) noteForm.hidden = !(owner || deps.role() === 'player');
-    const tools = $('owner-tools');
-    if (tools) tools.hidden = !owner;
-    const whisper = $('whisper-form');
-    if (whisper) whisper.hidden = !owner;
-  };
-
-  api('GET', `${base}/notes`).then((res) => {
-    owner = !!(res && res.owner);
-    page.classList.toggle('is-owner', owner);
-    deps.setOwner(owner);
-    showForms();
-  }).catch(() => showForms());
-
-  if (noteForm) {
-    noteForm.addEventListener('submit', async (e) => {
-      e.preventDefault();
-      const input = $('note-text');
-      const t = input.value.trim();
-      if (!t) return;
-      try {
-        await api('POST', `${base}/notes`, { text: t });
-        input.value = '';
-      } catch (err) {
-        showError(err.message);
-      }
-    });
-  }
-
-  const act = async (what, f) => {
+  const run = async (f) => {
     try {
       await f();
     } catch (err) {
-      showError(`${what}: ${err.message}`);
+      showError(err.message);
     }
   };
-
-  const retcon = (then) => act('Undo', async () => {
-    const ask = then === 'retry' ? 'Undo the last turn and let the DM play the action again (same dice)?'
-      : 'Undo the last turn and drop the action? The player may act anew.';
-    if (!confirm(ask)) return;
-    await api('POST', `${base}/retcon`, { then });
-  });
-  const undo = $('undo-turn');
-  if (undo) undo.addEventListener('click', () => retcon('drop'));
-  const replay = $('replay-turn');
-  if (replay) replay.addEventListener('click', () => retcon('retry'));
-
-  const whisperForm = $('whisper-form');
-  const whispers = new Set(); // ids sent, not yet acked
-  if (whisperForm) {
-    whisperForm.addEventListener('submit', (e) => {
-      e.preventDefault();
-      const input = $('whisper-text');
-      const t = input.value.trim();
-      const id = deps.newId();
-      if (t && deps.send({ type: 'whisper', id, text: t })) {
-        whispers.add(id);
-        input.value = '';
-      }
-    });
-  }
-
-  page.addEventListener('click', (e) => {
-    const del = e.target.closest('[data-note-del]');
-    if (del) {
-      act('Remove note', () => api('DELETE', `${base}/notes/${encodeURIComponent(del.dataset.noteDel)}`));
-      return;
+  $('owner-invite').addEventListener('click', () => run(async () => {
+    const inv = await api('POST', `${base}/invite`);
+    const out = $('owner-invite-url');
+    out.value = new URL(inv.url, location.href).href;
+    out.hidden = false;
+    out.select();
+  }));
+  $('owner-private').addEventListener('change', (e) => run(() => api('PATCH', base, { private: e.target.checked })));
+  $('owner-npc-hp').addEventListener('change', (e) => run(() => api('PATCH', base, { npc_hp: e.target.value })));
+  $('owner-pause').addEventListener('click', (e) => run(() => api('POST', `${base}/${e.target.dataset.paused ? 'resume' : 'pause'}`)));
+  card.addEventListener('click', (e) => {
+    const kick = e.target.closest('[data-kick]');
+    const ban = e.target.closest('[data-ban]');
+    if (kick && confirm('Remove this player from their seat?')) {
+      run(() => api('DELETE', `${base}/seats/${encodeURIComponent(kick.dataset.kick)}`));
     }
-    const fb = e.target.closest('[data-feedback]');
-    if (fb) {
-      const li = fb.closest('li[data-seq]');
-      act('Feedback', async () => {
-        await api('POST', `${base}/events/${li.dataset.seq}/feedback`, { score: Number(fb.dataset.feedback) });
-        for (const b of li.querySelectorAll('[data-feedback]')) b.setAttribute('aria-pressed', b === fb ? 'true' : 'false');
-      });
-      return;
-    }
-    const ed = e.target.closest('[data-edit]');
-    if (ed) {
-      const li = ed.closest('li[data-seq]');
-      const now = li.querySelector('.text').textContent;
-      const t = prompt('Correct the narration:', now);
-      if (t && t.trim() && t !== now) act('Edit', () => api('POST', `${base}/events/${ed.dataset.edit}/edit`, { text: t.trim() }));
+    if (ban && confirm('Ban this player from the table? They can no longer sit or watch.')) {
+      run(() => api('POST', `${base}/bans`, { player_id: ban.dataset.ban }));
     }
   });
-
-  return {
-    acked(id) {
-      if (!whispers.delete(id)) return;
-      const st = $('whisper-status');
-      if (st) st.textContent = 'Whispered: the DM reads it on its next turn.';
-    },
-  };
+  render(state());
 }

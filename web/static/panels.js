@@ -60,8 +60,9 @@ export function action(s, seat, conn, now = Date.now()) {
   else if (s.busy) hint = 'The DM is resolving a turn…';
   else if (c.turn === 'yours') hint = 'Your turn! What do you do?' + clock;
   else if (c.turn === 'waiting') hint = act ? `Waiting for ${act.name}…${clock}` : 'Waiting…';
-  if (!conn.connected) hint = conn.everConnected ? 'Reconnecting…' : 'Connecting…';
-  const may = !!c.can_act && !s.busy;
+  if (s.paused) hint = 'The table is paused; what you type stays here until it resumes.';
+  if (!conn.connected) hint = conn.everConnected ? 'Reconnecting… your seat is kept.' : 'Connecting…';
+  const may = !!c.can_act && !s.busy && !s.paused;
   return {
     enabled: may && !conn.sending && !!conn.connected,
     hint,
@@ -108,8 +109,13 @@ export function combatPanel(s, seat, target) {
   const act = activeEntry(s);
   const free = freeCombat(s);
   const items = [];
-  for (const e of (cb && cb.initiative) || []) {
-    if (free && e.kind === 'bookend') continue;
+  let entries = (cb && cb.initiative) || [];
+  // A free fight has no order: the party, then the foes, by name.
+  if (free) {
+    entries = entries.filter((e) => e.kind !== 'bookend')
+      .sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : (a.kind === 'pc' ? -1 : 1)));
+  }
+  for (const e of entries) {
     const active = !free && !!act && act.id === e.id;
     items.push(h('li', {
       'data-entry': e.id,
@@ -119,11 +125,14 @@ export function combatPanel(s, seat, target) {
     h('span', { class: 'e-name' }, e.name),
     !free && has(e.initiative) && h('span', { class: 'e-init', title: 'initiative' }, String(e.initiative)),
     has(e.hp) && has(e.max_hp) && h('span', { class: 'e-hp' }, hpText(e.hp, e.max_hp) + ' HP'),
+    has(e.health) && h('span', { class: 'e-hp e-health' }, e.health),
     list(e.statuses).length > 0 && h('span', { class: 'e-status' }, e.statuses.join(', '))));
   }
   return [
-    h('h2', null, 'Initiative ', h('span', { class: 'round-label' }, 'Round ', h('span', { id: 'round' }, cb ? String(cb.round) : '–'))),
-    h('ol', { id: 'initiative', class: free ? 'initiative free' : 'initiative' }, items),
+    free
+      ? h('h2', null, 'In the fight')
+      : h('h2', null, 'Initiative ', h('span', { class: 'round-label' }, 'Round ', h('span', { id: 'round' }, cb ? String(cb.round) : '–'))),
+    h(free ? 'ul' : 'ol', { id: 'initiative', class: free ? 'initiative free' : 'initiative' }, items),
     h('p', { id: 'no-combat', class: 'muted', hidden: !!cb }, 'No fight right now.'),
   ];
 }
@@ -210,6 +219,7 @@ export function location(s) {
     n.hostile && h('span', { class: 'tag' }, 'hostile'),
     n.behavior === 'following' && h('span', { class: 'tag follow' }, 'with the party'),
     has(n.hp) && has(n.max_hp) && h('span', { class: 'n-hp' }, hpText(n.hp, n.max_hp) + ' HP'),
+    has(n.health) && h('span', { class: 'n-hp n-health' }, n.health),
     list(n.statuses).length > 0 && h('span', { class: 'n-status' }, n.statuses.join(', '))));
   for (const it of list(l.items)) here.push(h('li', { 'data-item': it.id, class: 'item' }, fill(it.name, `take ${it.name}`)));
   return [

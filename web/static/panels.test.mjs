@@ -68,6 +68,33 @@ test('in a free fight the card shows no order and no active entry', () => {
   assert.deepEqual(entries.map((li) => li.attrs['data-entry']), ['pc:1', 'pc:2', 'dm:snikket']);
   assert.equal(entries.filter((li) => li.attrs.class.includes('active')).length, 0);
   assert.equal(find(card, (v) => v.attrs.class === 'e-init').length, 0);
+  assert.equal(find(card, (v) => v.tag === 'ol').length, 0, 'an ordered list');
+  assert.equal(find(card, (v) => v.attrs.id === 'round').length, 0, 'a round number');
+});
+
+test('in a free fight the order of initiative does not show through the list', () => {
+  const s = fight();
+  s.table.combat_mode = 'narrative';
+  s.combat.initiative.reverse();
+  const names = find(panels.combatPanel(s), (v) => v.tag === 'li').map((li) => li.attrs['data-entry']);
+  assert.deepEqual(names, ['pc:1', 'pc:2', 'dm:snikket']);
+});
+
+test('NPC health in words shows the word, never numbers', () => {
+  const s = fight();
+  const sn = s.combat.initiative.find((e) => e.id === 'dm:snikket');
+  delete sn.hp; delete sn.max_hp; sn.health = 'bloodied';
+  const li = find(panels.combatPanel(s), (v) => v.attrs['data-entry'] === 'dm:snikket')[0];
+  assert.match(text(li), /bloodied/);
+  assert.doesNotMatch(text(li), /\d+\/\d+/);
+});
+
+test('a paused table keeps the box closed and says why', () => {
+  const s = fight();
+  s.paused = true;
+  const a = panels.action(s, '2', { connected: true, everConnected: true, sending: false });
+  assert.equal(a.enabled, false);
+  assert.match(a.hint, /paused/);
 });
 
 test('the party shows who is online, HP as a meter and the player', () => {
@@ -117,7 +144,7 @@ test('the hint says why the box is closed', () => {
   s.party[1].turn = 'down';
   assert.equal(panels.action(s, '2', live).hint, 'You are down and cannot act.');
   assert.equal(panels.action(fight(), '2', { ...live, sending: true }).enabled, false);
-  assert.deepEqual(panels.action(fight(), '2', { connected: false, everConnected: true, sending: false }).hint, 'Reconnecting…');
+  assert.deepEqual(panels.action(fight(), '2', { connected: false, everConnected: true, sending: false }).hint, 'Reconnecting… your seat is kept.');
   const timed = fight();
   timed.combat.deadline = '2026-01-01T00:01:00Z';
   assert.equal(panels.action(timed, '2', live, Date.parse('2026-01-01T00:00:15Z')).hint, 'Your turn! What do you do? (45s left)');

@@ -13,11 +13,16 @@
 import { asList } from './eventline.js';
 import { mount } from './dom.js';
 import { Log } from './log.js';
-import { ownerTools } from './owner.js';
+import { dmTools } from './dmtools.js';
 import * as panels from './panels.js';
+import * as owner from './owner.js';
 
 const page = document.getElementById('table-page');
 const tableId = page.dataset.tableId;
+// invite is the code the page was opened with (a private table): every
+// request of the page carries it on.
+const invite = page.dataset.invite || '';
+const inviteQuery = invite ? `&invite=${encodeURIComponent(invite)}` : '';
 let role = page.dataset.role; // "player" or "spectator"
 let seat = page.dataset.seat || '';
 
@@ -35,10 +40,24 @@ const characterName = (id) => {
 };
 // Narration lines carry the 👍/👎 and edit buttons; style.css shows them
 // to seated players (.seated) and the owner (.is-owner).
-const log = new Log($('log'), characterName, { tools: true });
 page.classList.toggle('seated', role === 'player');
-let isOwner = false; // told by owner.js once the server says
+let isOwner = false; // told by dmtools.js once the server says
 const noteViewer = () => ({ playerId: page.dataset.playerId || '', owner: isOwner });
+// A free fight has no order, and its log does not show one: no
+// initiative rolls, and its start without initiative numbers.
+function shown(ev) {
+  if (!state.table || state.table.combat_mode !== 'narrative') return ev;
+  if (ev.kind === 'dice' && ev.data && ev.data.purpose === 'initiative') return null;
+  if (ev.kind === 'combat_started') return { ...ev, data: { ...ev.data, combat_mode: 'free' } };
+  return ev;
+}
+const storyLog = new Log($('log'), characterName, { tools: true });
+const log = {
+  reset: (evs) => storyLog.reset(evs.map(shown).filter(Boolean)),
+  append: (ev) => { const s = shown(ev); if (s) storyLog.append(s); },
+  prepend: (evs) => storyLog.prepend(evs.map(shown).filter(Boolean)),
+  delta: (f) => storyLog.delta(f),
+};
 
 // ---------- drawing the panels ----------
 
@@ -53,6 +72,7 @@ const boxes = [
   ['shop', panels.shops],
   ['hints', (st, seat) => [...panels.fightChips(st, seat, target), ...panels.hints(hints.length || !afterFight ? hints : panels.afterFight(st, seat))]],
   ['notes', (s) => panels.notes(s, noteViewer())],
+  ['owner-seats', (s) => owner.seats(s, page.dataset.playerId)],
 ];
 
 let hints = [];
@@ -97,6 +117,9 @@ function renderAll() {
   if (hintBox) hintBox.hidden = !hintBox.children.length;
   const shopBox = $('shop');
   if (shopBox) shopBox.hidden = !(state.shops || []).length;
+  const paused = $('paused-banner');
+  if (paused) paused.hidden = !state.paused;
+  owner.render(state);
   renderAction();
 }
 
@@ -232,8 +255,10 @@ function onSnapshot(snap) {
 
 let ws = null;
 let attempts = 0;
-let failedJoins = 0;
 let retryTimer = 0;
+// done is set once the server has said this page is over (a closed
+// table): it stops reconnecting.
+let done = false;
 const unacked = new Map(); // client id -> act frame, resent after a reconnect
 
 function newId() {
@@ -248,10 +273,107 @@ function setConn(s, label) {
   text(c, label);
 }
 
+// banner shows (msg) or hides ('') the connection banner above the log.
+function banner(msg) {
+  const b = $('conn-banner');
+  if (!b) return;
+  text(b, msg);
+  b.hidden = !msg;
+}
+
+// Why the server closed a seat's socket with 4003 (PROTOCOL.md "Table
+// owners"), in words for the page.
+function freedWhy(reason) {
+  if (reason === 'removed by the table\'s owner') return 'The table\'s owner removed you from your seat. You are watching now.';
+  if (reason === 'removed by the operator') return 'The operator freed your seat. You are watching now.';
+  if (reason === 'banned from this table') return 'You are banned from this table.';
+  return 'Your seat was freed. You are watching now.';
+}
+
+// seatFreed: the server took the seat away. The page reloads as a
+// spectator's, saying why; where the viewer may no longer see the table
+// (a private one, a ban) it stays, says why and goes quiet.
+async function seatFreed(why) {
+  done = true;
+  clearTimeout(retryTimer);
+  const target = `/tables/${encodeURIComponent(tableId)}${invite ? `?invite=${encodeURIComponent(invite)}` : ''}`;
+  let visible = false;
+  try {
+    visible = (await fetch(`/api/tables/${encodeURIComponent(tableId)}?${inviteQuery.slice(1)}`)).ok;
+  } catch { /* unreachable: say why here */ }
+  if (visible) {
+    try {
+      sessionStorage.setItem('tavern-notice', why);
+      location.replace(target);
+      return;
+    } catch { /* storage refused: say why here */ }
+  }
+  role = 'spectator';
+  seat = '';
+  setConn('closed', 'not seated');
+  banner('');
+  const n = $('notice');
+  text(n, why);
+  n.hidden = false;
+  for (const id of ['action-form', 'chat-form', 'seat-form']) {
+    const f = $(id);
+    if (f) f.hidden = true;
+  }
+  renderAll();
+}
+
+// tableClosed: the table is closed; its story stays on the page.
+function tableClosed() {
+  done = true;
+  clearTimeout(retryTimer);
+  setConn('closed', 'closed');
+  banner('This table was closed. Its story stays here to read.');
+  for (const id of ['action-form', 'chat-form', 'seat-form']) {
+    const f = $(id);
+    if (f) f.hidden = true;
+  }
+}
+
+// checkSeat asks the server, after a join that failed, whether this page
+// still has its seat: only the server's answer gives it up (404: the table
+// is gone; no longer in the party: freed). A server that does not answer
+// is down, and the page keeps trying.
+async function checkSeat() {
+  let res;
+  try {
+    res = await fetch(`/api/tables/${encodeURIComponent(tableId)}?${inviteQuery.slice(1)}`, { headers: { Accept: 'application/json' } });
+  } catch {
+    return; // unreachable: keep trying
+  }
+  if (done) return;
+  if (res.status === 404) {
+    tableClosed();
+    return;
+  }
+  if (res.status === 403) {
+    seatFreed(freedWhy('banned from this table'));
+    return;
+  }
+  if (!res.ok) return;
+  let snap;
+  try {
+    snap = await res.json();
+  } catch {
+    return;
+  }
+  if (snap.table && snap.table.status === 'closed') {
+    tableClosed();
+    return;
+  }
+  const mine = (snap.party || []).some((c) => c.seat === seat && c.player_id === page.dataset.playerId);
+  if (!mine) seatFreed(freedWhy(''));
+}
+
 function connect() {
   clearTimeout(retryTimer);
+  if (done) return;
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const url = `${proto}//${location.host}/ws/tables/${encodeURIComponent(tableId)}?role=${role}&since=${lastSeq}&batch=1&state=1`;
+  const url = `${proto}//${location.host}/ws/tables/${encodeURIComponent(tableId)}?role=${role}&since=${lastSeq}&batch=1&state=1${inviteQuery}`;
   setConn('connecting', 'connecting…');
   let welcomed = false;
   const sock = new WebSocket(url, 'tavern.v1');
@@ -264,9 +386,9 @@ function connect() {
         connected = true;
         everConnected = true;
         attempts = 0;
-        failedJoins = 0;
         if (f.you && f.you.role === 'player' && f.you.seat) seat = f.you.seat;
         setConn('open', 'live');
+        banner('');
         for (const frame of unacked.values()) sock.send(JSON.stringify(frame));
         renderAction();
         break;
@@ -284,14 +406,22 @@ function connect() {
         break;
       case 'ack':
         if (unacked.delete(f.id)) sending = false;
-        owner.acked(f.id);
+        dm.acked(f.id);
         renderAction();
         break;
-      case 'error':
-        if (f.id && unacked.delete(f.id)) sending = false;
+      case 'error': {
+        const refused = f.id && unacked.get(f.id);
+        if (refused) {
+          unacked.delete(f.id);
+          sending = false;
+          // A refused act (a paused table…) goes back in the box, untouched.
+          const box = $('action-text');
+          if (refused.type === 'act' && box && !box.value) box.value = refused.text;
+        }
         showError(f.message || f.code);
         renderAction();
         break;
+      }
       case 'pong':
         break;
     }
@@ -312,16 +442,26 @@ function connect() {
     if (ws !== sock) return;
     connected = false;
     ws = null;
-    if (!welcomed) failedJoins++;
-    if (failedJoins >= 3 && role === 'player') {
-      // Our seat is gone (left in another tab?): watch instead.
-      role = 'spectator';
-      showError('You no longer have a seat here; watching instead.');
+    if (done) return;
+    // A seat is given up only when the server says so (PROTOCOL.md
+    // "Table owners"): 4003 with its reason, or a closed table. Anything
+    // else is retried, as a player, with backoff, for as long as the page
+    // is open: the seat is kept.
+    if (e.code === 4003) {
+      seatFreed(freedWhy(e.reason));
+      return;
+    }
+    if (e.code === 1000 && /closed/.test(e.reason)) {
+      tableClosed();
+      return;
     }
     attempts++;
     const delay = Math.min(15000, 500 * 2 ** Math.min(attempts, 5)) * (0.75 + Math.random() / 2);
     setConn('closed', e.code === 1001 ? 'server restarting…' : 'reconnecting…');
+    const kept = role === 'player' ? ' Your seat is kept.' : '';
+    banner((e.code === 1001 ? 'The server is restarting; reconnecting…' : 'Reconnecting…') + kept);
     renderAction();
+    if (!welcomed && role === 'player') checkSeat();
     retryTimer = setTimeout(connect, delay);
   };
 }
@@ -415,8 +555,9 @@ if (seatForm) {
       if (who) await api('POST', '/api/players', { name: who.value });
       await api('POST', `/api/tables/${encodeURIComponent(tableId)}/seats`, {
         character: { name: $('seat-name').value, class: $('seat-class').value, backstory: $('seat-backstory').value },
+        invite: invite || undefined,
       });
-      location.replace(location.pathname); // reload as a seated player
+      location.replace(location.pathname + (invite ? `?invite=${encodeURIComponent(invite)}` : '')); // reload as a seated player
     } catch (err) {
       showError(err.message);
       btn.disabled = false;
@@ -430,7 +571,7 @@ if (leaveBtn) {
     if (!confirm('Leave your seat? Your character leaves the party.')) return;
     try {
       await api('DELETE', `/api/tables/${encodeURIComponent(tableId)}/seats/me`);
-      location.replace(location.pathname);
+      location.replace(location.pathname + (invite ? `?invite=${encodeURIComponent(invite)}` : ''));
     } catch (err) {
       showError(err.message);
     }
@@ -470,7 +611,7 @@ async function loadEarlier() {
   const since = Math.max(0, firstSeq - 51);
   earlierBtn.disabled = true;
   try {
-    const res = await fetch(`/api/tables/${encodeURIComponent(tableId)}/events?since=${since}&limit=${firstSeq - 1 - since}`);
+    const res = await fetch(`/api/tables/${encodeURIComponent(tableId)}/events?since=${since}&limit=${firstSeq - 1 - since}${inviteQuery}`);
     if (!res.ok) throw new Error(`${res.status}`);
     const pg = await res.json();
     const evs = (pg.events || []).filter((ev) => ev.seq < firstSeq);
@@ -485,11 +626,24 @@ async function loadEarlier() {
 }
 if (earlierBtn) earlierBtn.addEventListener('click', loadEarlier);
 
-const owner = ownerTools({
+const dm = dmTools({
   tableId, api, send, newId, showError,
   role: () => role,
   setOwner: (v) => { isOwner = v; renderAll(); },
 });
+// What the page before this one had to say (a freed seat).
+try {
+  const notice = sessionStorage.getItem('tavern-notice');
+  if (notice) {
+    sessionStorage.removeItem('tavern-notice');
+    const n = $('notice');
+    if (n) {
+      text(n, notice);
+      n.hidden = false;
+    }
+  }
+} catch { /* no storage */ }
+owner.wire(tableId, api, showError, () => state);
 
 hints = lastHints(state.recent || []);
 afterFight = endedSinceAction(state.recent || []);

@@ -1,0 +1,185 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"tavern/internal/engine"
+	"tavern/internal/store"
+)
+
+// The owner's side of a table (PROTOCOL.md "Table owners"): its private
+// mark, invite code hash and bans, written with a commit
+// (store.Commit.Settings), and the tables a player owns or sits at.
+
+const (
+	qRenameTable  = "UPDATE tables SET name = ? WHERE id = ?"
+	qSetPrivate   = "UPDATE tables SET private = ? WHERE id = ?"
+	qSetInvite    = "UPDATE tables SET invite_hash = ? WHERE id = ?"
+	qInsertBan    = "INSERT INTO table_bans (table_id, player_id, banned_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
+	qDeleteBan    = "DELETE FROM table_bans WHERE table_id = ? AND player_id = ?"
+	npcHPExactCol = "exact"
+)
+
+var ownerQueries = []string{qRenameTable, qSetPrivate, qSetInvite, qInsertBan, qDeleteBan}
+
+// npcHPColumn is the tables.npc_hp value of a Config.NPCHP: "" is exact.
+func npcHPColumn(v string) string {
+	if v == "" {
+		return npcHPExactCol
+	}
+	return v
+}
+
+// npcHPField is the Config.NPCHP of a tables.npc_hp value: exact is "",
+// so a table stored before the setting reads as one created after.
+func npcHPField(v string) string {
+	if v == npcHPExactCol {
+		return ""
+	}
+	return v
+}
+
+// setOwnerMarks writes a commit's owner change (store.Commit.Settings).
+func setOwnerMarks(w *writeTx, c store.Commit) error {
+	o := c.Settings
+	if o == nil {
+		return nil
+	}
+	if o.Name != nil {
+		if err := updateTable(w, c.TableID, qRenameTable, *o.Name, c.TableID); err != nil {
+			return fmt.Errorf("rename table: %w", err)
+		}
+	}
+	if o.Private != nil {
+		if err := updateTable(w, c.TableID, qSetPrivate, *o.Private, c.TableID); err != nil {
+			return fmt.Errorf("set private mark: %w", err)
+		}
+	}
+	if o.InviteHash != nil {
+		if err := updateTable(w, c.TableID, qSetInvite, o.InviteHash, c.TableID); err != nil {
+			return fmt.Errorf("set invite: %w", err)
+		}
+	}
+	if o.Ban != "" {
+		if _, err := w.exec(qInsertBan, c.TableID, o.Ban, formatTime(o.BannedAt)); err != nil {
+			return fmt.Errorf("ban %s: %w", o.Ban, err)
+		}
+	}
+	if o.Unban != "" {
+		if _, err := w.exec(qDeleteBan, c.TableID, o.Unban); err != nil {
+			return fmt.Errorf("unban %s: %w", o.Unban, err)
+		}
+	}
+	return nil
+}
+
+// TableAccess returns a table's invite code hash and bans (store.Access);
+// ENOTFOUND if there is no such table. Safe for concurrent use.
+func (d *DB) TableAccess(ctx context.Context, tableID string) (store.Access, error) {
+	var a store.Access
+	err := d.read(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, "SELECT invite_hash FROM tables WHERE id = ?", tableID).Scan(&a.InviteHash)
+		if errors.Is(err, sql.ErrNoRows) {
+			return tableNotFound(tableID)
+		}
+		if err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT player_id FROM table_bans WHERE table_id = ? ORDER BY player_id", tableID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var p string
+			if err := rows.Scan(&p); err != nil {
+				return err
+			}
+			a.Bans = append(a.Bans, p)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return store.Access{}, fmt.Errorf("access of table %s: %w", tableID, err)
+	}
+	return a, nil
+}
+
+// PlayerTables returns every table player playerID owns or sits at,
+// closed ones included, newest activity first (the last event's time,
+// then creation). Safe for concurrent use.
+func (d *DB) PlayerTables(ctx context.Context, playerID string) ([]store.PlayerTable, error) {
+	q := `SELECT t.id, t.name, t.adventure, t.ruleset, t.combat_mode, t.turn_timeout_s, t.seats, t.owner_id, t.created_at, t.private, t.npc_hp,
+		COALESCE(json_extract(g.game, '$.mode'), ''),
+		(SELECT count(*) FROM seats x WHERE x.table_id = t.id),
+		COALESCE(s.seat, ''), COALESCE(c.id, ''), COALESCE(c.name, ''), COALESCE(c.class, ''), COALESCE(c.level, 0),
+		t.paused, COALESCE(t.closed_at, ''),
+		COALESCE((SELECT e.ts FROM events e WHERE e.table_id = t.id ORDER BY e.seq DESC LIMIT 1), '')
+		FROM tables t
+		LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = ?
+		LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
+		LEFT JOIN game_state g ON g.table_id = t.id
+		WHERE t.owner_id = ? OR s.player_id IS NOT NULL`
+	var out []store.PlayerTable
+	err := each(ctx, d.reader, q, []any{playerID, playerID}, func(r *sql.Rows) error {
+		var p store.PlayerTable
+		t := &p.Table
+		var created, closed, last string
+		if err := r.Scan(&t.ID, &t.Name, &t.Adventure, &t.Config.Ruleset, &t.Config.CombatMode, &t.Config.TurnTimeoutS,
+			&t.Seats, &t.OwnerID, &created, &t.Private, &t.Config.NPCHP, &p.Mode, &p.Seated, &p.Seat,
+			&p.Character.ID, &p.Character.Name, &p.Character.Class, &p.Character.Level, &p.Flags.Paused, &closed, &last); err != nil {
+			return err
+		}
+		t.Config.NPCHP = npcHPField(t.Config.NPCHP)
+		var err error
+		if t.CreatedAt, err = parseTime(created); err != nil {
+			return fmt.Errorf("table %s: created_at: %w", t.ID, err)
+		}
+		if closed != "" {
+			if p.Flags.ClosedAt, err = parseTime(closed); err != nil {
+				return fmt.Errorf("table %s: closed_at: %w", t.ID, err)
+			}
+			p.Flags.Closed = true
+		}
+		if p.LastEventAt, err = parseOptTime(last); err != nil {
+			return fmt.Errorf("table %s: last event: %w", t.ID, err)
+		}
+		if p.LastEventAt.IsZero() {
+			p.LastEventAt = t.CreatedAt
+		}
+		out = append(out, p)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tables of player %s: %w", playerID, err)
+	}
+	sortPlayerTables(out)
+	return out, nil
+}
+
+func sortPlayerTables(ts []store.PlayerTable) {
+	slices.SortFunc(ts, func(a, b store.PlayerTable) int {
+		if c := b.LastEventAt.Compare(a.LastEventAt); c != 0 {
+			return c
+		}
+		return b.Table.CreatedAt.Compare(a.Table.CreatedAt)
+	})
+}
+
+// TableByInvite returns the id of the open table whose invite code hashes
+// to hash; ENOTFOUND if there is none. Safe for concurrent use.
+func (d *DB) TableByInvite(ctx context.Context, hash []byte) (string, error) {
+	var id string
+	err := d.reader.QueryRowContext(ctx, "SELECT id FROM tables WHERE invite_hash = ? AND closed_at IS NULL", hash).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", engine.Errorf(engine.ENOTFOUND, "no table has this invite")
+	}
+	if err != nil {
+		return "", fmt.Errorf("table by invite: %w", err)
+	}
+	return id, nil
+}
