@@ -63,6 +63,10 @@ type Config struct {
 	Metrics *Metrics
 	// Health, if set, says in the overview whether each model answers.
 	Health ModelHealth
+	// StoreHealth, if set, returns why the store cannot write now (a full
+	// disk), or nil: while it does, turns wait and Health reports it
+	// (storage.go).
+	StoreHealth func() error
 	// SocketsPerPlayer and SocketsPerAddr bound the open websockets of
 	// one player and of one client address; one more is refused 429
 	// before the upgrade (PROTOCOL.md "Limits and close codes"). Default

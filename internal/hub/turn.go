@@ -31,7 +31,7 @@ func (t *table) maybeStart() {
 		return
 	}
 	p, ok := nextTurn(t.st, t.meta.Config.CombatMode, t.acts, t.h.cfg.Now())
-	if !ok || !t.markBusy() {
+	if !ok || t.waitForStore() || !t.markBusy() {
 		return
 	}
 	j := &job{pick: p}
@@ -221,6 +221,10 @@ var messageScratch = sync.Pool{New: func() any { return new([]byte) }}
 func (t *table) failed(ctx context.Context, j *job, err error) {
 	if t.h.ctx.Err() != nil {
 		return // shutting down: the action stays pending for the restart
+	}
+	if cannotSave(err) {
+		t.unsaved(j, err)
+		return
 	}
 	t.lastError = errText(err)
 	if j.action == nil {

@@ -133,7 +133,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 
 	hc := hub.Config{
 		Store: t.Store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health,
+		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health, StoreHealth: t.Store.Unavailable,
 		SocketsPerPlayer: cfg.SocketsPerPlayer, SocketsPerAddr: cfg.SocketsPerAddr, PingInterval: cfg.PingInterval,
 	}
 	if cfg.Hub != nil {
@@ -316,6 +316,11 @@ func (t *Tavern) close() error {
 		shut <- nil
 	}
 	if t.Hub != nil {
+		// A commit the store retries on a full disk would hold its table,
+		// and so the hub's close, for as long as the disk stays full.
+		if t.Store != nil {
+			t.Store.StopRetries()
+		}
 		errs = append(errs, t.Hub.Close())
 	}
 	if err := <-shut; !errors.Is(err, http.ErrServerClosed) {
