@@ -254,7 +254,7 @@ func (m *Model) attempt(ctx context.Context, params sdk.ChatCompletionNewParams,
 				return agent.Response{}, fmt.Errorf("%w after %s: %w", errCallTimeout, m.cfg.CallTimeout, err)
 			}
 		}
-		return agent.Response{}, err
+		return agent.Response{}, streamError(err)
 	}
 	if len(acc.Choices) == 0 {
 		return agent.Response{}, errEmptyResponse
@@ -332,8 +332,11 @@ func messageParam(msg agent.Message) sdk.ChatCompletionMessageParamUnion {
 func retryable(err error) bool {
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
-		s := apiErr.StatusCode
-		return s == http.StatusRequestTimeout || s == http.StatusConflict || s == http.StatusTooManyRequests || s >= 500
+		return retryableStatus(apiErr.StatusCode)
+	}
+	var chunkErr *StreamError
+	if errors.As(err, &chunkErr) {
+		return retryableStatus(chunkErr.Status)
 	}
 	var streamErr *ssestream.StreamError
 	var netErr net.Error
