@@ -134,6 +134,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	hc := hub.Config{
 		Store: t.Store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health, StoreHealth: t.Store.Unavailable,
+		SlowAfter: cfg.LLMFirstToken, AttemptDeadline: cfg.LLMAttempt,
 		SocketsPerPlayer: cfg.SocketsPerPlayer, SocketsPerAddr: cfg.SocketsPerAddr, PingInterval: cfg.PingInterval,
 	}
 	if cfg.Hub != nil {
