@@ -192,7 +192,7 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 		}
 		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log, Health: t.health}
 	}
-	base := openai.Config{Log: t.Log, CallTimeout: cfg.LLMTimeout, FirstTokenTimeout: cfg.LLMFirstToken, IdleTimeout: cfg.LLMIdle}
+	base := openai.Config{Log: t.Log, CallTimeout: cfg.LLMTimeout, FirstTokenTimeout: cfg.LLMFirstToken, IdleTimeout: cfg.LLMIdle, Streaming: cfg.Streaming}
 	if cfg.OpenAI != nil {
 		cfg.OpenAI(&base)
 	}
