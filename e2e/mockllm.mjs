@@ -137,6 +137,12 @@ async function main() {
     assert(ask.answer.includes('tables'), `answer: ${ask.answer}`);
     log('asked:', ask.answer);
 
+    // mock-llm sends no usage: the console counts those calls' tokens and
+    // cost as unknown, not as zero.
+    const ov = await (await fetch(base + '/api/admin/overview', { headers: { Authorization: 'Bearer ' + adminToken } })).json();
+    assert(ov.llm.usage_unknown > 0, `overview llm: ${JSON.stringify(ov.llm)}`);
+    log('calls without usage:', ov.llm.usage_unknown, 'of', ov.llm.calls);
+
     const serverLog = await readFile(path.join(outDir, 'mockllm-server.log'), 'utf8');
     assert(serverLog.includes('tool calls only without streaming'), 'the server found out that mock-llm streams no tool calls');
     log('ok');

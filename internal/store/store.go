@@ -185,3 +185,11 @@ type LLMCall struct {
 	// CallAuth, CallInvalidOutput or CallOther; "" when the call succeeded.
 	ErrorKind string `json:"error_kind,omitempty"`
 }
+
+// UsageUnknown reports a call that succeeded with no tokens counted: its
+// server sent no usage (some OpenAI-compatible ones do not), so its tokens
+// and cost are unknown, not zero. The offline narrator, which uses no
+// model, counts none and is not unknown.
+func (c LLMCall) UsageUnknown() bool {
+	return c.Error == "" && c.PromptTokens == 0 && c.CompletionTokens == 0 && c.Model != "offline"
+}
