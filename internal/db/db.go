@@ -145,9 +145,10 @@ func open(ctx context.Context, path string, limits checkpointLimits) (*DB, error
 	}
 	d.committer = newCommitter(d)
 	d.healing.Add(1)
+	stop := d.committer.stop
 	go func() {
 		defer d.healing.Done()
-		d.healer(d.committer.stop)
+		d.healer(stop)
 	}()
 	return d, nil
 }
