@@ -1,94 +1,104 @@
-package hub_test
+package hub
 
 import (
-	"encoding/json"
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"tavern/internal/hub"
-	llmtest "tavern/internal/openai/openaitest"
+	"github.com/coder/websocket"
+
+	"tavern/internal/engine"
 )
 
-// slowEnv is a table whose model is the fake server, told slow after
-// 100 ms and given 1.5 s an attempt.
-func slowEnv(t *testing.T) (*llmtest.Server, *wsClient, *wsClient) {
-	fake := llmtest.New(t, nil)
-	e := newLLMEnvWith(t, 9, fake, func(c *hub.Config) {
-		c.SlowAfter, c.AttemptDeadline = 100*time.Millisecond, 1500*time.Millisecond
-	})
-	_, a, s := seatedTable(e, fake)
-	fake.SetFallback(func(llmtest.Request) llmtest.Reply { return respond("Recovered.") })
-	return fake, a, s
+// syncBuf is a log sink safe for concurrent use.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
 }
 
-// A model slow to send its first token is told to the table before its
-// answer comes, once.
-func TestLLMSlowFirstTokenIsTold(t *testing.T) {
-	fake, a, s := slowEnv(t)
-	fake.Push(llmtest.Reply{Delay: 600 * time.Millisecond, ToolCalls: respond("At last, the DM speaks.").ToolCalls})
-	a.act("a1", "I wait")
-	for _, c := range []*wsClient{a, s} {
-		slow := 0
-		c.until("the narration", func(f frame) bool {
-			if systemCode(hub.CodeSlow)(f) {
-				slow++
-				if !strings.Contains(string(f.Data), "slow") {
-					t.Errorf("%s: slow notice %s", c.name, f.Data)
-				}
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A client that stops reading is closed with 1008 "too slow" once its
+// queue and the socket buffers are full, and the close is logged (it
+// used to see 1006 after ~25 s, unlogged). Real socket, no timing: the test pumps big events until the table has dropped the
+// client, then reads.
+func TestSlowClientGets1008(t *testing.T) {
+	ctx := context.Background()
+	var logs syncBuf
+	h, _ := testHub(t, func(c *Config) {
+		c.Log = slog.New(slog.NewTextHandler(&logs, nil))
+		c.ShutdownGrace = time.Second
+	})
+	ts, err := h.CreateTable(ctx, engine.Player{ID: "p-o", Name: "Owner"}, TableSpec{Name: "Slow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeWS(w, r, ts.ID, nil) }))
+	defer srv.Close()
+	conn, _, err := websocket.Dial(ctx, strings.Replace(srv.URL, "http", "ws", 1), &websocket.DialOptions{Subprotocols: []string{Subprotocol}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(1 << 20)
+	tb, _ := h.table(ts.ID)
+	// open reports whether the table holds the client and has not yet
+	// asked it to close.
+	open := func() bool {
+		ok := false
+		if err := tb.call(ctx, func() error {
+			for c := range tb.clients {
+				ok = ok || !c.isClosing()
 			}
-			return f.Type == "event" && f.Kind == "narration"
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	for !open() { // the join is queued on the table
+	}
+	big := strings.Repeat("x", 8<<10)
+	for sent := 0; open(); sent += 10 {
+		if sent > 100_000 {
+			t.Fatal("the client that never reads was never dropped")
+		}
+		tb.post(func() {
+			for range 10 {
+				tb.publishNow(t, []engine.Event{engine.SystemEvent("test", big)})
+			}
 		})
-		if slow != 1 {
-			t.Errorf("%s: %d slow notices before the narration, want 1", c.name, slow)
+	}
+	// Now read: the frames that made it into the socket, then the close.
+	var closeErr error
+	for {
+		if _, _, err := conn.Read(ctx); err != nil {
+			closeErr = err
+			break
 		}
 	}
-}
-
-// The narration an attempt streamed before it hung is withdrawn before the
-// next attempt's: no client is left with it, or sees it twice.
-func TestLLMHungAttemptIsWithdrawn(t *testing.T) {
-	fake, a, s := slowEnv(t)
-	hung := respond("The door creaks open and the cold air of the cellar")
-	hung.ChunkSize, hung.StallAfter = 6, 6
-	fake.Push(hung) // the attempt's deadline ends it
-	a.act("a1", "I open the door")
-	for _, c := range []*wsClient{a, s} {
-		var deltas, withdrawn int
-		var turn string
-		c.until("the narration", func(f frame) bool {
-			var d struct{ Turn, Text string }
-			_ = json.Unmarshal(f.Raw, &d)
-			switch f.Type {
-			case "narration_delta":
-				if withdrawn == 0 {
-					deltas++
-					turn = d.Turn
-				}
-			case "narration_withdrawn":
-				withdrawn++
-				if d.Turn != turn {
-					t.Errorf("%s: withdrawn turn %q, want %q", c.name, d.Turn, turn)
-				}
-			}
-			return f.Type == "event" && f.Kind == "narration"
-		})
-		if deltas == 0 || withdrawn != 1 {
-			t.Errorf("%s: %d deltas then %d withdrawals, want the hung attempt's text withdrawn once", c.name, deltas, withdrawn)
-		}
+	var ce websocket.CloseError
+	if !errors.As(closeErr, &ce) || ce.Code != websocket.StatusPolicyViolation || ce.Reason != "too slow" {
+		t.Errorf("read ended with %v, want close 1008 too slow", closeErr)
 	}
-}
-
-// A model that hangs every time: the action is given up within its
-// attempts' deadlines, with a message that says why.
-func TestLLMHungModelIsGivenUp(t *testing.T) {
-	fake, a, _ := slowEnv(t)
-	fake.SetFallback(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Delay: time.Hour} })
-	a.act("a1", "I wait")
-	f := a.until("the DM giving up", func(f frame) bool {
-		return systemCode(hub.CodeUnavailable)(f) && strings.Contains(string(f.Data), "gave up")
-	})
-	if !strings.Contains(string(f.Data), "in time") {
-		t.Errorf("give-up message %s, want it to say the DM did not answer in time", f.Data)
+	if !strings.Contains(logs.String(), `msg="closing websocket" table=`+ts.ID+` code=1008 reason="too slow"`) {
+		t.Errorf("the slow client's close is not logged:\n%.2000s", logs.String())
 	}
 }
