@@ -27,7 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-if [[ ! -d e2e/node_modules/playwright-core ]]; then
+if [[ ! -d e2e/node_modules/playwright-core || ! -d e2e/node_modules/@dwmkerr/mock-llm ]]; then
 	npm ci --prefix e2e --no-audit --no-fund
 fi
 
@@ -64,6 +64,8 @@ TAVERN_URL="$url" node e2e/run.mjs || status=$?
 [[ $status -ne 0 ]] || TAVERN_URL="$url" node e2e/adventures.mjs || status=$?
 # Runs a server of its own (it stops and restarts it): OWNERS_ADDR.
 [[ $status -ne 0 ]] || TAVERN_BIN=bin/tavern node e2e/owners.mjs || status=$?
+# Its own mock-llm and Tavern, on other ports: a third-party model server.
+[[ $status -ne 0 ]] || node e2e/mockllm.mjs || status=$?
 if [[ $status -ne 0 ]]; then
 	echo "e2e: failed; server log in build/e2e/server.log, screenshots in build/e2e/" >&2
 fi

@@ -483,6 +483,43 @@ func num[N int | int64](n N) string {
 	return b.String()
 }
 
+// tokensOf is a call's prompt→completion tokens, or "unknown" when its
+// server sent no usage.
+func tokensOf(c store.LLMCall) string {
+	if c.UsageUnknown() {
+		return "unknown"
+	}
+	return num(c.PromptTokens) + "→" + num(c.CompletionTokens)
+}
+
+// unknownUsage says how many calls of s have no usage, if any: their
+// tokens and cost are not in the sums.
+func unknownUsage(s hub.LLMStats) string {
+	switch s.UsageUnknown {
+	case 0:
+		return ""
+	case 1:
+		return "unknown for 1 call (no usage sent)"
+	}
+	return "unknown for " + num(s.UsageUnknown) + " calls (no usage sent)"
+}
+
+// withSep is s after a " · ", or "" for "".
+func withSep(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " · " + s
+}
+
+// usdKnown is usd(s.CostUSD), marked when some calls' cost is unknown.
+func usdKnown(s hub.LLMStats) string {
+	if s.UsageUnknown > 0 {
+		return usd(s.CostUSD) + " + unknown"
+	}
+	return usd(s.CostUSD)
+}
+
 func usd(v float64) string {
 	if v == 0 {
 		return "$0"

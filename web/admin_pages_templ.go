@@ -246,11 +246,11 @@ func adminOverview(v adminOverviewView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = stat("stat-tokens", "Tokens (24 h)", num(v.LLM.PromptTokens+v.LLM.CompletionTokens), "prompt "+num(v.LLM.PromptTokens)+" · cached "+num(v.LLM.CachedTokens)+" · completion "+num(v.LLM.CompletionTokens)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = stat("stat-tokens", "Tokens (24 h)", num(v.LLM.PromptTokens+v.LLM.CompletionTokens), "prompt "+num(v.LLM.PromptTokens)+" · cached "+num(v.LLM.CachedTokens)+" · completion "+num(v.LLM.CompletionTokens)+withSep(unknownUsage(v.LLM))).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = stat("stat-cost", "Estimated cost (24 h)", usd(v.LLM.CostUSD), usd(v.Hour.CostUSD)+" in the last hour").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = stat("stat-cost", "Estimated cost (24 h)", usdKnown(v.LLM), usdKnown(v.Hour)+" in the last hour").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

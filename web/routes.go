@@ -80,9 +80,11 @@ func (s *Server) routes() http.Handler {
 	})
 	hf("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if !s.hub.Ready() {
+		// Not ready: starting, shutting down, or the store cannot write
+		// (a full disk), with the reason for whoever looks.
+		if err := s.hub.Health(); err != nil {
 			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte("not ready\n"))
+			_, _ = w.Write([]byte("not ready: " + err.Error() + "\n"))
 			return
 		}
 		_, _ = w.Write([]byte("ok\n"))

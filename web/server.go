@@ -64,6 +64,7 @@ type tables interface {
 	AdventureIDs() []string
 	DM() string
 	Ready() bool
+	Health() error
 	StartSession(ctx context.Context, tableID string, p engine.Player) (string, error)
 	Quests(ctx context.Context, tableID string) ([]hub.QuestView, error)
 	Inventory(ctx context.Context, tableID string, p engine.Player) (hub.Character, error)

@@ -84,6 +84,8 @@ type DB struct {
 
 	committer    *committer
 	checkpointer *checkpointer
+	health       health                        // whether the last write reached the disk (health.go)
+	healing      sync.WaitGroup                // the healer goroutine
 	observer     atomic.Pointer[WriteObserver] // nil: nobody listens (ObserveWrites)
 
 	closeOnce sync.Once
@@ -92,7 +94,9 @@ type DB struct {
 
 // Open opens the database file at path, creating it and its parent
 // directory if needed, and applies any pending migration (ctx bounds
-// them). path must be a plain file path: not ":memory:" (each pooled
+// them). It refuses a file it cannot write (ErrUnwritable), one that fails
+// PRAGMA quick_check (ErrDamaged) or one whose schema is newer than this
+// build (ErrNewerSchema), with a message naming the file and the fix. path must be a plain file path: not ":memory:" (each pooled
 // connection would get its own empty database) and not a "file:" URI or a
 // path with a query, which would override the pragmas. Several processes or
 // DBs may open the same file; SQLite's lock serialises their writes. The
@@ -114,6 +118,10 @@ func open(ctx context.Context, path string, limits checkpointLimits) (*DB, error
 	}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
+	if err := checkStorage(ctx, path, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open db %s: %w", path, err)
+	}
 	if err := migrate(ctx, w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open db %s: %w", path, err)
@@ -136,6 +144,12 @@ func open(ctx context.Context, path string, limits checkpointLimits) (*DB, error
 		return nil, fmt.Errorf("open db %s: %w", path, err)
 	}
 	d.committer = newCommitter(d)
+	d.healing.Add(1)
+	stop := d.committer.stop
+	go func() {
+		defer d.healing.Done()
+		d.healer(stop)
+	}()
 	return d, nil
 }
 
@@ -154,6 +168,7 @@ func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
 		if d.committer != nil {
 			d.committer.close() // finishes the queued commits first
+			d.healing.Wait()    // stopped by the committer's stop
 		}
 		var errs []error
 		if d.checkpointer != nil {

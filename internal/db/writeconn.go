@@ -75,8 +75,14 @@ func (w *writer) close() error {
 }
 
 // write runs fn in one IMMEDIATE transaction on the writer and commits it,
-// or rolls it back if fn fails (or panics).
+// or rolls it back if fn fails (or panics). A storage fault (full disk,
+// I/O error) comes back wrapped in store.ErrUnavailable and marks the
+// store unavailable until a write succeeds (health.go).
 func (d *DB) write(ctx context.Context, fn func(w *writeTx) error) error {
+	return d.health.wrote(d.writeOnce(ctx, fn))
+}
+
+func (d *DB) writeOnce(ctx context.Context, fn func(w *writeTx) error) error {
 	w := d.writer
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,10 @@ type committer struct {
 	closed bool
 	queue  chan *commitReq
 	wg     sync.WaitGroup
+	// stop is closed by close: the writer stops retrying a transaction
+	// the storage refused (retryStorage) and fails it.
+	stop     chan struct{}
+	stopOnce sync.Once
 
 	// written holds, per table, the state whose rows the store wrote last
 	// (the caller's own, which it no longer changes: Commit), so that the next commit writes only the rows that
@@ -123,13 +128,14 @@ func newCommitter(d *DB) *committer {
 
 // idleCommitter is a committer whose writer goroutine is not started.
 func idleCommitter(d *DB) *committer {
-	return &committer{d: d, queue: make(chan *commitReq, queueSize), written: map[string]*engine.State{},
+	return &committer{d: d, queue: make(chan *commitReq, queueSize), stop: make(chan struct{}), written: map[string]*engine.State{},
 		lives: map[actionKey]store.ActionLife{}, kick: make(chan struct{}, 1), broken: map[string]uint64{}}
 }
 
 // close stops taking commits, lets the writer finish the queued ones and
 // waits for it. Safe to call twice.
 func (m *committer) close() {
+	m.stopRetries()
 	m.mu.Lock()
 	if !m.closed {
 		m.closed = true
@@ -156,8 +162,9 @@ func (d *DB) groupCommit(ctx context.Context, c store.Commit) error {
 // commit waiting, Enqueue applies itself instead, on the caller's
 // goroutine, and calls done before it returns (applyNow). done must not
 // block: it holds up every commit behind c. ctx bounds the wait for a
-// place in the queue; if c cannot be queued (ctx ends first, or the store
-// is closed) Enqueue returns the error and never calls done. The commits
+// place in the queue; if c cannot be queued (ctx ends first, the store
+// is closed, or it cannot write: store.ErrUnavailable) Enqueue returns the
+// error and never calls done. The commits
 // of one caller are applied in the order it queued them. c.State is the
 // store's once queued, as with Commit.
 func (d *DB) Enqueue(ctx context.Context, c store.Commit, done func(error)) error {
@@ -177,8 +184,14 @@ func (d *DB) Enqueue(ctx context.Context, c store.Commit, done func(error)) erro
 	if m.closed {
 		return commitError(c, errClosed)
 	}
-	if m.applyNow(r) {
-		return nil
+	// While the storage fails, the commits queued wait for it (retried)
+	// and new ones are refused at once: their callers answer
+	// `unavailable` rather than pile up behind a full disk.
+	if d.health.fault.Load() != nil {
+		return commitError(c, fmt.Errorf("%w: %w", store.ErrUnavailable, d.Unavailable()))
+	}
+	if applied, err := m.applyNow(r); applied {
+		return err
 	}
 	m.unanswered.Add(1)
 	select {
@@ -211,19 +224,26 @@ const quietFor = 200 * time.Microsecond
 // transaction; applied alone, acts cost a third more transactions in a
 // `-think 2s` play run, and 6 % more CPU per action. Turns always queue:
 // the table goes on while the writer takes them, several to a transaction.
-func (m *committer) applyNow(r *commitReq) bool {
+//
+// If the storage refuses it, r is not applied, applyNow reports it taken
+// and returns the error, and done is never called: its caller, who must
+// not wait for the disk, answers at once (Enqueue's contract).
+func (m *committer) applyNow(r *commitReq) (bool, error) {
 	alone := isLight(r.c) && r.c.AddPending == nil
 	quiet := time.Now().UnixNano()-m.idleSince.Load() >= int64(quietFor)
 	if !alone || !quiet || !m.applying.TryLock() {
-		return false
+		return false, nil
 	}
 	defer m.applying.Unlock()
 	if m.unanswered.Load() != 0 {
-		return false
+		return false, nil
 	}
 	m.unanswered.Add(1)
-	m.apply([]*commitReq{r})
-	return true
+	if err := m.apply([]*commitReq{r}, false); err != nil {
+		m.unanswered.Add(-1)
+		return true, commitError(r.c, err)
+	}
+	return true, nil
 }
 
 // QueueActionState queues a.State, a.Attempts and a.Error for the open
@@ -299,7 +319,7 @@ func (m *committer) run() {
 func (m *committer) applyLocked(batch []*commitReq) {
 	m.applying.Lock()
 	defer m.applying.Unlock()
-	m.apply(batch)
+	_ = m.apply(batch, true) // retried: answers every commit
 }
 
 // fill returns r and the commits queued behind it, at most maxBatch.
@@ -355,27 +375,31 @@ func chunkLen(heavy []*commitReq) int {
 // that arrive meanwhile join them, their light ones first. An ack then
 // waits for a few rows and at most one chunk of turns, not behind every
 // turn queued with it.
-func (m *committer) apply(batch []*commitReq) {
+//
+// retried (the writer goroutine) tries a transaction the storage refused
+// again until it lands or the store closes (retryStorage). Otherwise (a
+// caller's own commit, applyNow: batch is that one) a storage failure is
+// returned, batch unanswered.
+func (m *committer) apply(batch []*commitReq, retried bool) error {
 	defer func() { m.idleSince.Store(time.Now().UnixNano()) }()
 	lives := m.takeLives()
 	light, heavy := splitLight(batch, nil)
 	for {
 		if rowsOf(light)+rowsOf(heavy) <= chunkRows {
-			m.applyGroup(append(light, heavy...), lives)
-			return
+			return m.applyGroup(append(light, heavy...), lives, retried)
 		}
 		if len(light) > 0 || len(heavy) == 0 {
-			m.applyGroup(light, lives)
+			_ = m.applyGroup(light, lives, retried)
 			lives = nil
 		}
 		if len(heavy) == 0 {
-			return
+			return nil
 		}
 		n := chunkLen(heavy)
-		m.applyGroup(heavy[:n], lives)
+		_ = m.applyGroup(heavy[:n], lives, retried)
 		heavy = heavy[n:]
 		if len(heavy) == 0 {
-			return
+			return nil
 		}
 		// The action states queued before the commits taken next go with
 		// them (QueueActionState's promise).
@@ -455,23 +479,64 @@ func isLight(c store.Commit) bool {
 
 // applyGroup commits batch and lives in one transaction; if that fails, it
 // retries each commit alone so each caller gets its own result, then the
-// states.
-func (m *committer) applyGroup(batch []*commitReq, lives []store.Commit) {
+// states. A storage failure is no commit's own: retried, the transaction
+// is tried again until the storage takes it; else it is returned with
+// batch unanswered.
+func (m *committer) applyGroup(batch []*commitReq, lives []store.Commit, retried bool) error {
 	if len(batch) == 0 && len(lives) == 0 {
-		return
+		return nil
 	}
-	err := m.tx(batch, lives)
+	tx := m.tx
+	if retried {
+		tx = m.retryStorage
+	}
+	err := tx(batch, lives)
+	if !retried && errors.Is(err, store.ErrUnavailable) {
+		return err
+	}
 	if err == nil || len(batch)+len(lives) == 1 {
 		for _, r := range batch {
 			m.answer(r, err)
 		}
-		return
+		return nil
 	}
 	for _, r := range batch {
-		m.answer(r, m.tx([]*commitReq{r}, nil))
+		m.answer(r, tx([]*commitReq{r}, nil))
 	}
 	if len(lives) > 0 {
-		_ = m.tx(nil, lives) // bookkeeping: lost if it fails (see QueueActionState)
+		_ = tx(nil, lives) // bookkeeping: lost if it fails (see QueueActionState)
+	}
+	return nil
+}
+
+// The backoff of a transaction the storage refused: the first wait, and
+// the longest between two tries, so a disk given room again is written
+// within that.
+const (
+	storageRetryFirst = 50 * time.Millisecond
+	storageRetryMax   = 2 * time.Second
+)
+
+// retryStorage is tx, tried again with backoff while the storage refuses
+// it (store.ErrUnavailable: a full disk, an I/O error), so what is queued
+// lands once the disk takes it, and nothing is lost or answered before
+// that. New commits are refused meanwhile (Enqueue). Once the store
+// closes it stops and returns the error.
+func (m *committer) retryStorage(batch []*commitReq, lives []store.Commit) error {
+	wait := storageRetryFirst
+	for {
+		err := m.tx(batch, lives)
+		if !errors.Is(err, store.ErrUnavailable) {
+			return err
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-m.stop:
+			timer.Stop()
+			return err
+		case <-timer.C:
+		}
+		wait = min(2*wait, storageRetryMax)
 	}
 }
 

@@ -134,6 +134,10 @@ type LLMStats struct {
 	// the cache.
 	ErrorsByKind map[string]int `json:"errors_by_kind"`
 	CacheShare   float64        `json:"cache_share"`
+	// UsageUnknown counts the calls whose answer carried no usage
+	// (store.LLMCall.UsageUnknown): the tokens and cost above leave them
+	// out, unknown rather than zero.
+	UsageUnknown int `json:"usage_unknown"`
 }
 
 // LLMGroup is the stats of one model, agent or table.
@@ -614,6 +618,9 @@ func Stats(calls []store.LLMCall) LLMStats {
 			s.ErrorsByKind[k]++
 		}
 		lat = append(lat, c.LatencyMS)
+		if c.UsageUnknown() {
+			s.UsageUnknown++
+		}
 		s.PromptTokens += c.PromptTokens
 		s.CachedTokens += c.CachedTokens
 		s.CompletionTokens += c.CompletionTokens

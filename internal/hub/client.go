@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 const (
@@ -187,7 +188,15 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	}
 	if rl == rolePlayer {
 		seated := make(chan bool, 1)
-		if t.call(r.Context(), func() error { _, ok := t.seatOf(p.ID); seated <- ok; return nil }) != nil || !<-seated {
+		ctx, cancel := context.WithTimeout(r.Context(), h.joinTimeout())
+		err := t.callShown(ctx, func() error { _, ok := t.seatOf(p.ID); seated <- ok; return nil })
+		cancel()
+		if err != nil {
+			code, msg := ErrorCode(h.joinError(err))
+			writeHTTPError(w, code, msg)
+			return
+		}
+		if !<-seated {
 			writeHTTPError(w, CodeNotSeated, "You have no seat at this table; join as a spectator or take a seat.")
 			return
 		}
@@ -222,16 +231,24 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	// Reads are not tied to the hub's context: on shutdown the table closes
 	// the socket with 1001, and the close handshake needs the reader.
 	ctx := context.Background()
-	if err := h.join(ctx, t, c, since, viewer); err != nil {
+	joinCtx, cancel := context.WithTimeout(ctx, h.joinTimeout())
+	err = h.join(joinCtx, t, c, since, viewer)
+	cancel()
+	if err != nil {
 		defer h.untrackSocket()
 		defer release()
+		err = h.joinError(err)
 		code, msg := ErrorCode(err)
 		if code == CodeInternal {
 			t.log.Error("join failed", "err", err)
 		}
 		_ = conn.Write(ctx, websocket.MessageText, errorFrame("", code, msg))
-		if code == CodeUnavailable {
+		switch {
+		case err == errShuttingDown:
 			conn.Close(websocket.StatusGoingAway, "server shutting down")
+			return
+		case code == CodeUnavailable:
+			conn.Close(websocket.StatusTryAgainLater, closeReason(msg))
 			return
 		}
 		if reason := refusedReason(err); reason != "" { // owners.go
@@ -384,6 +401,12 @@ func (c *client) handle(ctx context.Context, t *table, f inFrame, read time.Time
 			t.say(ctx, c, f.Text, answer)
 		}
 	}
+	if t.h.storeFault() != nil {
+		// Answered here, not by the table: its goroutine may be waiting
+		// for a commit the store retries (storage.go).
+		c.answerError(t, f, store.ErrUnavailable)
+		return
+	}
 	if !t.post(cmd) {
 		err := errEvicted
 		if t.h.ctx.Err() != nil {
@@ -428,7 +451,7 @@ func (c *client) answerError(t *table, f inFrame, err error) {
 func (h *Hub) join(ctx context.Context, t *table, c *client, since int64, v Viewer) error {
 	var boundary int64
 	replay := false
-	if err := t.call(ctx, func() error {
+	if err := t.callShown(ctx, func() error {
 		// Checked again here, where a kick or a ban cannot slip between
 		// the check and the registration.
 		if err := t.admit(c, v); err != nil {
@@ -444,7 +467,7 @@ func (h *Hub) join(ctx context.Context, t *table, c *client, since int64, v View
 	if err != nil {
 		return fmt.Errorf("replay for a joining client: %w", err)
 	}
-	return t.call(ctx, func() error {
+	return t.callShown(ctx, func() error {
 		a := t.access.Load()
 		for _, e := range a.redactAll(evs) {
 			c.send(eventFrame(e))

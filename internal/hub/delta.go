@@ -16,10 +16,15 @@ type deltaStream struct {
 	// fanout sends a frame to every client (on the table goroutine).
 	post   func(func()) bool
 	fanout func(frame []byte)
+	// withdrawnTo sends a frame every client must get.
+	withdrawnTo func(frame []byte)
 
 	mu     sync.Mutex
 	text   []byte
 	posted bool // a flush is queued on the table goroutine
+	// sent: a frame went out; withdrawn: the attempt failed, and what it
+	// streamed is dropped (withdraw).
+	sent, withdrawn bool
 }
 
 // add appends text and queues a flush unless one is queued already. Called
@@ -45,11 +50,37 @@ func (d *deltaStream) flush() {
 	text := string(d.text)
 	d.text = d.text[:0]
 	d.posted = false
+	if d.withdrawn {
+		text = ""
+	}
+	d.sent = d.sent || text != ""
 	d.mu.Unlock()
 	if text == "" {
 		return
 	}
 	d.fanout(narrationDeltaFrame(d.turnID, text))
+}
+
+// streamed reports whether any text came (sent, or gathered to be).
+func (d *deltaStream) streamed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sent || len(d.text) > 0
+}
+
+// withdraw drops the text of a failed attempt: what is gathered is not
+// sent, and clients that were sent some are told to drop it
+// (narration_withdrawn), never dropped itself. Runs on the table
+// goroutine; later calls do nothing.
+func (d *deltaStream) withdraw() {
+	d.mu.Lock()
+	sent := d.sent && !d.withdrawn
+	d.withdrawn = true
+	d.text = nil
+	d.mu.Unlock()
+	if sent {
+		d.withdrawnTo(narrationWithdrawnFrame(d.turnID))
+	}
 }
 
 // newDeltaStream is the delta stream of turn turnID at t.
@@ -60,6 +91,10 @@ func (t *table) newDeltaStream(turnID string) *deltaStream {
 		}
 		for c := range t.clients {
 			c.sendDroppable(frame)
+		}
+	}, withdrawnTo: func(frame []byte) {
+		for c := range t.clients {
+			c.send(frame)
 		}
 	}}
 }

@@ -64,6 +64,16 @@ type Config struct {
 	Metrics *Metrics
 	// Health, if set, says in the overview whether each model answers.
 	Health ModelHealth
+	// StoreHealth, if set, returns why the store cannot write now (a full
+	// disk), or nil: while it does, turns wait and Health reports it
+	// (storage.go).
+	StoreHealth func() error
+	// SlowAfter, if > 0, is how long the first attempt at a turn may
+	// stream nothing before the table is told the DM is slow (slow.go).
+	SlowAfter time.Duration
+	// AttemptDeadline, if > 0, bounds one attempt at a turn: its model
+	// calls and their retries together.
+	AttemptDeadline time.Duration
 	// SocketsPerPlayer and SocketsPerAddr bound the open websockets of
 	// one player and of one client address; one more is refused 429
 	// before the upgrade (PROTOCOL.md "Limits and close codes"). Default

@@ -24,6 +24,12 @@ import (
 // Chat Completions server, and the memory tools on.
 func newLLMEnv(t *testing.T, seed uint64, fake *llmtest.Server) *env {
 	t.Helper()
+	return newLLMEnvWith(t, seed, fake, nil)
+}
+
+// newLLMEnvWith is newLLMEnv with tune's changes to the hub's config.
+func newLLMEnvWith(t *testing.T, seed uint64, fake *llmtest.Server, tune func(*hub.Config)) *env {
+	t.Helper()
 	model := openai.New(openai.Config{
 		APIKey: "sk-test", BaseURL: fake.URL, Model: "fake-gm",
 		// Long enough that a loaded machine under -race does not time out
@@ -41,6 +47,9 @@ func newLLMEnv(t *testing.T, seed uint64, fake *llmtest.Server) *env {
 		st := c.Store.(*db.DB)
 		logged.Log, runner.Memory, runner.Log = st, st, c.Log
 		c.DM, c.Seed, c.ShutdownGrace = model.Name(), func() uint64 { return seed }, 2*time.Second
+		if tune != nil {
+			tune(c)
+		}
 	})
 	e.tv, e.store, e.hub = tv, tv.Store, tv.Hub
 	mux := http.NewServeMux()

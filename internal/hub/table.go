@@ -39,7 +39,10 @@ type table struct {
 	// rest: turn results, timers, the operator (postSystem, tryPost,
 	// callSystem). The store's answers come on answered.
 	players, system chan func()
-	summary         atomic.Pointer[TableSummary]
+	// storeWait: a look at whether the store writes again is due
+	// (waitForStore).
+	storeWait bool
+	summary   atomic.Pointer[TableSummary]
 	// idleMu guards idle: nil while no turn job runs, otherwise a channel
 	// closed when it ends (markBusy, markIdle, waitIdle).
 	idleMu sync.Mutex
@@ -251,17 +254,26 @@ var (
 // call is for players: it queues on the players queue, and while that is
 // full it waits, within ctx (post's policy).
 func (t *table) call(ctx context.Context, f func() error) error {
-	return t.send(ctx, t.players, f)
+	return t.send(ctx, t.players, f, true)
+}
+
+// callShown is call for a command that reads only what clients are shown
+// (durable already: the seat check and welcome of a socket that connects),
+// answered as soon as f returns, not once the commits in flight settle:
+// a store that retries a commit on a full disk must not hold it
+// (storage.go).
+func (t *table) callShown(ctx context.Context, f func() error) error {
+	return t.send(ctx, t.players, f, false)
 }
 
 // callSystem is call on the system queue, for the operator: its commands
 // are not held up behind the players'. Policy when full: the caller
 // blocks, within ctx.
 func (t *table) callSystem(ctx context.Context, f func() error) error {
-	return t.send(ctx, t.system, f)
+	return t.send(ctx, t.system, f, true)
 }
 
-func (t *table) send(ctx context.Context, q chan func(), f func() error) error {
+func (t *table) send(ctx context.Context, q chan func(), f func() error, settled bool) error {
 	const queued, running, cancelled = 0, 1, 2
 	var state atomic.Int32
 	done := make(chan error, 1)
@@ -270,6 +282,10 @@ func (t *table) send(ctx context.Context, q chan func(), f func() error) error {
 			return
 		}
 		err := f()
+		if !settled {
+			done <- err
+			return
+		}
 		t.afterSettled(func(unsaved error) {
 			if err == nil {
 				err = unsaved

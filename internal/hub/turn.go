@@ -26,6 +26,10 @@ type job struct {
 	// owner is what the turn reads of the table's notes and the owner's
 	// whispers, and its save point (retcon.go).
 	owner jobOwner
+	// deltas carries its narration to the clients as it streams.
+	deltas *deltaStream
+	// slow, if set, tells the table the DM is slow (watchSlow).
+	slow *time.Timer
 }
 
 func (t *table) maybeStart() {
@@ -34,13 +38,15 @@ func (t *table) maybeStart() {
 		return
 	}
 	p, ok := nextTurn(t.st, t.meta.Config.CombatMode, t.acts, t.h.cfg.Now())
-	if !ok || !t.markBusy() {
+	if !ok || t.waitForStore() || !t.markBusy() {
 		return
 	}
 	j := &job{pick: p}
 	j.state = t.st.Clone()
 	j.turnNo = t.st.Game.Turn + 1
 	j.started = t.h.cfg.Now()
+	j.deltas = t.newDeltaStream(fmt.Sprintf("t%d", j.turnNo))
+	t.watchSlow(j)
 	if j.action != nil {
 		t.queueLife(t.acts.start(j.action.ID))
 	}
@@ -60,7 +66,8 @@ func (t *table) maybeStart() {
 // runJob plays one turn on the job's state copy. It never touches the
 // table's fields.
 func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
-	ctx := t.h.ctx
+	ctx, cancel := t.attemptContext(t.h.ctx)
+	defer cancel()
 	st := j.state
 	if err := j.owner.saveBefore(st, j.action); err != nil {
 		return agent.Result{}, nil, err
@@ -98,7 +105,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		return agent.Result{}, nil, fmt.Errorf("load history: %w", err)
 	}
 	turn.History = hist
-	turn.OnDelta = t.newDeltaStream(fmt.Sprintf("t%d", j.turnNo)).add
+	turn.OnDelta = j.deltas.add
 	res, err := t.h.cfg.Runner.Run(ctx, turn)
 	if err != nil {
 		return agent.Result{}, nil, err
@@ -135,9 +142,16 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error) {
 	t.job = nil
 	t.markIdle()
+	if j.slow != nil {
+		j.slow.Stop()
+	}
 	ctx := context.Background()
 	turnID := fmt.Sprintf("t%d", j.turnNo)
+	if runErr != nil {
+		j.deltas.withdraw()
+	}
 	if j.action != nil && t.acts.discarded(j.action.ID) {
+		j.deltas.withdraw()
 		// The operator abandoned the action while it ran: already resolved
 		// with a system event; its turn is never applied.
 		t.sinceJob = nil
@@ -231,6 +245,10 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 	if t.h.ctx.Err() != nil {
 		return // shutting down: the action stays pending for the restart
 	}
+	if cannotSave(err) {
+		t.unsaved(j, err)
+		return
+	}
 	t.lastError = errText(err)
 	if j.action == nil {
 		t.dmFailed(ctx, j, err)
@@ -246,6 +264,9 @@ func (t *table) failed(ctx context.Context, j *job, err error) {
 		msg = "The DM could not resolve the turn; it will be retried."
 	case n >= maxAttempts:
 		msg = fmt.Sprintf("The DM is unavailable and gave up on the action after %d attempts. Send it again to retry it, or act anew to replace it.", n)
+		if timedOut(err) {
+			msg = fmt.Sprintf("The DM did not answer in time and gave up on the action after %d attempts of %s. Send it again to retry it, or act anew to replace it.", n, t.h.cfg.AttemptDeadline.Round(time.Second))
+		}
 		if t.waitingPC() == a.Seat && t.turnTimeout() > 0 {
 			msg += fmt.Sprintf(" If nobody acts within %ds, the turn passes.", t.meta.Config.TurnTimeoutS)
 		}

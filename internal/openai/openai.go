@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -65,6 +66,9 @@ type Config struct {
 	// (default: 500ms doubling to at most 8s, with jitter). A Retry-After
 	// header lengthens it, up to 30s.
 	Backoff func(n int) time.Duration
+	// Streaming is StreamOn (default), StreamAuto or StreamOff: whether
+	// calls stream, for servers that send tool calls only without it.
+	Streaming string
 	// HTTPClient, if set, replaces the SDK's default client.
 	HTTPClient *http.Client
 	// Log receives a warning for each retried attempt; nil discards.
@@ -80,6 +84,9 @@ type Model struct {
 	client sdk.Client
 	cfg    Config
 	log    *slog.Logger
+	// toolsUnstreamed: the server sends tool calls only without streaming
+	// (StreamAuto found it).
+	toolsUnstreamed atomic.Bool
 }
 
 // New returns a model for cfg. It does not contact the server.
@@ -104,6 +111,9 @@ func New(cfg Config) *Model {
 	}
 	if cfg.Backoff == nil {
 		cfg.Backoff = defaultBackoff
+	}
+	if cfg.Streaming == "" {
+		cfg.Streaming = StreamOn
 	}
 	key := cfg.APIKey
 	if key == "" {
@@ -171,7 +181,22 @@ func (m *Model) Complete(ctx context.Context, req agent.Request) (agent.Response
 		if streamed {
 			onDelta = nil
 		}
-		resp, err := m.attempt(ctx, params, onDelta)
+		var resp agent.Response
+		var err error
+		if m.unstreamed(len(req.Tools) > 0) {
+			resp, err = m.attemptUnstreamed(ctx, params, onDelta)
+		} else if resp, err = m.attempt(ctx, params, onDelta); err == nil && m.cfg.Streaming != StreamOn &&
+			len(req.Tools) > 0 && len(resp.Message.ToolCalls) == 0 {
+			// Tools offered and none called: a server that sends tool
+			// calls only without streaming looks like this. Ask again so.
+			var again agent.Response
+			if again, err = m.attemptUnstreamed(ctx, params, nil); err == nil {
+				if len(again.Message.ToolCalls) > 0 && !m.toolsUnstreamed.Swap(true) {
+					m.log.Warn("the model server sends tool calls only without streaming: calls with tools no longer stream", "model", m.cfg.Model)
+				}
+				resp = again
+			}
+		}
 		if err == nil {
 			return resp, nil
 		}
@@ -254,7 +279,7 @@ func (m *Model) attempt(ctx context.Context, params sdk.ChatCompletionNewParams,
 				return agent.Response{}, fmt.Errorf("%w after %s: %w", errCallTimeout, m.cfg.CallTimeout, err)
 			}
 		}
-		return agent.Response{}, err
+		return agent.Response{}, streamError(err)
 	}
 	if len(acc.Choices) == 0 {
 		return agent.Response{}, errEmptyResponse
@@ -332,8 +357,11 @@ func messageParam(msg agent.Message) sdk.ChatCompletionMessageParamUnion {
 func retryable(err error) bool {
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
-		s := apiErr.StatusCode
-		return s == http.StatusRequestTimeout || s == http.StatusConflict || s == http.StatusTooManyRequests || s >= 500
+		return retryableStatus(apiErr.StatusCode)
+	}
+	var chunkErr *StreamError
+	if errors.As(err, &chunkErr) {
+		return retryableStatus(chunkErr.Status)
 	}
 	var streamErr *ssestream.StreamError
 	var netErr net.Error

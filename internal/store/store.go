@@ -98,6 +98,12 @@ type Commit struct {
 // (Commit.Chain): it was not applied.
 var ErrChainBroken = errors.New("store: an earlier commit of its chain failed; not applied")
 
+// ErrUnavailable fails a write the storage could not take (a full disk, an
+// I/O error, a read-only file): nothing of it was applied, and a later try
+// may work once the disk has room. It is an engine EUNAVAILABLE error, so
+// it reaches clients as the protocol's `unavailable`.
+var ErrUnavailable = engine.Errorf(engine.EUNAVAILABLE, "The server cannot save right now; try again in a moment.")
+
 // TableInfo is what the lobby and a lazily loading hub need of a stored
 // table without loading it: its settings, game mode, seats
 // taken, whether it has open actions, and the operator's marks.
@@ -187,4 +193,12 @@ type LLMCall struct {
 	// PromptVersion names the system prompt the call was made with
 	// (agent.PromptVersion), "" for calls made for no agent's turn.
 	PromptVersion string `json:"prompt_version,omitempty"`
+}
+
+// UsageUnknown reports a call that succeeded with no tokens counted: its
+// server sent no usage (some OpenAI-compatible ones do not), so its tokens
+// and cost are unknown, not zero. The offline narrator, which uses no
+// model, counts none and is not unknown.
+func (c LLMCall) UsageUnknown() bool {
+	return c.Error == "" && c.PromptTokens == 0 && c.CompletionTokens == 0 && c.Model != "offline"
 }

@@ -50,6 +50,8 @@ type Config struct {
 	LLMTimeout     time.Duration
 	LLMFirstToken  time.Duration
 	LLMIdle        time.Duration
+	LLMAttempt     time.Duration
+	Streaming      string
 	Prices         string
 
 	// The agents' history window (agent.WindowConfig).
@@ -102,8 +104,12 @@ func DefaultConfig() Config {
 		// The OpenAI adapter's own defaults, shown here so that -h tells
 		// them (openai.Config).
 		LLMTimeout:    60 * time.Second,
-		LLMFirstToken: 20 * time.Second,
+		LLMFirstToken: 10 * time.Second,
 		LLMIdle:       15 * time.Second,
+		// Three attempts at an action and their backoff (1 s, 4 s) end
+		// within 90 s: a hung model's action is given up by then.
+		LLMAttempt: 25 * time.Second,
+		Streaming:  openai.StreamAuto,
 		// The agent package's window, for the same reason.
 		HistoryMin:       win.MinMessages,
 		HistoryMax:       win.MaxMessages,
@@ -148,8 +154,10 @@ var settings = []setting{
 	{"model-combat", "TAVERN_MODEL_COMBAT", "model of the combat agent (empty: -model)", func(c *Config) flag.Value { return (*stringValue)(&c.ModelCombat) }},
 	{"model-summary", "TAVERN_MODEL_SUMMARY", "model that summarises archived history (empty: -model)", func(c *Config) flag.Value { return (*stringValue)(&c.ModelSummary) }},
 	{"model-data", "TAVERN_MODEL_DATA", "model of the operator's data agent (empty: -model)", func(c *Config) flag.Value { return (*stringValue)(&c.ModelData) }},
+	{"model-streaming", "TAVERN_MODEL_STREAMING", "auto, on or off: stream model calls; auto stops streaming calls with tools once the server shows it sends tool calls only without streaming", func(c *Config) flag.Value { return (*stringValue)(&c.Streaming) }},
 	{"llm-timeout", "TAVERN_LLM_TIMEOUT", "bound on one model call, retries apart", func(c *Config) flag.Value { return (*durationValue)(&c.LLMTimeout) }},
-	{"llm-first-token-timeout", "TAVERN_LLM_FIRST_TOKEN_TIMEOUT", "wait for a call's first streamed chunk before retrying it", func(c *Config) flag.Value { return (*durationValue)(&c.LLMFirstToken) }},
+	{"llm-first-token-timeout", "TAVERN_LLM_FIRST_TOKEN_TIMEOUT", "wait for a call's first streamed chunk before retrying it; a turn that has streamed nothing by then is told to the table as slow", func(c *Config) flag.Value { return (*durationValue)(&c.LLMFirstToken) }},
+	{"llm-attempt-deadline", "TAVERN_LLM_ATTEMPT_DEADLINE", "bound on one attempt at a turn, its model calls and retries together; an action is given up after 3 attempts (within 90 s at the defaults)", func(c *Config) flag.Value { return (*durationValue)(&c.LLMAttempt) }},
 	{"llm-idle-timeout", "TAVERN_LLM_IDLE_TIMEOUT", "wait between two streamed chunks before retrying the call", func(c *Config) flag.Value { return (*durationValue)(&c.LLMIdle) }},
 	{"history-min-messages", "TAVERN_HISTORY_MIN_MESSAGES", "messages of recent history each agent keeps when it archives older turns: whole turns, so a few more; 3 (one turn) at least", func(c *Config) flag.Value { return (*intValue)(&c.HistoryMin) }},
 	{"history-max-messages", "TAVERN_HISTORY_MAX_MESSAGES", "messages of recent history that make an agent archive its oldest turns into a memory; -history-min-messages at least", func(c *Config) flag.Value { return (*intValue)(&c.HistoryMax) }},
@@ -225,8 +233,10 @@ func (c *Config) check() error {
 		return fmt.Errorf("sockets-per-player %d, sockets-per-addr %d: want 1 or more", c.SocketsPerPlayer, c.SocketsPerAddr)
 	case c.PingInterval < time.Second:
 		return fmt.Errorf("ping-interval %s: want 1s or more, such as 60s", c.PingInterval)
-	case c.LLMTimeout <= 0 || c.LLMFirstToken <= 0 || c.LLMIdle <= 0:
-		return fmt.Errorf("llm timeouts %s, %s, %s: want durations above 0, such as 60s", c.LLMTimeout, c.LLMFirstToken, c.LLMIdle)
+	case c.Streaming != openai.StreamAuto && c.Streaming != openai.StreamOn && c.Streaming != openai.StreamOff:
+		return fmt.Errorf("model streaming %q: want auto, on or off", c.Streaming)
+	case c.LLMTimeout <= 0 || c.LLMFirstToken <= 0 || c.LLMIdle <= 0 || c.LLMAttempt <= 0:
+		return fmt.Errorf("llm timeouts %s, %s, %s, %s: want durations above 0, such as 60s", c.LLMTimeout, c.LLMFirstToken, c.LLMIdle, c.LLMAttempt)
 	case c.HistoryMin < agent.TurnMessages:
 		return fmt.Errorf("history-min-messages %d (TAVERN_HISTORY_MIN_MESSAGES): a window smaller than one turn's %d messages (the player's, the DM's output call, its result) cannot hold the turn being played; want %d or more",
 			c.HistoryMin, agent.TurnMessages, agent.TurnMessages)

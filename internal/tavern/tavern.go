@@ -136,7 +136,8 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	shelf := adventures.NewShelf(lib, t.Store, nil)
 	hc := hub.Config{
 		Store: t.Store, Adventures: shelf, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health,
+		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health, StoreHealth: t.Store.Unavailable,
+		SlowAfter: cfg.LLMFirstToken, AttemptDeadline: cfg.LLMAttempt,
 		SocketsPerPlayer: cfg.SocketsPerPlayer, SocketsPerAddr: cfg.SocketsPerAddr, PingInterval: cfg.PingInterval,
 	}
 	if cfg.Hub != nil {
@@ -194,7 +195,7 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 		}
 		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log, Health: t.health}
 	}
-	base := openai.Config{Log: t.Log, CallTimeout: cfg.LLMTimeout, FirstTokenTimeout: cfg.LLMFirstToken, IdleTimeout: cfg.LLMIdle}
+	base := openai.Config{Log: t.Log, CallTimeout: cfg.LLMTimeout, FirstTokenTimeout: cfg.LLMFirstToken, IdleTimeout: cfg.LLMIdle, Streaming: cfg.Streaming}
 	if cfg.OpenAI != nil {
 		cfg.OpenAI(&base)
 	}
@@ -319,6 +320,11 @@ func (t *Tavern) close() error {
 		shut <- nil
 	}
 	if t.Hub != nil {
+		// A commit the store retries on a full disk would hold its table,
+		// and so the hub's close, for as long as the disk stays full.
+		if t.Store != nil {
+			t.Store.StopRetries()
+		}
 		errs = append(errs, t.Hub.Close())
 	}
 	if err := <-shut; !errors.Is(err, http.ErrServerClosed) {

@@ -139,4 +139,11 @@ export class Log {
     li.querySelector('.text').textContent += f.text || '';
     if (stick) this.el.scrollTop = this.el.scrollHeight;
   }
+
+  // withdraw drops the narration streamed for turn f.turn: the attempt
+  // that wrote it failed, and the next one streams its own.
+  withdraw(f) {
+    const li = this.el.querySelector('#narrating');
+    if (li && li.dataset.turn === (f.turn || '')) li.remove();
+  }
 }

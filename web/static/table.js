@@ -404,6 +404,9 @@ function connect() {
       case 'narration_delta':
         log.delta(f);
         break;
+      case 'narration_withdrawn':
+        log.withdraw(f);
+        break;
       case 'ack':
         if (unacked.delete(f.id)) sending = false;
         dm.acked(f.id);

@@ -88,6 +88,23 @@ type Reply struct {
 	// StallAfter, if > 0, makes a stream hang after that many text deltas
 	// until the client gives up (a connection that dies mid-answer).
 	StallAfter int
+	// StreamError, if set, is sent inside a streamed answer (HTTP 200) as
+	// an `error` chunk after ErrorAfter deltas, which ends it, as OpenAI
+	// and others report a failure met mid-stream: {"error": {"message":
+	// StreamError.Message, "type", "code"}}.
+	StreamError *StreamError
+	ErrorAfter  int
+	// NoStreamTools makes a streamed answer carry its text but not its
+	// tool calls, which only a request without `stream` gets: some
+	// compatible servers do so.
+	NoStreamTools bool
+}
+
+// StreamError is an error chunk inside a stream.
+type StreamError struct {
+	Message, Type string
+	// Code is a string ("rate_limit_exceeded") or a number (429).
+	Code any
 }
 
 // Responder answers a request that no scripted reply answers.
@@ -330,6 +347,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 			<-r.Context().Done()
 			return false
 		}
+		if e := reply.StreamError; e != nil && deltas == reply.ErrorAfter {
+			b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": e.Message, "type": e.Type, "code": e.Code}})
+			_, _ = fmt.Fprintf(w, "data: %s\n\n", b)
+			if fl != nil {
+				fl.Flush()
+			}
+			return false
+		}
 		deltas++
 		b, _ := json.Marshal(v)
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
@@ -362,7 +387,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 			return
 		}
 	}
-	for i, c := range reply.ToolCalls {
+	calls := reply.ToolCalls
+	if reply.NoStreamTools {
+		calls = nil
+	}
+	for i, c := range calls {
 		head := map[string]any{"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Function.Name, "arguments": ""}}
 		if !send(chunk(map[string]any{"tool_calls": []any{head}}, nil)) {
 			return
@@ -375,7 +404,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 		}
 	}
 	finish := "stop"
-	if len(reply.ToolCalls) > 0 {
+	if len(calls) > 0 {
 		finish = "tool_calls"
 	}
 	if !send(chunk(map[string]any{}, finish)) {
