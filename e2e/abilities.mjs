@@ -170,12 +170,16 @@ async function playTable(browser, attempt, checked) {
         await p.click(`#hints button[data-fill="${give}"]`);
         await p.screenshot({ path: path.join(outDir, 'abilities-2-potion.png'), fullPage: true });
         await send(p);
+        // The log's heal line is the proof: the goblins may knock her
+        // down again before the page is looked at.
         const up = await waitFor('Sel to come round', async () => {
           const w = await view(b);
           const sel = w.party.find((x) => x.name === 'Sel');
-          return sel && !/unconscious/.test(sel.status) && !/^0\//.test(sel.hp) && sel;
+          if (sel && !/unconscious/.test(sel.status) && !/^0\//.test(sel.hp)) return sel.hp + ' HP';
+          const healed = await b.evaluate(() => [...document.querySelectorAll('#log li')].map((li) => li.textContent).find((t) => /\bSel heals\b/.test(t)));
+          return healed || null;
         });
-        log(`potion: Sel comes round at ${up.hp} HP`);
+        log(`potion: Sel comes round (${up})`);
         return true;
       }
       // The warrior holds; the mage casts. The goblins go for the weakest.
