@@ -62,6 +62,7 @@ func (s *Server) adminRoutes(hf func(pattern string, h http.HandlerFunc)) {
 	hf("GET /api/admin/tables/{id}", a(s.apiAdminTable))
 	hf("GET /api/admin/tables/{id}/history/{agent}", a(s.apiAdminHistory))
 	hf("GET /api/admin/llm", a(s.apiAdminLLM))
+	s.operatorRoutes(hf, a)
 }
 
 // moderation is one operator action: its page form path (POST

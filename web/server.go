@@ -93,17 +93,21 @@ type Config struct {
 	// Ask, if set, answers the operator's questions (the data agent, issue
 	// 10); without it the Ask page says it is not configured.
 	Ask Asker
+	// Operator, if set, serves budgets, alerts, players and console users
+	// (PROTOCOL.md "Operator, continued"; web/operator.go).
+	Operator Operator
 }
 
 // Server serves Tavern over HTTP. Its handler is safe for concurrent use.
 type Server struct {
-	hub     tables
-	admin   adminHub // nil on a fake tables: no operator's console
-	players Players
-	log     *slog.Logger
-	metrics *metrics
-	ask     Asker
-	handler http.Handler
+	hub      tables
+	admin    adminHub // nil on a fake tables: no operator's console
+	players  Players
+	log      *slog.Logger
+	metrics  *metrics
+	ask      Asker
+	operator Operator
+	handler  http.Handler
 	// adminHash is the SHA-256 of the admin token, nil if there is none.
 	adminHash []byte
 	// started is when the server was built: the overview's uptime.
@@ -147,6 +151,7 @@ func newServer(t tables, cfg Config) *Server {
 		log:          log,
 		metrics:      newMetrics(cfg.Metrics),
 		ask:          cfg.Ask,
+		operator:     cfg.Operator,
 		assetVersion: staticVersion(),
 		started:      time.Now(),
 	}

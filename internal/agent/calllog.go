@@ -114,6 +114,8 @@ type Logged struct {
 	// Health, if set, counts each call as it finishes, except those
 	// its caller cancelled (a table closing says nothing of the model).
 	Health *Health
+	// Budget, if set, counts each call's cost (see Budget).
+	Budget *Budget
 	// Now is the clock (default time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -141,6 +143,9 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens, CachedTokens: resp.Usage.CachedTokens}
 	c.LatencyMS = c.Latency.Milliseconds()
 	c.CostUSD = l.Prices.Cost(c.Model, resp.Usage)
+	if l.Budget != nil {
+		l.Budget.Add(c.TableID, c.CostUSD, end)
+	}
 	if err != nil {
 		c.Error = err.Error()
 		c.ErrorKind = ErrorKind(err)

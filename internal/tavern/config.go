@@ -52,6 +52,9 @@ type Config struct {
 	LLMIdle        time.Duration
 	Prices         string
 
+	// The operator's budgets and alerts.
+	BudgetDayUSD float64
+
 	// The agents' history window (agent.WindowConfig).
 	HistoryMin       int
 	HistoryMax       int
@@ -156,6 +159,7 @@ var settings = []setting{
 	{"history-tokens", "TAVERN_HISTORY_TOKENS", "estimated tokens of recent history that make an agent archive, as above (its newest turn is always kept)", func(c *Config) flag.Value { return (*intValue)(&c.HistoryTokens) }},
 	{"history-summaries", "TAVERN_HISTORY_SUMMARIES", "memory summaries each agent sees before its recent history", func(c *Config) flag.Value { return (*intValue)(&c.HistorySummaries) }},
 	{"prices", "TAVERN_PRICES", "extra model prices in USD per million tokens, model=input/cached/output[,…], for the call log's costs", func(c *Config) flag.Value { return (*stringValue)(&c.Prices) }},
+	{"budget-day-usd", "TAVERN_BUDGET_DAY_USD", "the models' daily budget in USD over every table (0: none); past it, or past a table's own budget set on the console, a table is played by the offline narrator until midnight UTC", func(c *Config) flag.Value { return (*floatValue)(&c.BudgetDayUSD) }},
 }
 
 // FromEnv sets every setting whose variable getenv returns non-empty. It
@@ -237,6 +241,9 @@ func (c *Config) check() error {
 	case c.HistorySummaries < 1:
 		return fmt.Errorf("history-summaries %d (TAVERN_HISTORY_SUMMARIES): want 1 or more", c.HistorySummaries)
 	}
+	if c.BudgetDayUSD < 0 {
+		return fmt.Errorf("budget-day-usd %g: want 0 (none) or more", c.BudgetDayUSD)
+	}
 	if _, err := agent.ParsePrices(c.Prices); c.Prices != "" && err != nil {
 		return fmt.Errorf("prices: %w", err)
 	}
@@ -268,6 +275,18 @@ func (v *intValue) Set(s string) error {
 		return fmt.Errorf("want a whole number")
 	}
 	*v = intValue(n)
+	return nil
+}
+
+type floatValue float64
+
+func (v *floatValue) String() string { return strconv.FormatFloat(float64(*v), 'f', -1, 64) }
+func (v *floatValue) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != f {
+		return fmt.Errorf("want a number such as 2.5")
+	}
+	*v = floatValue(f)
 	return nil
 }
 

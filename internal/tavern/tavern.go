@@ -57,6 +57,7 @@ type Tavern struct {
 
 	calls     *agent.CallWriter
 	health    *agent.Health
+	budget    *agent.Budget
 	runner    *agent.Runner
 	dataModel agent.Model
 	data      *dataset.Dataset
@@ -119,6 +120,10 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	// hub so the last turns' calls are kept.
 	t.calls = agent.NewCallWriter(agent.CallWriterConfig{Store: t.Store, Observe: t.Metrics.ObserveCall, Dropped: t.Metrics.CallDropped, Log: t.Log})
 	t.health = &agent.Health{}
+	t.budget = &agent.Budget{DayUSD: cfg.BudgetDayUSD}
+	if err := loadBudget(ctx, t.Store, t.budget, time.Now()); err != nil {
+		return nil, fmt.Errorf("load the budgets: %w", err)
+	}
 	t.runner, t.dataModel, t.DM = t.agents()
 	if cfg.Runner != nil {
 		t.runner = cfg.Runner
@@ -153,7 +158,8 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	}
 	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
-	wc := web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry}
+	wc := web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry,
+		Operator: &operator{store: t.Store, hub: h, budget: t.budget, now: time.Now}}
 	if cfg.Web != nil {
 		cfg.Web(&wc)
 	}
@@ -189,7 +195,7 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 		if t.health != nil {
 			t.health.Watch(m.Name())
 		}
-		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log, Health: t.health}
+		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log, Health: t.health, Budget: t.budget}
 	}
 	base := openai.Config{Log: t.Log, CallTimeout: cfg.LLMTimeout, FirstTokenTimeout: cfg.LLMFirstToken, IdleTimeout: cfg.LLMIdle}
 	if cfg.OpenAI != nil {
@@ -213,6 +219,9 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 	return &agent.Runner{
 		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),
 		Memory: t.Store, Log: t.Log, Window: cfg.window(),
+		// Over budget, a table is played offline (PROTOCOL.md "Operator,
+		// continued").
+		Budget: t.budget, Offline: logged(offline.Narrator{}),
 	}, logged(ms.Data), ms.DM
 }
 

@@ -1,0 +1,139 @@
+package web
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"time"
+
+	"tavern/internal/store"
+)
+
+// Operator is the operator's services beyond the hub (PROTOCOL.md
+// "Operator, continued"): budgets, alerts, players and console users.
+// internal/tavern builds the one the server uses; it must be safe for
+// concurrent use. by, where a method takes it, names who acted (a console
+// user's name, or "root").
+type Operator interface {
+	// SetTableBudget sets a table's daily model budget in USD (0: none).
+	SetTableBudget(ctx context.Context, tableID string, usd float64, by string) error
+	// Budgets returns the budgets and what was spent today and on each of
+	// the last days.
+	Budgets(ctx context.Context) (Budgets, error)
+}
+
+// Budgets is the answer of GET /api/admin/budgets: the server's daily
+// budget, today's spend, each table's budget and spend today, and the
+// spend by day and table over the last days.
+type Budgets struct {
+	DayUSD   float64       `json:"day_usd"`
+	TodayUSD float64       `json:"today_usd"`
+	Tables   []TableSpend  `json:"tables"`
+	Days     []store.Spend `json:"days"`
+}
+
+// TableSpend is one table's budget (0: none of its own) and spend today;
+// Over says its turns are played offline until the next UTC day.
+type TableSpend struct {
+	TableID   string  `json:"table_id"`
+	Name      string  `json:"name,omitempty"`
+	USDPerDay float64 `json:"usd_per_day"`
+	TodayUSD  float64 `json:"today_usd"`
+	Over      bool    `json:"over"`
+}
+
+// operatorRoutes registers the routes of PROTOCOL.md "Operator,
+// continued"; a wraps each in the console's sign-in.
+func (s *Server) operatorRoutes(hf func(pattern string, h http.HandlerFunc), a func(http.HandlerFunc) http.HandlerFunc) {
+	if s.operator == nil {
+		return
+	}
+	hf("GET /admin/spend", a(s.adminSpendPage))
+	hf("POST /admin/tables/{id}/budget", a(s.moderator(s.pageTableBudget)))
+	hf("GET /api/admin/budgets", a(s.apiBudgets))
+	hf("PUT /api/admin/tables/{id}/budget", a(s.moderator(s.apiTableBudget)))
+}
+
+// maxBudgetUSD bounds a table's budget: a typo of a few digits, not a cap.
+const maxBudgetUSD = 1_000_000
+
+type budgetRequest struct {
+	USDPerDay *float64 `json:"usd_per_day"`
+}
+
+// apiTableBudget is PUT /api/admin/tables/{id}/budget {"usd_per_day"} →
+// 200 {"table_id", "usd_per_day"}.
+func (s *Server) apiTableBudget(w http.ResponseWriter, r *http.Request) {
+	id, err := tableID(r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	var req budgetRequest
+	if err := decode(w, r, &req); err != nil {
+		s.error(w, r, err)
+		return
+	}
+	if req.USDPerDay == nil || math.IsNaN(*req.USDPerDay) || *req.USDPerDay < 0 || *req.USDPerDay > maxBudgetUSD {
+		s.error(w, r, badRequest("usd_per_day: want a number of USD from 0 (no budget) to 1000000."))
+		return
+	}
+	if err := s.setBudget(r, id, *req.USDPerDay); err != nil {
+		s.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, store.TableBudget{TableID: id, USDPerDay: *req.USDPerDay, SetBy: actorName(r.Context())})
+}
+
+// pageTableBudget is the spend page's form: usd_per_day.
+func (s *Server) pageTableBudget(w http.ResponseWriter, r *http.Request) {
+	id, err := tableID(r)
+	var v float64
+	if err == nil {
+		r.Body = http.MaxBytesReader(w, r.Body, 4096)
+		v, err = parseUSD(r.FormValue("usd_per_day"))
+	}
+	if err == nil {
+		err = s.setBudget(r, id, v)
+	}
+	if err != nil {
+		s.adminFail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/admin/spend", http.StatusSeeOther)
+}
+
+func (s *Server) setBudget(r *http.Request, id string, usd float64) error {
+	by := actorName(r.Context())
+	if err := s.operator.SetTableBudget(r.Context(), id, usd, by); err != nil {
+		return err
+	}
+	s.log.Info("moderation", "action", "budget", "table", id, "usd_per_day", usd, "by", by)
+	return nil
+}
+
+func (s *Server) apiBudgets(w http.ResponseWriter, r *http.Request) {
+	b, err := s.operator.Budgets(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
+func (s *Server) adminSpendPage(w http.ResponseWriter, r *http.Request) {
+	b, err := s.operator.Budgets(r.Context())
+	if err != nil {
+		s.adminFail(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, adminSpend(b, time.Now().UTC().Format(time.DateOnly)))
+}
+
+// orID is name, or id when there is no name.
+func orID(name, id string) string {
+	if name != "" {
+		return name
+	}
+	return id
+}
