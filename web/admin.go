@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tavern/internal/agent"
+	"tavern/internal/alert"
 	"tavern/internal/chart"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
@@ -205,6 +206,7 @@ type adminOverviewView struct {
 	Hour      hub.LLMStats
 	TurnsRate float64 // turns per minute over the last hour
 	Now       time.Time
+	Alerts    []alert.Record // the alert history, newest first
 }
 
 func (s *Server) overviewData(ctx context.Context) (adminOverviewView, error) {
@@ -220,7 +222,7 @@ func (s *Server) overviewData(ctx context.Context) (adminOverviewView, error) {
 	if err != nil {
 		return adminOverviewView{}, err
 	}
-	return adminOverviewView{Overview: o, Hour: hub.Stats(calls), TurnsRate: float64(o.TurnsLastHour) / 60, Now: now}, nil
+	return adminOverviewView{Overview: o, Hour: hub.Stats(calls), TurnsRate: float64(o.TurnsLastHour) / 60, Now: now, Alerts: s.alertHistory()}, nil
 }
 
 // adminChart is GET /admin/charts/{name}: hour.svg (by the minute) or

@@ -144,7 +144,7 @@ func (s *Server) adminOnly(h http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		h(w, r)
+		h(w, s.withAlerts(r))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"tavern/internal/alert"
 	"tavern/internal/store"
 )
 
@@ -20,6 +21,15 @@ type Operator interface {
 	// Budgets returns the budgets and what was spent today and on each of
 	// the last days.
 	Budgets(ctx context.Context) (Budgets, error)
+
+	// Alerts runs the alert rules if they have not just run and returns
+	// the firing alerts, oldest first.
+	Alerts(ctx context.Context) ([]alert.Alert, error)
+	// FiringAlerts returns the alerts firing at the rules' last run,
+	// without running them: the banner of every console page.
+	FiringAlerts() []alert.Alert
+	// AlertHistory returns the last n alerts raised, newest first.
+	AlertHistory(n int) []alert.Record
 }
 
 // Budgets is the answer of GET /api/admin/budgets: the server's daily
@@ -51,6 +61,7 @@ func (s *Server) operatorRoutes(hf func(pattern string, h http.HandlerFunc), a f
 	hf("GET /admin/spend", a(s.adminSpendPage))
 	hf("POST /admin/tables/{id}/budget", a(s.moderator(s.pageTableBudget)))
 	hf("GET /api/admin/budgets", a(s.apiBudgets))
+	hf("GET /api/admin/alerts", a(s.apiAlerts))
 	hf("PUT /api/admin/tables/{id}/budget", a(s.moderator(s.apiTableBudget)))
 }
 
@@ -136,4 +147,57 @@ func orID(name, id string) string {
 		return name
 	}
 	return id
+}
+
+// apiAlerts is GET /api/admin/alerts → {"alerts": [Alert]}.
+func (s *Server) apiAlerts(w http.ResponseWriter, r *http.Request) {
+	as, err := s.operator.Alerts(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	if as == nil {
+		as = []alert.Alert{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"alerts": as})
+}
+
+type alertsKey struct{}
+
+// firingAlerts returns the alerts adminOnly put in ctx for the banner.
+func firingAlerts(ctx context.Context) []alert.Alert {
+	as, _ := ctx.Value(alertsKey{}).([]alert.Alert)
+	return as
+}
+
+// withAlerts puts the firing alerts in r's context for the banner that
+// every console page shows.
+func (s *Server) withAlerts(r *http.Request) *http.Request {
+	if s.operator == nil || isAPI(r) {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), alertsKey{}, s.operator.FiringAlerts()))
+}
+
+// alertHistory returns the alert history of the overview, or none
+// without an operator.
+func (s *Server) alertHistory() []alert.Record {
+	if s.operator == nil {
+		return nil
+	}
+	return s.operator.AlertHistory(20)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func severityPill(sev string) string {
+	if sev == alert.Critical {
+		return "failed"
+	}
+	return "paused"
 }

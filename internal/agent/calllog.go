@@ -116,6 +116,10 @@ type Logged struct {
 	Health *Health
 	// Budget, if set, counts each call's cost (see Budget).
 	Budget *Budget
+	// Observe, if set, sees each call as it finishes, but for those its
+	// caller cancelled, like Health: the operator's alerts. It must not
+	// block.
+	Observe func(store.LLMCall)
 	// Now is the clock (default time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -149,6 +153,9 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		c.Error = err.Error()
 		c.ErrorKind = ErrorKind(err)
+	}
+	if l.Observe != nil && !(err != nil && errors.Is(ctx.Err(), context.Canceled)) {
+		l.Observe(c)
 	}
 	if lerr := l.logCall(ctx, c); lerr != nil && l.Logger != nil {
 		l.Logger.Warn("log model call", "err", lerr)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tavern/internal/agent"
+	"tavern/internal/alert"
 	"tavern/internal/db"
 	"tavern/internal/hub"
 	"tavern/web"
@@ -19,6 +20,7 @@ type operator struct {
 	store  *db.DB
 	hub    *hub.Hub
 	budget *agent.Budget
+	alerts *alerts
 	now    func() time.Time
 }
 
@@ -85,3 +87,14 @@ func (o *operator) Budgets(ctx context.Context) (web.Budgets, error) {
 	sort.SliceStable(b.Tables, func(i, j int) bool { return b.Tables[i].TodayUSD > b.Tables[j].TodayUSD })
 	return b, nil
 }
+
+func (o *operator) Alerts(ctx context.Context) ([]alert.Alert, error) {
+	if err := o.alerts.fresh(ctx); err != nil {
+		return nil, fmt.Errorf("alerts: %w", err)
+	}
+	return o.alerts.tracker.Active(), nil
+}
+
+func (o *operator) FiringAlerts() []alert.Alert { return o.alerts.tracker.Active() }
+
+func (o *operator) AlertHistory(n int) []alert.Record { return o.alerts.tracker.History(n) }

@@ -58,6 +58,7 @@ type Tavern struct {
 	calls     *agent.CallWriter
 	health    *agent.Health
 	budget    *agent.Budget
+	alerts    *alerts
 	runner    *agent.Runner
 	dataModel agent.Model
 	data      *dataset.Dataset
@@ -114,7 +115,13 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	t.Registry = prometheus.NewRegistry()
 	t.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	t.Metrics = hub.NewMetrics(t.Registry)
-	t.Store.ObserveWrites(db.WriteObserver{Commit: t.Metrics.StoreCommit, Transaction: t.Metrics.StoreTransaction, Checkpoint: t.Metrics.StoreCheckpoint})
+	t.alerts = newAlerts(cfg, t.Store.OldestOpenActions)
+	t.alerts.register(t.Registry)
+	commit := func(wait time.Duration, failed bool) {
+		t.Metrics.StoreCommit(wait, failed)
+		t.alerts.commit(wait)
+	}
+	t.Store.ObserveWrites(db.WriteObserver{Commit: commit, Transaction: t.Metrics.StoreTransaction, Checkpoint: t.Metrics.StoreCheckpoint})
 	t.Metrics.StoreQueue(t.Store.Queued)
 	// The call log is written off the model path; it is closed after the
 	// hub so the last turns' calls are kept.
@@ -149,6 +156,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	if err := h.Start(ctx); err != nil {
 		return nil, err
 	}
+	t.alerts.start(cfg.AlertEvery, func(err error) { t.Log.Warn("alert rules", "err", err) })
 
 	// PROTOCOL.md "Operator (admin)": without a configured token, a new
 	// one for this run.
@@ -159,7 +167,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
 	wc := web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry,
-		Operator: &operator{store: t.Store, hub: h, budget: t.budget, now: time.Now}}
+		Operator: &operator{store: t.Store, hub: h, budget: t.budget, alerts: t.alerts, now: time.Now}}
 	if cfg.Web != nil {
 		cfg.Web(&wc)
 	}
@@ -195,7 +203,7 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 		if t.health != nil {
 			t.health.Watch(m.Name())
 		}
-		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log, Health: t.health, Budget: t.budget}
+		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log, Health: t.health, Budget: t.budget, Observe: t.alerts.call}
 	}
 	base := openai.Config{Log: t.Log, CallTimeout: cfg.LLMTimeout, FirstTokenTimeout: cfg.LLMFirstToken, IdleTimeout: cfg.LLMIdle}
 	if cfg.OpenAI != nil {
@@ -221,7 +229,9 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 		Memory: t.Store, Log: t.Log, Window: cfg.window(),
 		// Over budget, a table is played offline (PROTOCOL.md "Operator,
 		// continued").
-		Budget: t.budget, Offline: logged(offline.Narrator{}),
+		// Its calls are logged but not watched: the overview's models are
+		// the configured ones.
+		Budget: t.budget, Offline: &agent.Logged{Model: offline.Narrator{}, Log: t.calls, Prices: prices, Logger: t.Log},
 	}, logged(ms.Data), ms.DM
 }
 
@@ -323,6 +333,9 @@ func (t *Tavern) close() error {
 			errs = append(errs, ln.Close())
 		}
 		shut <- nil
+	}
+	if t.alerts != nil {
+		t.alerts.close()
 	}
 	if t.Hub != nil {
 		errs = append(errs, t.Hub.Close())
