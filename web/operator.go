@@ -30,6 +30,20 @@ type Operator interface {
 	FiringAlerts() []alert.Alert
 	// AlertHistory returns the last n alerts raised, newest first.
 	AlertHistory(n int) []alert.Record
+
+	// SearchPlayers returns the players whose name contains q or whose id
+	// is q (all, newest first, when q is empty), at most 100.
+	SearchPlayers(ctx context.Context, q string) ([]store.PlayerRow, error)
+	// Player returns a player's page; ENOTFOUND if there is none.
+	Player(ctx context.Context, id string) (store.PlayerDetail, error)
+	// BanPlayer bans a player server-wide: their token signs nobody in and
+	// their sockets close with 4003; UnbanPlayer lifts it.
+	BanPlayer(ctx context.Context, id, reason, by string) error
+	UnbanPlayer(ctx context.Context, id, by string) error
+	// ExportPlayer returns all of a player's data, to be served as JSON.
+	ExportPlayer(ctx context.Context, id string) (any, error)
+	// ErasePlayer erases a player (PROTOCOL.md "Operator, continued").
+	ErasePlayer(ctx context.Context, id, by string) error
 }
 
 // Budgets is the answer of GET /api/admin/budgets: the server's daily
@@ -62,6 +76,7 @@ func (s *Server) operatorRoutes(hf func(pattern string, h http.HandlerFunc), a f
 	hf("POST /admin/tables/{id}/budget", a(s.moderator(s.pageTableBudget)))
 	hf("GET /api/admin/budgets", a(s.apiBudgets))
 	hf("GET /api/admin/alerts", a(s.apiAlerts))
+	s.playerRoutes(hf, a)
 	hf("PUT /api/admin/tables/{id}/budget", a(s.moderator(s.apiTableBudget)))
 }
 

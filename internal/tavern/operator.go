@@ -10,6 +10,7 @@ import (
 	"tavern/internal/alert"
 	"tavern/internal/db"
 	"tavern/internal/hub"
+	"tavern/internal/store"
 	"tavern/web"
 )
 
@@ -98,3 +99,41 @@ func (o *operator) Alerts(ctx context.Context) ([]alert.Alert, error) {
 func (o *operator) FiringAlerts() []alert.Alert { return o.alerts.tracker.Active() }
 
 func (o *operator) AlertHistory(n int) []alert.Record { return o.alerts.tracker.History(n) }
+
+func (o *operator) SearchPlayers(ctx context.Context, q string) ([]store.PlayerRow, error) {
+	return o.store.SearchPlayers(ctx, q, 100)
+}
+
+func (o *operator) Player(ctx context.Context, id string) (store.PlayerDetail, error) {
+	return o.store.PlayerDetail(ctx, id)
+}
+
+// BanPlayer marks the ban first, so that a socket closed after it cannot
+// come back with the same token.
+func (o *operator) BanPlayer(ctx context.Context, id, reason, by string) error {
+	if err := o.store.SetPlayerBan(ctx, id, true, reason); err != nil {
+		return err
+	}
+	o.hub.ClosePlayer(ctx, id, hub.ReasonBanned)
+	return nil
+}
+
+func (o *operator) UnbanPlayer(ctx context.Context, id, by string) error {
+	return o.store.SetPlayerBan(ctx, id, false, "")
+}
+
+func (o *operator) ExportPlayer(ctx context.Context, id string) (any, error) {
+	return o.store.ExportPlayer(ctx, id)
+}
+
+// ErasePlayer checks the player exists, revokes the token (a ban, so no
+// socket comes back), scrubs the loaded tables, then the store's rows.
+func (o *operator) ErasePlayer(ctx context.Context, id, by string) error {
+	if err := o.store.SetPlayerBan(ctx, id, true, "erased"); err != nil {
+		return err
+	}
+	if err := o.hub.ErasePlayer(ctx, id); err != nil {
+		return err
+	}
+	return o.store.ErasePlayer(ctx, id)
+}
