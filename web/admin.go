@@ -55,8 +55,8 @@ func (s *Server) adminRoutes(hf func(pattern string, h http.HandlerFunc)) {
 	hf("GET /admin/llm", a(s.adminLLMPage))
 	hf("GET /admin/charts/{name}", a(s.adminChart))
 	for _, m := range moderations {
-		hf("POST /admin/tables/{id}/"+m.page, a(s.moderate(m, true)))
-		hf(m.method+" /api/admin/tables/{id}"+m.api, a(s.moderate(m, false)))
+		hf("POST /admin/tables/{id}/"+m.page, a(s.moderator(s.moderate(m, true))))
+		hf(m.method+" /api/admin/tables/{id}"+m.api, a(s.moderator(s.moderate(m, false))))
 	}
 	hf("GET /api/admin/overview", a(s.apiAdminOverview))
 	hf("GET /api/admin/tables", a(s.apiAdminTables))

@@ -32,9 +32,10 @@ type askRequest struct {
 // askRoutes registers the "ask the data" routes on mux through
 // handle; each must sit behind the operator's sign-in.
 func (s *Server) askRoutes(handle func(pattern string, h http.HandlerFunc)) {
-	handle("POST /api/admin/ask", s.askAPI)
+	// Asking is for moderators; a viewer reads the page.
+	handle("POST /api/admin/ask", s.moderator(s.askAPI))
 	handle("GET /admin/ask", s.askPage)
-	handle("POST /admin/ask", s.askForm)
+	handle("POST /admin/ask", s.moderator(s.askForm))
 }
 
 // askAPI is POST /api/admin/ask (PROTOCOL.md). With Accept:

@@ -44,6 +44,8 @@ type Operator interface {
 	ExportPlayer(ctx context.Context, id string) (any, error)
 	// ErasePlayer erases a player (PROTOCOL.md "Operator, continued").
 	ErasePlayer(ctx context.Context, id, by string) error
+
+	ConsoleUsers
 }
 
 // Budgets is the answer of GET /api/admin/budgets: the server's daily
@@ -77,6 +79,7 @@ func (s *Server) operatorRoutes(hf func(pattern string, h http.HandlerFunc), a f
 	hf("GET /api/admin/budgets", a(s.apiBudgets))
 	hf("GET /api/admin/alerts", a(s.apiAlerts))
 	s.playerRoutes(hf, a)
+	s.userRoutes(hf, a)
 	hf("PUT /api/admin/tables/{id}/budget", a(s.moderator(s.apiTableBudget)))
 }
 

@@ -211,9 +211,11 @@ type SystemData struct {
 	Action   string `json:"action,omitempty"`
 	ActionID string `json:"action_id,omitempty"`
 	// Attempts is how many times the DM has tried the turn.
-	Attempts int    `json:"attempts,omitempty"`
-	Code     string `json:"code"`
-	Message  string `json:"message"`
+	Attempts int `json:"attempts,omitempty"`
+	// By names who took a moderation action (a console user, or "root").
+	By      string `json:"by,omitempty"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
 	// Outcome is the end of a fight the notice cuts short.
 	Outcome  Outcome `json:"outcome,omitempty"`
 	PlayerID string  `json:"player_id,omitempty"`

@@ -75,3 +75,14 @@ type PlayerFeedback struct {
 
 // ErasedName replaces an erased player's name everywhere.
 const ErasedName = "deleted player"
+
+// ConsoleUser is a named console token with a role (viewer or
+// moderator); only its hash is stored.
+type ConsoleUser struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Role      string     `json:"role"`
+	CreatedBy string     `json:"created_by"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+}

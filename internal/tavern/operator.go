@@ -2,8 +2,11 @@ package tavern
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"tavern/internal/agent"
@@ -136,4 +139,28 @@ func (o *operator) ErasePlayer(ctx context.Context, id, by string) error {
 		return err
 	}
 	return o.store.ErasePlayer(ctx, id)
+}
+
+func (o *operator) ConsoleUser(ctx context.Context, tokenHash []byte) (store.ConsoleUser, error) {
+	return o.store.ConsoleUserByTokenHash(ctx, tokenHash)
+}
+
+func (o *operator) ConsoleUsers(ctx context.Context) ([]store.ConsoleUser, error) {
+	return o.store.ConsoleUsers(ctx)
+}
+
+// CreateConsoleUser makes a token of 128 random bits; the store keeps its
+// SHA-256, as web compares it.
+func (o *operator) CreateConsoleUser(ctx context.Context, name, role, by string) (store.ConsoleUser, string, error) {
+	tok := rand.Text()
+	sum := sha256.Sum256([]byte(tok))
+	u := store.ConsoleUser{ID: "u-" + strings.ToLower(rand.Text()[:16]), Name: name, Role: role, CreatedBy: by, CreatedAt: o.now().UTC()}
+	if err := o.store.CreateConsoleUser(ctx, u, sum[:]); err != nil {
+		return store.ConsoleUser{}, "", err
+	}
+	return u, tok, nil
+}
+
+func (o *operator) RevokeConsoleUser(ctx context.Context, id, by string) error {
+	return o.store.RevokeConsoleUser(ctx, id)
 }
