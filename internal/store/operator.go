@@ -86,3 +86,14 @@ type ConsoleUser struct {
 	CreatedAt time.Time  `json:"created_at"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
 }
+
+// AskConversation is one of the data agent's conversations, as the Ask
+// page lists them. First is the body of its first message (the first
+// question, as JSON).
+type AskConversation struct {
+	ID        string    `json:"conversation"`
+	StartedAt time.Time `json:"started_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Questions int       `json:"questions"`
+	First     []byte    `json:"-"`
+}

@@ -141,7 +141,11 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	if t.data, err = dataset.Open(ctx, cfg.DB); err != nil {
 		return nil, fmt.Errorf("open the data agent's views: %w", err)
 	}
-	asker := &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: &dataset.Analyst{Data: t.data}, Conversations: t.Store, Log: t.Log}
+	// The offline analyst reads who is online from the hub, once it is
+	// built (online is set below).
+	var online func(ctx context.Context) ([]dataset.OnlinePlayer, error)
+	analyst := &dataset.Analyst{Data: t.data, Online: func(ctx context.Context) ([]dataset.OnlinePlayer, error) { return online(ctx) }}
+	asker := &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: analyst, Conversations: t.Store, Log: t.Log}
 
 	hc := hub.Config{
 		Store: t.Store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
@@ -153,6 +157,13 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	}
 	h := hub.New(hc)
 	t.Hub = h // closed by Close even if Start fails
+	online = func(ctx context.Context) ([]dataset.OnlinePlayer, error) {
+		var out []dataset.OnlinePlayer
+		for _, p := range h.Online(ctx) {
+			out = append(out, dataset.OnlinePlayer{Player: p.Name, Table: p.Table, Role: p.Role})
+		}
+		return out, nil
+	}
 	if err := h.Start(ctx); err != nil {
 		return nil, err
 	}
