@@ -2,11 +2,15 @@ package web
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"math"
 	"net/http"
 	"time"
 
 	"tavern/internal/alert"
+	"tavern/internal/engine"
+	"tavern/internal/hub"
 	"tavern/internal/store"
 )
 
@@ -46,6 +50,10 @@ type Operator interface {
 	ErasePlayer(ctx context.Context, id, by string) error
 
 	ConsoleUsers
+
+	// ExportHistory returns every message of an agent's history at a
+	// table (narrative or combat), oldest first; ENOTFOUND for no table.
+	ExportHistory(ctx context.Context, tableID, agentName string) ([]json.RawMessage, error)
 }
 
 // Budgets is the answer of GET /api/admin/budgets: the server's daily
@@ -80,6 +88,7 @@ func (s *Server) operatorRoutes(hf func(pattern string, h http.HandlerFunc), a f
 	hf("GET /api/admin/alerts", a(s.apiAlerts))
 	s.playerRoutes(hf, a)
 	s.userRoutes(hf, a)
+	hf("GET /api/admin/tables/{id}/export/{file}", a(s.apiAdminExport))
 	hf("PUT /api/admin/tables/{id}/budget", a(s.moderator(s.apiTableBudget)))
 }
 
@@ -218,4 +227,31 @@ func severityPill(sev string) string {
 		return "failed"
 	}
 	return "paused"
+}
+
+// exportAgents are the agents whose histories export, in the order the
+// console links them.
+var exportAgents = []string{engine.AgentNarrative, engine.AgentCombat}
+
+// apiAdminExport is GET /api/admin/tables/{id}/export/history_<agent>.jsonl:
+// the owner's export (web/memory.go) for the operator, any table.
+func (s *Server) apiAdminExport(w http.ResponseWriter, r *http.Request) {
+	id, err := tableID(r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	file := r.PathValue("file")
+	agentName, found := strings.CutPrefix(strings.TrimSuffix(file, ".jsonl"), "history_")
+	if !found || !strings.HasSuffix(file, ".jsonl") || (agentName != engine.AgentNarrative && agentName != engine.AgentCombat) {
+		s.error(w, r, &apiError{status: http.StatusNotFound, code: hub.CodeNotFound, message: "Exports: history_narrative.jsonl, history_combat.jsonl."})
+		return
+	}
+	lines, err := s.operator.ExportHistory(r.Context(), id, agentName)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.log.Info("history exported", "table", id, "agent", agentName, "by", actorName(r.Context()))
+	s.writeJSONL(w, r, file, lines)
 }

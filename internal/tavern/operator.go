@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"tavern/internal/agent"
 	"tavern/internal/alert"
 	"tavern/internal/db"
+	"tavern/internal/engine"
 	"tavern/internal/hub"
 	"tavern/internal/store"
 	"tavern/web"
@@ -163,4 +165,23 @@ func (o *operator) CreateConsoleUser(ctx context.Context, name, role, by string)
 
 func (o *operator) RevokeConsoleUser(ctx context.Context, id, by string) error {
 	return o.store.RevokeConsoleUser(ctx, id)
+}
+
+func (o *operator) ExportHistory(ctx context.Context, tableID, agentName string) ([]json.RawMessage, error) {
+	flags, err := o.store.TableFlags(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := flags[tableID]; !ok {
+		return nil, engine.Errorf(engine.ENOTFOUND, "No table %s.", tableID)
+	}
+	rows, err := o.store.AllHistory(ctx, tableID, agentName)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, len(rows))
+	for i, r := range rows {
+		out[i] = r.Body
+	}
+	return out, nil
 }
