@@ -3,9 +3,9 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"tavern/internal/alert"
