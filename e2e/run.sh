@@ -59,6 +59,7 @@ status=0
 TAVERN_URL="$url" node e2e/run.mjs || status=$?
 [[ $status -ne 0 ]] || TAVERN_URL="$url" node e2e/admin.mjs || status=$?
 [[ $status -ne 0 ]] || TAVERN_URL="$url" node e2e/ask.mjs || status=$?
+[[ $status -ne 0 ]] || node e2e/operator.mjs || status=$?
 if [[ $status -ne 0 ]]; then
 	echo "e2e: failed; server log in build/e2e/server.log, screenshots in build/e2e/" >&2
 fi

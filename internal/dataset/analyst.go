@@ -407,10 +407,14 @@ var baseShapes = []shape{
 				sql:   "SELECT count(*) AS total\nFROM " + e.view + where,
 				chart: chart.Spec{Type: chart.Table, Title: "Number of " + e.noun + q.scope(true)},
 				say: func(r *Result) string {
-					if q.window.label == "" {
-						return fmt.Sprintf("There are %s %s%s.", num(r.Rows[0][0]), e.noun, q.scope(true))
+					n, verb, noun := num(r.Rows[0][0]), "are", e.noun
+					if n == "1" {
+						verb, noun = "is", strings.TrimSuffix(noun, "s")
 					}
-					return fmt.Sprintf("There were %s %s%s.", num(r.Rows[0][0]), e.noun, q.scope(true))
+					if q.window.label != "" {
+						verb = map[string]string{"are": "were", "is": "was"}[verb]
+					}
+					return fmt.Sprintf("There %s %s %s%s.", verb, n, noun, q.scope(true))
 				},
 			}
 		},
