@@ -143,6 +143,7 @@ async function main() {
     const past = await page.locator('#ask-log .ask-past').first();
     assert((await past.locator('.ask-question').textContent()) === q, 'the reopened conversation shows the question');
     assert((await past.locator('.ask-answer').textContent()) === answer, 'the reopened conversation shows the answer');
+    assert(/FROM v_tables/.test(await past.locator('.ask-sql').first().textContent()), 'the reopened conversation shows its SQL');
     assert((await page.locator('label[for="ask-question"]').textContent()).includes('Follow-up'), 'a follow-up continues it');
     await page.screenshot({ path: path.join(outDir, 'operator-ask.png'), fullPage: true });
     log('ok   Ask conversation reopened');

@@ -163,7 +163,19 @@ func (a *DataAgent) offline(ctx context.Context, run *DataRun, question string, 
 		run.step(dataset.EventChart, s)
 		run.ChartSVG = s.SVG
 	}
-	return ans.Text, []Message{{Role: "user", Content: question, Turn: turn}, {Role: "assistant", Content: ans.Text, Turn: turn}}, nil
+	msgs := []Message{{Role: "user", Content: question, Turn: turn}}
+	if ans.Result != nil && ans.SQL != "" {
+		// The query is kept as the model would have made it, so a reopened
+		// conversation shows its SQL and a model taking it up later sees
+		// what was read.
+		args, _ := json.Marshal(map[string]string{"sql": ans.SQL, "description": ans.Shape})
+		id := ident.New("call_")
+		msgs = append(msgs,
+			Message{Role: "assistant", Turn: turn, ToolCalls: []ToolCall{{ID: id, Type: "function", Function: FunctionCall{Name: "query_data", Arguments: string(args)}}}},
+			Message{Role: "tool", Turn: turn, ToolCallID: id, Content: ans.Result.Text(20, 4<<10)})
+	}
+	msgs = append(msgs, Message{Role: "assistant", Content: ans.Text, Turn: turn})
+	return ans.Text, msgs, nil
 }
 
 // window is the end of the conversation the model sees: whole questions,

@@ -559,7 +559,8 @@ func TestDataAgentModelFails(t *testing.T) {
 		t.Fatalf("conversations %+v %v", list, err)
 	}
 	turns, err := e.agent.ConversationTurns(context.Background(), reply.Conversation)
-	if err != nil || len(turns) != 2 || turns[1].Question != "how many players?" || !strings.HasSuffix(turns[1].Answer, "There are 4 players.") {
+	if err != nil || len(turns) != 2 || turns[1].Question != "how many players?" || !strings.HasSuffix(turns[1].Answer, "There are 4 players.") ||
+		len(turns[0].SQL) != 1 || !strings.Contains(turns[0].SQL[0], "FROM v_tables") {
 		t.Fatalf("turns %+v %v", turns, err)
 	}
 	if _, err := e.agent.ConversationTurns(context.Background(), "q-nope"); engine.ErrorCode(err) != engine.ENOTFOUND {
