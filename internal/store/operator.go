@@ -38,10 +38,16 @@ type PlayerDetail struct {
 	Actions   int            `json:"actions"`
 	Recent    []PlayerAction `json:"recent_actions"`
 	// Spend is the model calls of the turns that played their actions.
-	Spend Spend `json:"spend"`
+	Spend PlayerSpend `json:"spend"`
 	// Feedback is the scores they gave narrations (none where the server
 	// keeps no feedback).
 	Feedback []PlayerFeedback `json:"feedback"`
+}
+
+// PlayerSpend is what the model calls made for a player's actions cost.
+type PlayerSpend struct {
+	Calls int     `json:"calls"`
+	USD   float64 `json:"usd"`
 }
 
 // PlayerSeat is a table a player owns or sits at, with their character.

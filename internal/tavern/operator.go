@@ -71,7 +71,10 @@ func (o *operator) Budgets(ctx context.Context) (web.Budgets, error) {
 	}
 	total, spent := o.budget.Today()
 	limits := o.budget.Limits()
-	b := web.Budgets{DayUSD: o.budget.DayUSD, TodayUSD: total, Days: days}
+	if days == nil {
+		days = []store.Spend{}
+	}
+	b := web.Budgets{DayUSD: o.budget.DayUSD, TodayUSD: total, Days: days, Tables: []web.TableSpend{}}
 	seen := map[string]bool{}
 	add := func(id, name string) {
 		if id == "" || seen[id] {
