@@ -187,3 +187,31 @@ func event(kind string, more func(map[string]any) bool) func(map[string]any) boo
 }
 
 func timeNow() time.Time { return time.Now() }
+
+// settle waits until table id has no open action: every turn it queued
+// has played (a hang fails after a long safety bound, not a timing
+// assertion).
+func (s *opServer) settle(id string) {
+	s.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		var tables struct {
+			Tables []struct {
+				ID      string `json:"id"`
+				Pending []any  `json:"pending"`
+			} `json:"tables"`
+		}
+		s.call("GET", "/api/admin/tables", "admin", nil, &tables)
+		open := false
+		for _, row := range tables.Tables {
+			if row.ID == id && len(row.Pending) > 0 {
+				open = true
+			}
+		}
+		if !open {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.t.Fatalf("table %s never settled", id)
+}

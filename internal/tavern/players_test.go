@@ -29,7 +29,8 @@ func TestPlayersBanAndErase(t *testing.T) {
 	ws.send(map[string]any{"type": "say", "id": "c1", "text": chat})
 	ws.await("the chat ack", func(f map[string]any) bool { return f["type"] == "ack" && f["id"] == "c1" })
 	ws.send(map[string]any{"type": "act", "id": "a1", "text": "look around"})
-	ws.await("the narration", event("narration", nil))
+	ws.await("the ack", func(f map[string]any) bool { return f["type"] == "ack" && f["id"] == "a1" })
+	s.settle(id) // the arrival and a1 played: the log grows no more
 
 	var found struct {
 		Players []struct {
