@@ -93,7 +93,11 @@ async function play(page) {
       if (a.type !== 'ack') throw new Error(`act ${text}: ${JSON.stringify(a)}`);
     };
     const story = [];
-    const arrival = await event('narration', (f) => (f.data.text || '').includes('Greyhollow') && f.turn !== 't0');
+    // The arrival's narration may be played before the socket joined: then
+    // the snapshot's recent events hold it.
+    const isArrival = (f) => f.kind === 'narration' && (f.data.text || '').includes('Greyhollow') && f.turn !== 't0';
+    const snap = await until('snapshot', (f) => f.type === 'snapshot');
+    const arrival = (snap.recent || []).find(isArrival) || await event('narration', isArrival);
     story.push(arrival.data.text);
     await act('m1', 'go to the old mill');
     story.push((await event('narration', (f) => (f.data.text || '').includes('mill'))).data.text);

@@ -66,6 +66,7 @@ TAVERN_URL="$url" node e2e/run.mjs || status=$?
 [[ $status -ne 0 ]] || TAVERN_BIN=bin/tavern node e2e/owners.mjs || status=$?
 # Its own mock-llm and Tavern, on other ports: a third-party model server.
 [[ $status -ne 0 ]] || node e2e/mockllm.mjs || status=$?
+[[ $status -ne 0 ]] || node e2e/operator.mjs || status=$?
 if [[ $status -ne 0 ]]; then
 	echo "e2e: failed; server log in build/e2e/server.log, screenshots in build/e2e/" >&2
 fi

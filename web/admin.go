@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tavern/internal/agent"
+	"tavern/internal/alert"
 	"tavern/internal/chart"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
@@ -54,14 +55,15 @@ func (s *Server) adminRoutes(hf func(pattern string, h http.HandlerFunc)) {
 	hf("GET /admin/llm", a(s.adminLLMPage))
 	hf("GET /admin/charts/{name}", a(s.adminChart))
 	for _, m := range moderations {
-		hf("POST /admin/tables/{id}/"+m.page, a(s.moderate(m, true)))
-		hf(m.method+" /api/admin/tables/{id}"+m.api, a(s.moderate(m, false)))
+		hf("POST /admin/tables/{id}/"+m.page, a(s.moderator(s.moderate(m, true))))
+		hf(m.method+" /api/admin/tables/{id}"+m.api, a(s.moderator(s.moderate(m, false))))
 	}
 	hf("GET /api/admin/overview", a(s.apiAdminOverview))
 	hf("GET /api/admin/tables", a(s.apiAdminTables))
 	hf("GET /api/admin/tables/{id}", a(s.apiAdminTable))
 	hf("GET /api/admin/tables/{id}/history/{agent}", a(s.apiAdminHistory))
 	hf("GET /api/admin/llm", a(s.apiAdminLLM))
+	s.operatorRoutes(hf, a)
 }
 
 // moderation is one operator action: its page form path (POST
@@ -204,6 +206,7 @@ type adminOverviewView struct {
 	Hour      hub.LLMStats
 	TurnsRate float64 // turns per minute over the last hour
 	Now       time.Time
+	Alerts    []alert.Record // the alert history, newest first
 }
 
 func (s *Server) overviewData(ctx context.Context) (adminOverviewView, error) {
@@ -219,7 +222,7 @@ func (s *Server) overviewData(ctx context.Context) (adminOverviewView, error) {
 	if err != nil {
 		return adminOverviewView{}, err
 	}
-	return adminOverviewView{Overview: o, Hour: hub.Stats(calls), TurnsRate: float64(o.TurnsLastHour) / 60, Now: now}, nil
+	return adminOverviewView{Overview: o, Hour: hub.Stats(calls), TurnsRate: float64(o.TurnsLastHour) / 60, Now: now, Alerts: s.alertHistory()}, nil
 }
 
 // adminChart is GET /admin/charts/{name}: hour.svg (by the minute) or

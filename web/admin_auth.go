@@ -65,13 +65,14 @@ const (
 var errAdminThrottled = &apiError{code: hub.CodeRateLimited,
 	message: "Too many wrong admin tokens from your address; retry in " + strconv.Itoa(int(adminTryEvery/time.Second)) + " s."}
 
-// admitAdmin reports whether tok is the admin token. A wrong token costs
+// admitAdmin reports whether tok is the admin token or a console user's
+// (PROTOCOL.md "Operator, continued"), and who it is. A wrong token costs
 // the request's address a try; an address with none left is answered
 // 429 here, its token unchecked, and answered is true. No token costs
 // nothing (a visit to the sign-in form).
-func (s *Server) admitAdmin(w http.ResponseWriter, r *http.Request, tok string) (ok, answered bool) {
+func (s *Server) admitAdmin(w http.ResponseWriter, r *http.Request, tok string) (id consoleIdentity, ok, answered bool) {
 	if tok == "" {
-		return false, false
+		return id, false, false
 	}
 	// Every try takes one of the address's tries; the right token gives
 	// it back, so only wrong ones are counted.
@@ -80,13 +81,17 @@ func (s *Server) admitAdmin(w http.ResponseWriter, r *http.Request, tok string) 
 		s.log.Warn("admin: token throttled", "remote", r.RemoteAddr)
 		w.Header().Set("Retry-After", strconv.Itoa(int(adminTryEvery/time.Second)))
 		s.error(w, r, errAdminThrottled)
-		return false, true
+		return id, false, true
 	}
 	if s.isAdmin(tok) {
 		refund()
-		return true, false
+		return consoleIdentity{Name: RoleRoot, Role: RoleRoot}, true, false
 	}
-	return false, false
+	if u, found := s.consoleUser(r, tok); found {
+		refund()
+		return u, true, false
+	}
+	return id, false, false
 }
 
 // adminToken returns the admin token a request carries: the bearer header,
@@ -116,7 +121,7 @@ func isAPI(r *http.Request) bool {
 func (s *Server) adminOnly(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), versionKey{}, s.assetVersion))
-		ok, answered := s.admitAdmin(w, r, adminToken(r))
+		id, ok, answered := s.admitAdmin(w, r, adminToken(r))
 		if answered {
 			return
 		}
@@ -144,7 +149,8 @@ func (s *Server) adminOnly(h http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		h(w, r)
+		r = r.WithContext(withIdentity(hub.WithActor(r.Context(), id.Name), id))
+		h(w, s.withAlerts(r))
 	}
 }
 
@@ -179,7 +185,7 @@ func (s *Server) adminLogin(w http.ResponseWriter, r *http.Request) {
 // sign-in form again with 401.
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request, tok, next string) {
 	r = r.WithContext(context.WithValue(r.Context(), versionKey{}, s.assetVersion))
-	ok, answered := s.admitAdmin(w, r, tok)
+	_, ok, answered := s.admitAdmin(w, r, tok)
 	if answered {
 		return
 	}

@@ -32,9 +32,12 @@ type askRequest struct {
 // askRoutes registers the "ask the data" routes on mux through
 // handle; each must sit behind the operator's sign-in.
 func (s *Server) askRoutes(handle func(pattern string, h http.HandlerFunc)) {
-	handle("POST /api/admin/ask", s.askAPI)
+	// Asking is for moderators; a viewer reads the page.
+	handle("POST /api/admin/ask", s.moderator(s.askAPI))
 	handle("GET /admin/ask", s.askPage)
-	handle("POST /admin/ask", s.askForm)
+	handle("GET /api/admin/ask", s.askConversations)
+	handle("GET /api/admin/ask/{conversation}", s.askConversation)
+	handle("POST /admin/ask", s.moderator(s.askForm))
 }
 
 // askAPI is POST /api/admin/ask (PROTOCOL.md). With Accept:
@@ -119,7 +122,21 @@ func (a *askStream) send(event string, v any) {
 // askPage is GET /admin/ask: the question box, and the conversation to
 // follow up when ?conversation= names one.
 func (s *Server) askPage(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, askPage(askView{Conversation: r.URL.Query().Get("conversation"), Enabled: s.ask != nil}))
+	v := askView{Conversation: r.URL.Query().Get("conversation"), Enabled: s.ask != nil}
+	if h, ok := s.ask.(askHistory); ok {
+		var err error
+		if v.History, err = h.ListConversations(r.Context()); err != nil {
+			s.adminFail(w, r, err)
+			return
+		}
+		if v.Conversation != "" {
+			if v.Turns, err = h.ConversationTurns(r.Context(), v.Conversation); err != nil {
+				s.adminFail(w, r, err)
+				return
+			}
+		}
+	}
+	s.render(w, r, http.StatusOK, askPage(v))
 }
 
 // askForm is POST /admin/ask, the page without JavaScript: a plain form
@@ -155,6 +172,9 @@ func (s *Server) askForm(w http.ResponseWriter, r *http.Request) {
 type askView struct {
 	Enabled      bool
 	Conversation string
+	// History lists the past conversations; Turns are the open one's.
+	History []dataset.ConversationSummary
+	Turns   []dataset.ConversationTurn
 	// Question refills the box after an error.
 	Question string
 	Error    string
@@ -180,8 +200,52 @@ func cellText(v any) string {
 	}
 }
 
-// specText is a chart spec as the operator checks it.
-func specText(step dataset.Step) string {
-	b, _ := json.Marshal(step.Chart)
-	return string(b)
+// askHistory is the part of the data agent that keeps conversations
+// (agent.DataAgent): an Asker without it has no history to show.
+type askHistory interface {
+	ListConversations(ctx context.Context) ([]dataset.ConversationSummary, error)
+	ConversationTurns(ctx context.Context, id string) ([]dataset.ConversationTurn, error)
+}
+
+// askConversations is GET /api/admin/ask → {"conversations": [...]}.
+func (s *Server) askConversations(w http.ResponseWriter, r *http.Request) {
+	h, ok := s.ask.(askHistory)
+	if !ok {
+		writeJSON(w, http.StatusOK, map[string]any{"conversations": []dataset.ConversationSummary{}})
+		return
+	}
+	cs, err := h.ListConversations(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"conversations": cs})
+}
+
+// askConversation is GET /api/admin/ask/{conversation} →
+// {"conversation", "turns": [{"turn", "question", "answer", "sql"}]}.
+func (s *Server) askConversation(w http.ResponseWriter, r *http.Request) {
+	h, ok := s.ask.(askHistory)
+	if !ok {
+		s.error(w, r, &apiError{code: hub.CodeNotFound, message: "No such conversation."})
+		return
+	}
+	id := r.PathValue("conversation")
+	turns, err := h.ConversationTurns(r.Context(), id)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"conversation": id, "turns": turns})
+}
+
+// columnLabel words a result's column for the page: spaces for
+// underscores, units spelled ("cost_usd" is "cost (USD)").
+func columnLabel(c string) string {
+	for suffix, unit := range map[string]string{"_usd": " (USD)", "_ms": " (ms)", "_s": " (s)", "_pct": " (%)"} {
+		if base, ok := strings.CutSuffix(c, suffix); ok && base != "" {
+			return strings.ReplaceAll(base, "_", " ") + unit
+		}
+	}
+	return strings.ReplaceAll(c, "_", " ")
 }

@@ -316,12 +316,14 @@ func TestAskPageWithoutScript(t *testing.T) {
 	if st != http.StatusOK {
 		t.Fatalf("POST /admin/ask: %d\n%s", st, page2)
 	}
+	if strings.Contains(page2, "ask-spec") || strings.Contains(page2, "&#34;type&#34;") {
+		t.Error("the page shows the raw chart spec")
+	}
 	for _, want := range []string{
-		`<p class="ask-answer">Parties died in 2 of 5 fights (40%) in the d20 ruleset.</p>`,
-		`<pre class="ask-sql"><code>SELECT outcome, count(*) AS fights`,
-		`<pre class="ask-spec"><code>{&#34;type&#34;:&#34;pie&#34;`,
+		`<p class="ask-answer">I read this as the share of fights that ended with “party died” in the d20 ruleset. Parties died in 2 of 5 fights (40%) in the d20 ruleset.</p>`,
+		`<pre class="ask-sql"><code>SELECT CASE outcome`,
 		`<th>outcome</th><th>fights</th><th>pct</th>`,
-		`<td>player_die</td><td>2</td><td>40</td>`,
+		`<td>party died</td><td>2</td><td>40</td>`,
 		`<img class="ask-chart" alt="Fight outcomes in the d20 ruleset" src="data:image/svg+xml;base64,`,
 		`name="conversation" id="ask-conversation" value="q-`,
 		`Follow-up question`,
@@ -336,8 +338,58 @@ func TestAskPageWithoutScript(t *testing.T) {
 	if st != http.StatusOK || !strings.Contains(page3, "There are 4 players.") || !strings.Contains(page3, `value="`+conv+`"`) {
 		t.Errorf("follow-up page %d lacks the answer or the conversation", st)
 	}
+	// The conversation is listed and reopened, by the API and the page.
+	var list struct {
+		Conversations []struct {
+			Conversation string `json:"conversation"`
+			Questions    int    `json:"questions"`
+		} `json:"conversations"`
+	}
+	if st := e.getJSON("/api/admin/ask", &list); st != http.StatusOK || len(list.Conversations) != 1 || list.Conversations[0].Conversation != conv || list.Conversations[0].Questions != 2 {
+		t.Errorf("GET /api/admin/ask: %d %+v", st, list)
+	}
+	var turns struct {
+		Turns []struct {
+			Question, Answer string
+			SQL              []string
+		} `json:"turns"`
+	}
+	if st := e.getJSON("/api/admin/ask/"+conv, &turns); st != http.StatusOK || len(turns.Turns) != 2 || turns.Turns[1].Question != "How many players?" {
+		t.Errorf("GET /api/admin/ask/%s: %d %+v", conv, st, turns)
+	}
+	if st := e.getJSON("/api/admin/ask/q-nope", nil); st != http.StatusNotFound {
+		t.Errorf("an unknown conversation: %d, want 404", st)
+	}
+	req, _ := http.NewRequest(http.MethodGet, e.url+"/admin/ask?conversation="+conv, nil)
+	req.Header.Set("Authorization", "Bearer "+testAdminToken)
+	res, err = e.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if reopened := string(b); !strings.Contains(reopened, `class="ask-reply ask-past"`) || !strings.Contains(reopened, "How often do parties die in the d20 ruleset?") ||
+		!strings.Contains(reopened, `id="ask-history"`) {
+		t.Errorf("the reopened conversation's page lacks its questions or the list")
+	}
 	st, page4 := form(url.Values{"question": {""}})
 	if st != http.StatusBadRequest || !strings.Contains(page4, `id="ask-error" role="alert">Ask a question.</p>`) {
 		t.Errorf("empty question: %d", st)
 	}
+}
+
+// getJSON GETs path with the admin token and decodes the answer into out
+// (if not nil); it returns the status.
+func (e *askEnv) getJSON(path string, out any) int {
+	req, _ := http.NewRequest(http.MethodGet, e.url+path, nil)
+	req.Header.Set("Authorization", "Bearer "+testAdminToken)
+	res, err := e.client.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if out != nil {
+		_ = json.NewDecoder(res.Body).Decode(out)
+	}
+	return res.StatusCode
 }

@@ -155,6 +155,11 @@ func (s *Server) exportHistory(w http.ResponseWriter, r *http.Request, p engine.
 		s.error(w, r, err)
 		return
 	}
+	s.writeJSONL(w, r, file, lines)
+}
+
+// writeJSONL answers lines as the file name, one JSON value a line.
+func (s *Server) writeJSONL(w http.ResponseWriter, r *http.Request, file string, lines []json.RawMessage) {
 	var buf bytes.Buffer
 	for _, l := range lines {
 		// Compact re-encodes each stored message on one line whatever its

@@ -92,23 +92,27 @@ type Config struct {
 	// Quotas bound player and table creation per client address; the zero
 	// value takes the defaults (see Quotas).
 	Quotas Quotas
-	// Ask, if set, answers the operator's questions (the data agent, issue
-	// 10); without it the Ask page says it is not configured.
+	// Ask, if set, answers the operator's questions (the data agent);
+	// without it the Ask page says it is not configured.
 	Ask Asker
 	// Adventures, if set, serves the adventures API and pages
 	// (web/adventures.go); without it they answer 404.
 	Adventures Adventures
+	// Operator, if set, serves budgets, alerts, players and console users
+	// (PROTOCOL.md "Operator, continued"; web/operator.go).
+	Operator Operator
 }
 
 // Server serves Tavern over HTTP. Its handler is safe for concurrent use.
 type Server struct {
-	hub     tables
-	admin   adminHub // nil on a fake tables: no operator's console
-	players Players
-	log     *slog.Logger
-	metrics *metrics
-	ask     Asker
-	handler http.Handler
+	hub      tables
+	admin    adminHub // nil on a fake tables: no operator's console
+	players  Players
+	log      *slog.Logger
+	metrics  *metrics
+	ask      Asker
+	operator Operator
+	handler  http.Handler
 	// adminHash is the SHA-256 of the admin token, nil if there is none.
 	adminHash []byte
 	// started is when the server was built: the overview's uptime.
@@ -158,6 +162,7 @@ func newServer(t tables, cfg Config) *Server {
 		metrics:      newMetrics(cfg.Metrics),
 		ask:          cfg.Ask,
 		adventures:   cfg.Adventures,
+		operator:     cfg.Operator,
 		assetVersion: staticVersion(),
 		started:      time.Now(),
 	}

@@ -114,6 +114,12 @@ type Logged struct {
 	// Health, if set, counts each call as it finishes, except those
 	// its caller cancelled (a table closing says nothing of the model).
 	Health *Health
+	// Budget, if set, counts each call's cost (see Budget).
+	Budget *Budget
+	// Observe, if set, sees each call as it finishes, but for those its
+	// caller cancelled, like Health: the operator's alerts. It must not
+	// block.
+	Observe func(store.LLMCall)
 	// Now is the clock (default time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -142,9 +148,15 @@ func (l *Logged) Complete(ctx context.Context, req Request) (Response, error) {
 		PromptVersion: PromptVersion(req.Agent)}
 	c.LatencyMS = c.Latency.Milliseconds()
 	c.CostUSD = l.Prices.Cost(c.Model, resp.Usage)
+	if l.Budget != nil {
+		l.Budget.Add(c.TableID, c.CostUSD, end)
+	}
 	if err != nil {
 		c.Error = err.Error()
 		c.ErrorKind = ErrorKind(err)
+	}
+	if l.Observe != nil && !(err != nil && errors.Is(ctx.Err(), context.Canceled)) {
+		l.Observe(c)
 	}
 	if lerr := l.logCall(ctx, c); lerr != nil && l.Logger != nil {
 		l.Logger.Warn("log model call", "err", lerr)

@@ -81,7 +81,8 @@ func (a *DataAgent) toolset() *Toolset {
 // if set, hears each step as it happens (events dataset.EventSQL,
 // EventRows and EventChart), on the caller's goroutine. Errors: EINVALID for an empty or
 // too long question, ENOTFOUND for an unknown conversation, EUNAVAILABLE
-// when the model fails; refused queries are not errors but steps.
+// when the model fails and there is no offline analyst (with one, it
+// answers, with a note); refused queries are not errors but steps.
 func (a *DataAgent) Ask(ctx context.Context, conversation, question string, progress func(event string, step dataset.Step)) (dataset.Reply, error) {
 	question = strings.TrimSpace(question)
 	if question == "" {
@@ -114,10 +115,18 @@ func (a *DataAgent) Ask(ctx context.Context, conversation, question string, prog
 	var msgs []Message
 	var answer string
 	var err error
-	if a.Model == nil {
+	offline, note := a.Model == nil, ""
+	if offline {
 		answer, msgs, err = a.offline(ctx, run, question, turn)
 	} else {
 		answer, msgs, err = a.play(ctx, run, a.window(history), question, turn)
+		// PROTOCOL.md "Operator, continued": when the model fails, the
+		// offline analyst answers, and says so.
+		if engine.ErrorCode(err) == engine.EUNAVAILABLE && a.Offline != nil {
+			run = &DataRun{Progress: progress}
+			offline, note = true, "The model did not answer, so the offline analyst answered instead."
+			answer, msgs, err = a.offline(ctx, run, question, turn)
+		}
 	}
 	if err != nil {
 		return dataset.Reply{}, err
@@ -130,7 +139,7 @@ func (a *DataAgent) Ask(ctx context.Context, conversation, question string, prog
 	if err := a.Conversations.AppendConversation(context.WithoutCancel(ctx), conversation, rows); err != nil {
 		return dataset.Reply{}, fmt.Errorf("store conversation %s: %w", conversation, err)
 	}
-	reply := dataset.Reply{Conversation: conversation, Question: question, Answer: answer, Steps: run.Steps, ChartSVG: run.ChartSVG, Offline: a.Model == nil}
+	reply := dataset.Reply{Conversation: conversation, Question: question, Answer: answer, Steps: run.Steps, ChartSVG: run.ChartSVG, Offline: offline, Note: note}
 	if reply.Steps == nil {
 		reply.Steps = []dataset.Step{}
 	}
@@ -154,7 +163,19 @@ func (a *DataAgent) offline(ctx context.Context, run *DataRun, question string, 
 		run.step(dataset.EventChart, s)
 		run.ChartSVG = s.SVG
 	}
-	return ans.Text, []Message{{Role: "user", Content: question, Turn: turn}, {Role: "assistant", Content: ans.Text, Turn: turn}}, nil
+	msgs := []Message{{Role: "user", Content: question, Turn: turn}}
+	if ans.Result != nil && ans.SQL != "" {
+		// The query is kept as the model would have made it, so a reopened
+		// conversation shows its SQL and a model taking it up later sees
+		// what was read.
+		args, _ := json.Marshal(map[string]string{"sql": ans.SQL, "description": ans.Shape})
+		id := ident.New("call_")
+		msgs = append(msgs,
+			Message{Role: "assistant", Turn: turn, ToolCalls: []ToolCall{{ID: id, Type: "function", Function: FunctionCall{Name: "query_data", Arguments: string(args)}}}},
+			Message{Role: "tool", Turn: turn, ToolCallID: id, Content: ans.Result.Text(20, 4<<10)})
+	}
+	msgs = append(msgs, Message{Role: "assistant", Content: ans.Text, Turn: turn})
+	return ans.Text, msgs, nil
 }
 
 // window is the end of the conversation the model sees: whole questions,

@@ -487,7 +487,7 @@ func TestDataAgentOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reply.Answer != "Parties died in 2 of 5 fights (40%) in the d20 ruleset." || !reply.Offline {
+	if !strings.HasSuffix(reply.Answer, ". Parties died in 2 of 5 fights (40%) in the d20 ruleset.") || !strings.HasPrefix(reply.Answer, "I read this as ") || !reply.Offline || reply.Note != "" {
 		t.Errorf("reply %+v", reply)
 	}
 	if len(reply.Steps) != 2 || reply.Steps[0].SQL == "" || len(reply.Steps[0].Rows) != 3 || reply.Steps[1].Chart == nil || !strings.HasPrefix(reply.ChartSVG, "<svg") {
@@ -500,7 +500,7 @@ func TestDataAgentOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(follow.Answer, "Without a language model") || len(follow.Steps) != 0 {
+	if !strings.Contains(follow.Answer, "Without a language model") || !strings.HasPrefix(follow.Answer, "I did not answer") || len(follow.Steps) != 0 {
 		t.Errorf("unmapped question: %+v", follow)
 	}
 	if len(e.fake.Requests()) != 0 {
@@ -533,5 +533,37 @@ func TestDataAgentDeadlineAndRowCap(t *testing.T) {
 	}
 	if len(got.Steps) != 2 || got.Steps[0].Error == "" || !got.Steps[1].Truncated || len(got.Steps[1].Rows) != 5 {
 		t.Errorf("steps %+v", got.Steps)
+	}
+}
+
+// TestDataAgentModelFails: when the model does not answer, the offline
+// analyst answers with a note saying so; the conversation is kept, listed
+// and reopened with its questions and answers.
+func TestDataAgentModelFails(t *testing.T) {
+	e := newDataEnv(t, func(openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Status: 500, Error: "down"}
+	})
+	e.agent.Offline = &dataset.Analyst{Data: e.data, Now: func() time.Time { return datasettest.Now }}
+	reply, err := e.agent.Ask(context.Background(), "", "How many tables are there?", nil)
+	if err != nil {
+		t.Fatalf("a failing model: %v, want the offline analyst's answer", err)
+	}
+	if !reply.Offline || !strings.Contains(reply.Note, "model did not answer") || !strings.HasSuffix(reply.Answer, "There are 3 tables.") || len(reply.Steps) == 0 {
+		t.Errorf("reply %+v", reply)
+	}
+	if _, err := e.agent.Ask(context.Background(), reply.Conversation, "how many players?", nil); err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.agent.ListConversations(context.Background())
+	if err != nil || len(list) != 1 || list[0].Conversation != reply.Conversation || list[0].Questions != 2 || list[0].First != "How many tables are there?" {
+		t.Fatalf("conversations %+v %v", list, err)
+	}
+	turns, err := e.agent.ConversationTurns(context.Background(), reply.Conversation)
+	if err != nil || len(turns) != 2 || turns[1].Question != "how many players?" || !strings.HasSuffix(turns[1].Answer, "There are 4 players.") ||
+		len(turns[0].SQL) != 1 || !strings.Contains(turns[0].SQL[0], "FROM v_tables") {
+		t.Fatalf("turns %+v %v", turns, err)
+	}
+	if _, err := e.agent.ConversationTurns(context.Background(), "q-nope"); engine.ErrorCode(err) != engine.ENOTFOUND {
+		t.Errorf("an unknown conversation: %v, want ENOTFOUND", err)
 	}
 }

@@ -40,6 +40,11 @@ type Runner struct {
 	// Limits bound what one turn's tools may create or grant (zero
 	// fields: DefaultLimits).
 	Limits Limits
+	// Budget, if set with Offline, is asked before each turn: a table
+	// over its daily model budget is played by Offline (the offline
+	// narrator) until the next UTC day, and told so once.
+	Budget  *Budget
+	Offline Model
 
 	once                        sync.Once
 	narrativeTools, combatTools *Toolset
@@ -86,6 +91,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	if agentName == engine.AgentCombat {
 		model = r.Combat
 	}
+	model, budget := r.budgetModel(ctx, model)
 	retries, maxCalls, timeout := r.Retries, r.MaxToolCalls, r.TurnTimeout
 	if retries == 0 {
 		retries = 3
@@ -141,6 +147,11 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 	}
 	res.Output = *p.tc.Output
 	res.Events = p.tc.Events
+	if budget.Notice {
+		res.Events = append([]engine.Event{engine.SystemEvent(SystemBudget,
+			"The DM's model budget for today is spent ("+strings.TrimPrefix(budget.Reason, "the ")+
+				"): the offline narrator plays this table until midnight UTC.")}, res.Events...)
+	}
 	res.Messages = p.msgs
 	return res, nil
 }

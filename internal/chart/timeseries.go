@@ -57,6 +57,11 @@ func TimeSeries(title string, times []time.Time, series []Series, width, height 
 		opt.YAxis[0].Min = charts.Ptr(0.0)
 	}
 	opt.ValueFormatter = formatValue
+	raw := make([][]float64, len(series))
+	for i, s := range series {
+		raw[i] = s.Values
+	}
+	countAxis(&opt.YAxis[0].Min, &opt.YAxis[0].Max, &opt.YAxis[0].LabelCount, raw)
 	opt.Symbol = charts.Symbol{Shape: charts.SymbolNone}
 	opt.LineStrokeWidth = 1.5
 	p := painter(width, height)

@@ -22,6 +22,9 @@ type Analyst struct {
 	Data *Dataset
 	// Now is the clock for "today", "this week"… (default time.Now).
 	Now func() time.Time
+	// Online, if set, lists the players connected right now (the hub's
+	// live state); without it "who is online" is refused.
+	Online func(ctx context.Context) ([]OnlinePlayer, error)
 }
 
 // Answer is what the analyst (or, later, the data agent) made of one
@@ -34,6 +37,9 @@ type Answer struct {
 	SQL    string      `json:"sql,omitempty"`
 	Result *Result     `json:"result,omitempty"`
 	Chart  *chart.Spec `json:"chart,omitempty"`
+	// Reading is the question the analyst answered, in words ("the number
+	// of tables created this week"); Text starts with it.
+	Reading string `json:"reading,omitempty"`
 	// Text is the answer in one sentence, computed from Result.
 	Text string `json:"answer"`
 }
@@ -57,19 +63,35 @@ func (a *Analyst) Ask(ctx context.Context, question string) (Answer, error) {
 		now = a.Now
 	}
 	q := parse(question, now().UTC())
+	var unread []string
 	for _, s := range shapes {
-		if !s.match(q) {
+		if !s.match(q) || (s.live && a.Online == nil) {
+			continue
+		}
+		// Exact mapping (exact.go): a shape that would leave a word
+		// unread is not the question asked.
+		if u := unknown(q, s.words); len(u) > 0 {
+			if unread == nil {
+				unread = u
+			}
 			continue
 		}
 		p := s.plan(q)
-		r, err := a.Data.Query(ctx, p.sql)
+		var r *Result
+		var err error
+		if s.live {
+			r, err = a.online(ctx)
+		} else {
+			r, err = a.Data.Query(ctx, p.sql)
+		}
 		if err != nil {
 			return Answer{}, fmt.Errorf("analyst %s: %w", s.name, err)
 		}
-		return Answer{Question: question, Shape: s.name, SQL: r.SQL, Result: r, Chart: &p.chart, Text: p.say(r)}, nil
+		reading := s.read(q)
+		return Answer{Question: question, Shape: s.name, SQL: r.SQL, Result: r, Chart: &p.chart, Reading: reading,
+			Text: "I read this as " + reading + ". " + p.say(r)}, nil
 	}
-	return Answer{Question: question, Text: "Without a language model I can only answer these kinds of questions: " +
-		strings.Join(examples(), "; ") + ". Ask one of those, or configure a model for anything else."}, nil
+	return Answer{Question: question, Text: refusal(unread)}, nil
 }
 
 func examples() []string {
@@ -91,6 +113,13 @@ type shape struct {
 	name, example string
 	match         func(q question) bool
 	plan          func(q question) plan
+	// words are the words the shape reads (exact.go); read says, in
+	// words, the question it answers.
+	words map[string]bool
+	read  func(q question) string
+	// live shapes read the server's live state (Analyst.Online), not
+	// the views.
+	live bool
 }
 
 // Words of the shapes.
@@ -106,7 +135,7 @@ var (
 	trendWords = []string{"per day", "daily", "each day", "by day", "a day", "over time", "trend", "day by day"}
 )
 
-var shapes = []shape{
+var baseShapes = []shape{
 	{
 		name: "tool errors", example: "which tools does the model get wrong most?",
 		match: func(q question) bool { return q.has("tool") && q.has(wrongWords...) },
@@ -149,7 +178,7 @@ var shapes = []shape{
 		},
 		plan: func(q question) plan {
 			return plan{
-				sql: "SELECT ruleset, outcome, count(*) AS fights\nFROM v_combats" + q.where("ended_at", "") +
+				sql: "SELECT ruleset, " + outcomeWords + " AS outcome, count(*) AS fights\nFROM v_combats" + q.where("ended_at", "") +
 					"\nGROUP BY ruleset, outcome\nORDER BY ruleset, fights DESC, outcome",
 				chart: chart.Spec{Type: chart.Bar, X: "ruleset", Y: []string{"fights"}, Group: "outcome", Title: "Fight outcomes per ruleset" + q.scope(false)},
 				say: func(r *Result) string {
@@ -164,7 +193,7 @@ var shapes = []shape{
 						}
 						n, _ := row[2].(int64)
 						per[rs].all += n
-						if row[1] == "player_die" {
+						if row[1] == outcomeLabel["player_die"] {
 							per[rs].died += n
 						}
 					}
@@ -188,7 +217,7 @@ var shapes = []shape{
 		plan: func(q question) plan {
 			focus, verb := outcomeOf(q)
 			return plan{
-				sql: "SELECT outcome, count(*) AS fights, round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS pct\nFROM v_combats" +
+				sql: "SELECT " + outcomeWords + " AS outcome, count(*) AS fights, round(100.0 * count(*) / sum(count(*)) OVER (), 1) AS pct\nFROM v_combats" +
 					q.where("ended_at", "ruleset") + "\nGROUP BY outcome\nORDER BY fights DESC, outcome",
 				chart: chart.Spec{Type: chart.Pie, X: "outcome", Y: []string{"fights"}, Title: "Fight outcomes" + q.scope(true)},
 				say: func(r *Result) string {
@@ -196,7 +225,7 @@ var shapes = []shape{
 					for _, row := range r.Rows {
 						n, _ := row[1].(int64)
 						all += n
-						if row[0] == focus {
+						if row[0] == outcomeLabel[focus] {
 							hit += n
 						}
 					}
@@ -378,10 +407,14 @@ var shapes = []shape{
 				sql:   "SELECT count(*) AS total\nFROM " + e.view + where,
 				chart: chart.Spec{Type: chart.Table, Title: "Number of " + e.noun + q.scope(true)},
 				say: func(r *Result) string {
-					if q.window.label == "" {
-						return fmt.Sprintf("There are %s %s%s.", num(r.Rows[0][0]), e.noun, q.scope(true))
+					n, verb, noun := num(r.Rows[0][0]), "are", e.noun
+					if n == "1" {
+						verb, noun = "is", strings.TrimSuffix(noun, "s")
 					}
-					return fmt.Sprintf("There were %s %s%s.", num(r.Rows[0][0]), e.noun, q.scope(true))
+					if q.window.label != "" {
+						verb = map[string]string{"are": "were", "is": "was"}[verb]
+					}
+					return fmt.Sprintf("There %s %s %s%s.", verb, n, noun, q.scope(true))
 				},
 			}
 		},

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"encoding/json"
+	"time"
 
 	"tavern/internal/chart"
 )
@@ -43,8 +44,10 @@ type Reply struct {
 	Answer       string `json:"answer"`
 	Steps        []Step `json:"steps"`
 	ChartSVG     string `json:"chart_svg,omitempty"`
-	// Offline reports that the offline analyst answered (no model).
-	Offline bool `json:"offline,omitempty"`
+	// Offline reports that the offline analyst answered (no model, or
+	// the model failed: Note then says so).
+	Offline bool   `json:"offline,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // Bound keeps the rows of the reply's steps within max bytes of JSON in
@@ -113,3 +116,22 @@ const (
 	EventChart  = "chart"
 	EventAnswer = "answer"
 )
+
+// ConversationSummary is one past conversation of the data agent, as
+// GET /api/admin/ask lists them.
+type ConversationSummary struct {
+	Conversation string    `json:"conversation"`
+	StartedAt    time.Time `json:"started_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+	Questions    int       `json:"questions"`
+	First        string    `json:"first_question"`
+}
+
+// ConversationTurn is one question of a stored conversation with its
+// answer and the SQL that ran for it.
+type ConversationTurn struct {
+	Turn     int      `json:"turn"`
+	Question string   `json:"question"`
+	Answer   string   `json:"answer"`
+	SQL      []string `json:"sql"`
+}

@@ -36,9 +36,10 @@ func (d *DB) CreatePlayer(ctx context.Context, p engine.Player, tokenHash []byte
 }
 
 // PlayerByTokenHash returns the player whose token hashes to hash, or an
-// ENOTFOUND *engine.Error. Safe for concurrent use.
+// ENOTFOUND *engine.Error, also for a player banned or erased by the
+// operator (their token no longer signs them in). Safe for concurrent use.
 func (d *DB) PlayerByTokenHash(ctx context.Context, hash []byte) (engine.Player, error) {
-	p, err := scanPlayer(d.reader.QueryRowContext(ctx, "SELECT "+playerCols+" FROM players WHERE token_hash = ?", hash))
+	p, err := scanPlayer(d.reader.QueryRowContext(ctx, "SELECT "+playerCols+" FROM players WHERE token_hash = ? AND banned_at IS NULL AND erased_at IS NULL", hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return engine.Player{}, engine.Errorf(engine.ENOTFOUND, "no player has this token")
 	}

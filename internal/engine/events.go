@@ -224,8 +224,8 @@ type SystemData struct {
 	ActionID string `json:"action_id,omitempty"`
 	// Attempts is how many times the DM has tried the turn.
 	Attempts int `json:"attempts,omitempty"`
-	// By says who moderated: "owner" for a table's owner, "" for the
-	// operator.
+	// By says who moderated: "owner" for a table's owner; for the
+	// operator, the console user's name, or "root" for the root token.
 	By      string `json:"by,omitempty"`
 	Code    string `json:"code"`
 	Message string `json:"message"`

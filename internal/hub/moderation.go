@@ -31,13 +31,16 @@ func (h *Hub) moderate(ctx context.Context, id, action string, closedOK bool, f 
 	if err != nil {
 		return err
 	}
+	by := ActorFrom(ctx)
 	err = t.callSystem(ctx, func() error {
 		if t.closed && !closedOK {
 			return engine.Errorf(engine.ECONFLICT, "The table is closed.")
 		}
+		t.actor = by
+		defer func() { t.actor = "" }()
 		return f(t)
 	})
-	args := append([]any{"table", id, "action", action}, attrs...)
+	args := append([]any{"table", id, "action", action, "by", by}, attrs...)
 	if err != nil {
 		h.log.Warn("moderation refused", append(args, "err", err)...)
 		return err
@@ -47,14 +50,15 @@ func (h *Hub) moderate(ctx context.Context, id, action string, closedOK bool, f 
 	return nil
 }
 
-// auditEvent is the `system` event that records a moderation action.
-func auditEvent(action, message string) engine.Event {
-	return engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: message, Action: action})
+// auditEvent is the `system` event that records a moderation action and
+// who acted (t.actor, set by moderate).
+func (t *table) auditEvent(action, message string) engine.Event {
+	return engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: message, Action: action, By: t.actor})
 }
 
 // audit commits the audit event of action with the rest of c.
 func (t *table) audit(ctx context.Context, action, message string, c store.Commit) error {
-	c.Events = append([]engine.Event{auditEvent(action, message)}, c.Events...)
+	c.Events = append([]engine.Event{t.auditEvent(action, message)}, c.Events...)
 	turn := fmt.Sprintf("t%d", t.st.Game.Turn)
 	if err := t.commit(ctx, c, turn); err != nil {
 		return fmt.Errorf("%s %s: %w", action, t.id, err)
@@ -85,10 +89,13 @@ func (h *Hub) setPaused(ctx context.Context, id string, paused bool, action, tex
 }
 
 // setPausedMark is setPaused on the table goroutine; by is who paused
-// ("" for the operator, ByOwner).
+// (ByOwner, or "" for the operator: then the console user moderate named).
 func (t *table) setPausedMark(ctx context.Context, paused bool, action, text, by string) error {
 	if t.paused == paused {
 		return nil
+	}
+	if by == "" {
+		by = t.actor
 	}
 	ev := engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: text, Action: action, By: by})
 	if err := t.commit(ctx, store.Commit{Paused: &paused, Events: []engine.Event{ev}}, t.turnLabel()); err != nil {
@@ -116,7 +123,7 @@ func (h *Hub) EndCombat(ctx context.Context, id string) error {
 		if t.job != nil {
 			return engine.Errorf(engine.ECONFLICT, "A turn is being resolved; pause the table and try again when it ends.")
 		}
-		return t.abortCombat(ctx, auditEvent("end_combat", "The operator ended the fight."), "The operator ended the fight.")
+		return t.abortCombat(ctx, t.auditEvent("end_combat", "The operator ended the fight."), "The operator ended the fight.")
 	})
 }
 
@@ -155,7 +162,7 @@ func (h *Hub) AbandonAction(ctx context.Context, id, actionID string) error {
 			return engine.Errorf(engine.ENOTFOUND, "No waiting action %q at this table.", actionID)
 		}
 		ev := engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: "The operator abandoned an action; it will not be played.",
-			Action: "abandon", ActionID: actionID})
+			Action: "abandon", ActionID: actionID, By: t.actor})
 		if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}, Abandon: []string{actionID}}, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
 			return fmt.Errorf("abandon %s: %w", actionID, err)
 		}
@@ -173,7 +180,7 @@ func (h *Hub) FreeSeat(ctx context.Context, id, seat string) error {
 		for _, s := range t.seats {
 			if s.Seat == seat {
 				p := engine.Player{ID: s.PlayerID, Name: s.PlayerName}
-				audit := auditEvent("free_seat", fmt.Sprintf("The operator freed seat %s.", seat))
+				audit := t.auditEvent("free_seat", fmt.Sprintf("The operator freed seat %s.", seat))
 				return t.freeSeatBy(ctx, s, p, []engine.Event{audit}, ByOperator, CloseFreed, ReasonOperator)
 			}
 		}

@@ -61,6 +61,9 @@ const (
 	ReasonOwner    = "removed by the table's owner"
 	ReasonOperator = "removed by the operator"
 	ReasonBanned   = "banned from this table"
+	// ReasonServerBan closes the sockets of a player the operator banned
+	// from the whole server (PROTOCOL.md "Operator, continued").
+	ReasonServerBan = "banned by the operator"
 )
 
 // Who freed a seat, in player_left's "by" and the audit's.

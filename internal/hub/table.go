@@ -59,8 +59,10 @@ type table struct {
 	flight  flight
 	seats   []engine.Seat
 	clients map[*client]struct{}
-	subs    map[*sub]struct{}
-	recent  []engine.Event
+	// actor names who takes the moderation action running now (moderate).
+	actor  string
+	subs   map[*sub]struct{}
+	recent []engine.Event
 	// acts is the action lifecycle: open actions, attempts, backoff.
 	acts *actions
 	job  *job

@@ -54,6 +54,15 @@ type Config struct {
 	Streaming      string
 	Prices         string
 
+	// The operator's budgets and alerts.
+	BudgetDayUSD        float64
+	AlertModelErrorRate float64
+	AlertModelP95       time.Duration
+	AlertSpendHourUSD   float64
+	AlertActionWait     time.Duration
+	AlertCommitP95      time.Duration
+	AlertEvery          time.Duration
+
 	// The agents' history window (agent.WindowConfig).
 	HistoryMin       int
 	HistoryMax       int
@@ -115,6 +124,14 @@ func DefaultConfig() Config {
 		HistoryMax:       win.MaxMessages,
 		HistorySummaries: win.Summaries,
 		HistoryTokens:    win.TokenBudget,
+		// The operator's alerts (internal/alert; deploy/prometheus/alerts.yml
+		// holds the same thresholds).
+		AlertModelErrorRate: 0.25,
+		AlertModelP95:       30 * time.Second,
+		AlertSpendHourUSD:   5,
+		AlertActionWait:     10 * time.Minute,
+		AlertCommitP95:      500 * time.Millisecond,
+		AlertEvery:          15 * time.Second,
 	}
 }
 
@@ -164,6 +181,13 @@ var settings = []setting{
 	{"history-tokens", "TAVERN_HISTORY_TOKENS", "estimated tokens of recent history that make an agent archive, as above (its newest turn is always kept)", func(c *Config) flag.Value { return (*intValue)(&c.HistoryTokens) }},
 	{"history-summaries", "TAVERN_HISTORY_SUMMARIES", "memory summaries each agent sees before its recent history", func(c *Config) flag.Value { return (*intValue)(&c.HistorySummaries) }},
 	{"prices", "TAVERN_PRICES", "extra model prices in USD per million tokens, model=input/cached/output[,…], for the call log's costs", func(c *Config) flag.Value { return (*stringValue)(&c.Prices) }},
+	{"alert-model-error-rate", "TAVERN_ALERT_MODEL_ERROR_RATE", "alert when this share of a model's calls failed over 5 minutes (5 calls at least; 0: off)", func(c *Config) flag.Value { return (*floatValue)(&c.AlertModelErrorRate) }},
+	{"alert-model-p95", "TAVERN_ALERT_MODEL_P95", "alert when a model's 95th-percentile latency over 5 minutes reaches this (0: off)", func(c *Config) flag.Value { return (*durationValue)(&c.AlertModelP95) }},
+	{"alert-spend-hour-usd", "TAVERN_ALERT_SPEND_HOUR_USD", "alert when the models cost this much USD over the last hour (0: off)", func(c *Config) flag.Value { return (*floatValue)(&c.AlertSpendHourUSD) }},
+	{"alert-action-wait", "TAVERN_ALERT_ACTION_WAIT", "alert when a player's acknowledged action has waited this long (0: off)", func(c *Config) flag.Value { return (*durationValue)(&c.AlertActionWait) }},
+	{"alert-commit-p95", "TAVERN_ALERT_COMMIT_P95", "alert when the store's 95th-percentile commit latency over 5 minutes reaches this (0: off)", func(c *Config) flag.Value { return (*durationValue)(&c.AlertCommitP95) }},
+	{"alert-every", "TAVERN_ALERT_EVERY", "how often the alert rules run (the alert history is kept in memory)", func(c *Config) flag.Value { return (*durationValue)(&c.AlertEvery) }},
+	{"budget-day-usd", "TAVERN_BUDGET_DAY_USD", "the models' daily budget in USD over every table (0: none); past it, or past a table's own budget set on the console, a table is played by the offline narrator until midnight UTC", func(c *Config) flag.Value { return (*floatValue)(&c.BudgetDayUSD) }},
 }
 
 // FromEnv sets every setting whose variable getenv returns non-empty. It
@@ -247,6 +271,12 @@ func (c *Config) check() error {
 	case c.HistorySummaries < 1:
 		return fmt.Errorf("history-summaries %d (TAVERN_HISTORY_SUMMARIES): want 1 or more", c.HistorySummaries)
 	}
+	if c.AlertEvery < time.Second {
+		return fmt.Errorf("alert-every %s: want 1s or more", c.AlertEvery)
+	}
+	if c.BudgetDayUSD < 0 {
+		return fmt.Errorf("budget-day-usd %g: want 0 (none) or more", c.BudgetDayUSD)
+	}
 	if _, err := agent.ParsePrices(c.Prices); c.Prices != "" && err != nil {
 		return fmt.Errorf("prices: %w", err)
 	}
@@ -278,6 +308,18 @@ func (v *intValue) Set(s string) error {
 		return fmt.Errorf("want a whole number")
 	}
 	*v = intValue(n)
+	return nil
+}
+
+type floatValue float64
+
+func (v *floatValue) String() string { return strconv.FormatFloat(float64(*v), 'f', -1, 64) }
+func (v *floatValue) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != f {
+		return fmt.Errorf("want a number such as 2.5")
+	}
+	*v = floatValue(f)
 	return nil
 }
 

@@ -57,6 +57,8 @@ type Tavern struct {
 
 	calls     *agent.CallWriter
 	health    *agent.Health
+	budget    *agent.Budget
+	alerts    *alerts
 	runner    *agent.Runner
 	dataModel agent.Model
 	data      *dataset.Dataset
@@ -113,12 +115,22 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	t.Registry = prometheus.NewRegistry()
 	t.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	t.Metrics = hub.NewMetrics(t.Registry)
-	t.Store.ObserveWrites(db.WriteObserver{Commit: t.Metrics.StoreCommit, Transaction: t.Metrics.StoreTransaction, Checkpoint: t.Metrics.StoreCheckpoint})
+	t.alerts = newAlerts(cfg, t.Store.OldestOpenActions)
+	t.alerts.register(t.Registry)
+	commit := func(wait time.Duration, failed bool) {
+		t.Metrics.StoreCommit(wait, failed)
+		t.alerts.commit(wait)
+	}
+	t.Store.ObserveWrites(db.WriteObserver{Commit: commit, Transaction: t.Metrics.StoreTransaction, Checkpoint: t.Metrics.StoreCheckpoint})
 	t.Metrics.StoreQueue(t.Store.Queued)
 	// The call log is written off the model path; it is closed after the
 	// hub so the last turns' calls are kept.
 	t.calls = agent.NewCallWriter(agent.CallWriterConfig{Store: t.Store, Observe: t.Metrics.ObserveCall, Dropped: t.Metrics.CallDropped, Log: t.Log})
 	t.health = &agent.Health{}
+	t.budget = &agent.Budget{DayUSD: cfg.BudgetDayUSD}
+	if err := loadBudget(ctx, t.Store, t.budget, time.Now()); err != nil {
+		return nil, fmt.Errorf("load the budgets: %w", err)
+	}
 	t.runner, t.dataModel, t.DM = t.agents()
 	if cfg.Runner != nil {
 		t.runner = cfg.Runner
@@ -129,7 +141,11 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	if t.data, err = dataset.Open(ctx, cfg.DB); err != nil {
 		return nil, fmt.Errorf("open the data agent's views: %w", err)
 	}
-	asker := &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: &dataset.Analyst{Data: t.data}, Conversations: t.Store, Log: t.Log}
+	// The offline analyst reads who is online from the hub, once it is
+	// built (online is set below).
+	var online func(ctx context.Context) ([]dataset.OnlinePlayer, error)
+	analyst := &dataset.Analyst{Data: t.data, Online: func(ctx context.Context) ([]dataset.OnlinePlayer, error) { return online(ctx) }}
+	asker := &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: analyst, Conversations: t.Store, Log: t.Log}
 
 	// The built-in adventures and the community's (PROTOCOL.md
 	// "Adventures").
@@ -145,9 +161,17 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	}
 	h := hub.New(hc)
 	t.Hub = h // closed by Close even if Start fails
+	online = func(ctx context.Context) ([]dataset.OnlinePlayer, error) {
+		var out []dataset.OnlinePlayer
+		for _, p := range h.Online(ctx) {
+			out = append(out, dataset.OnlinePlayer{Player: p.Name, Table: p.Table, Role: p.Role})
+		}
+		return out, nil
+	}
 	if err := h.Start(ctx); err != nil {
 		return nil, err
 	}
+	t.alerts.start(cfg.AlertEvery, func(err error) { t.Log.Warn("alert rules", "err", err) })
 
 	// PROTOCOL.md "Operator (admin)": without a configured token, a new
 	// one for this run.
@@ -157,7 +181,8 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	}
 	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
-	wc := web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry, Adventures: shelf}
+	wc := web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry, Adventures: shelf,
+		Operator: &operator{store: t.Store, hub: h, budget: t.budget, alerts: t.alerts, now: time.Now}}
 	if cfg.Web != nil {
 		cfg.Web(&wc)
 	}
@@ -193,7 +218,7 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 		if t.health != nil {
 			t.health.Watch(m.Name())
 		}
-		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log, Health: t.health}
+		return &agent.Logged{Model: m, Log: t.calls, Prices: prices, Logger: t.Log, Health: t.health, Budget: t.budget, Observe: t.alerts.call}
 	}
 	base := openai.Config{Log: t.Log, CallTimeout: cfg.LLMTimeout, FirstTokenTimeout: cfg.LLMFirstToken, IdleTimeout: cfg.LLMIdle, Streaming: cfg.Streaming}
 	if cfg.OpenAI != nil {
@@ -217,6 +242,11 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 	return &agent.Runner{
 		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),
 		Memory: t.Store, Log: t.Log, Window: cfg.window(),
+		// Over budget, a table is played offline (PROTOCOL.md "Operator,
+		// continued").
+		// Its calls are logged but not watched: the overview's models are
+		// the configured ones.
+		Budget: t.budget, Offline: &agent.Logged{Model: offline.Narrator{}, Log: t.calls, Prices: prices, Logger: t.Log},
 	}, logged(ms.Data), ms.DM
 }
 
@@ -318,6 +348,9 @@ func (t *Tavern) close() error {
 			errs = append(errs, ln.Close())
 		}
 		shut <- nil
+	}
+	if t.alerts != nil {
+		t.alerts.close()
 	}
 	if t.Hub != nil {
 		// A commit the store retries on a full disk would hold its table,

@@ -1,6 +1,6 @@
 // The "Ask the data" page: posts the question to
 // /api/admin/ask with Accept: text/event-stream and shows each step as it
-// arrives — the SQL, the rows as a table, the chart spec and the chart —
+// arrives — the SQL, the rows as a table and the chart —
 // then the answer. Follow-ups carry the conversation id. Without this
 // script the form posts to /admin/ask and the server renders the answer.
 // Text from the database or the model is only ever set as textContent.
@@ -33,11 +33,20 @@ function pre(cls, text) {
   return p;
 }
 
+// columnLabel words a column as the server's columnLabel does.
+function columnLabel(c) {
+  const units = { _usd: " (USD)", _ms: " (ms)", _s: " (s)", _pct: " (%)" };
+  for (const [suffix, unit] of Object.entries(units)) {
+    if (c.endsWith(suffix) && c.length > suffix.length) return c.slice(0, -suffix.length).replaceAll("_", " ") + unit;
+  }
+  return c.replaceAll("_", " ");
+}
+
 function table(step) {
   const wrap = el("div", "ask-table-wrap");
   const t = el("table", "ask-rows");
   const head = el("tr");
-  for (const c of step.columns) head.append(el("th", "", c));
+  for (const c of step.columns) head.append(el("th", "", columnLabel(c)));
   const thead = el("thead");
   thead.append(head);
   t.append(thead);
@@ -71,7 +80,6 @@ function stepItem(step, li) {
   li.replaceChildren();
   if (step.description) li.append(el("p", "ask-desc", step.description));
   if (step.sql) li.append(pre("ask-sql", step.sql));
-  if (step.chart) li.append(pre("ask-spec", JSON.stringify(step.chart)));
   if (step.error) li.append(el("p", "ask-step-error", "Refused: " + step.error));
   if (step.columns && step.columns.length) li.append(...table(step));
   if (step.svg) {
@@ -147,7 +155,8 @@ async function ask(question) {
         break;
       case "answer":
         answer.textContent = data.answer;
-        if (data.offline) article.append(el("p", "muted ask-offline", "Answered by the offline analyst (no model configured)."));
+        if (data.note) article.append(el("p", "ask-note", data.note));
+        else if (data.offline) article.append(el("p", "muted ask-offline", "Answered by the offline analyst (no model configured)."));
         conv.value = data.conversation;
         document.querySelector('label[for="ask-question"]').textContent = "Follow-up question";
         if (!document.getElementById("ask-new")) {

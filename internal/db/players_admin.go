@@ -1,0 +1,353 @@
+package db
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"tavern/internal/engine"
+	"tavern/internal/store"
+)
+
+// The operator's side of players (PROTOCOL.md "Operator, continued"):
+// search, a player's page, the server-wide ban and the erasure.
+
+const qPlayerRow = `SELECT p.id, p.name, p.created_at, p.banned_at IS NOT NULL, p.erased_at IS NOT NULL,
+	(SELECT COUNT(*) FROM (SELECT table_id FROM seats WHERE player_id = p.id UNION SELECT id FROM tables WHERE owner_id = p.id))
+	FROM players p`
+
+func scanPlayerRow(r rowScanner) (store.PlayerRow, error) {
+	var p store.PlayerRow
+	var created string
+	if err := r.Scan(&p.ID, &p.Name, &created, &p.Banned, &p.Erased, &p.Tables); err != nil {
+		return p, err
+	}
+	var err error
+	p.CreatedAt, err = parseTime(created)
+	return p, err
+}
+
+// SearchPlayers returns up to limit players whose name contains q (any
+// case) or whose id is q, newest first; every player when q is empty.
+func (d *DB) SearchPlayers(ctx context.Context, q string, limit int) ([]store.PlayerRow, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q) + "%"
+	var out []store.PlayerRow
+	err := each(ctx, d.reader, qPlayerRow+` WHERE ? = '' OR p.id = ? OR p.name LIKE ? ESCAPE '\' ORDER BY p.created_at DESC, p.id LIMIT ?`,
+		[]any{q, q, like, limit}, func(r *sql.Rows) error {
+			p, err := scanPlayerRow(r)
+			out = append(out, p)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("search players: %w", err)
+	}
+	return out, nil
+}
+
+func playerNotFound(id string) error {
+	return engine.Errorf(engine.ENOTFOUND, "No player %s.", id)
+}
+
+// PlayerDetail returns what the operator's page shows of player id:
+// their tables and characters, their actions (the last 20 of them), the
+// model spend of the turns that played those actions, and the feedback
+// they gave. ENOTFOUND if there is no such player.
+func (d *DB) PlayerDetail(ctx context.Context, id string) (store.PlayerDetail, error) {
+	var p store.PlayerDetail
+	err := d.read(ctx, func(tx *sql.Tx) error {
+		row, err := scanPlayerRow(tx.QueryRowContext(ctx, qPlayerRow+" WHERE p.id = ?", id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return playerNotFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		p.PlayerRow = row
+		var banned sql.NullString
+		if err := tx.QueryRowContext(ctx, "SELECT banned_at, ban_reason FROM players WHERE id = ?", id).Scan(&banned, &p.BanReason); err != nil {
+			return err
+		}
+		if banned.Valid {
+			t, err := parseTime(banned.String)
+			if err != nil {
+				return err
+			}
+			p.BannedAt = &t
+		}
+		p.Seats = []store.PlayerSeat{}
+		err = each(ctx, tx, `SELECT t.id, t.name, t.owner_id = ?1, COALESCE(s.seat, ''), COALESCE(c.name, ''), COALESCE(c.class, ''),
+				COALESCE(c.level, 0), t.closed_at IS NOT NULL
+			FROM tables t LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = ?1
+			LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
+			WHERE t.owner_id = ?1 OR s.player_id IS NOT NULL ORDER BY t.created_at DESC`, []any{id}, func(r *sql.Rows) error {
+			var s store.PlayerSeat
+			if err := r.Scan(&s.TableID, &s.TableName, &s.Owner, &s.Seat, &s.Character, &s.Class, &s.Level, &s.Closed); err != nil {
+				return err
+			}
+			p.Seats = append(p.Seats, s)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM pending_actions WHERE player_id = ?", id).Scan(&p.Actions); err != nil {
+			return err
+		}
+		if p.Recent, err = playerActions(ctx, tx, id, 20); err != nil {
+			return err
+		}
+		// A turn that played one of their actions says so in its
+		// narration's action_id; its model calls are theirs.
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(c.cost_usd), 0) FROM llm_calls c
+			WHERE c.turn != '' AND EXISTS (SELECT 1 FROM events e JOIN pending_actions a
+				ON a.table_id = e.table_id AND a.id = json_extract(e.data, '$.action_id')
+				WHERE e.table_id = c.table_id AND e.turn = c.turn AND e.kind = 'narration' AND a.player_id = ?)`, id).
+			Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
+			return err
+		}
+		p.Feedback, err = playerFeedback(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return store.PlayerDetail{}, fmt.Errorf("player %s: %w", id, err)
+	}
+	return p, nil
+}
+
+// playerActions returns the last limit actions of a player (<= 0: all),
+// newest first.
+func playerActions(ctx context.Context, tx *sql.Tx, id string, limit int) ([]store.PlayerAction, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	out := []store.PlayerAction{}
+	err := each(ctx, tx, `SELECT table_id, id, text, state, created_at FROM pending_actions WHERE player_id = ?
+		ORDER BY created_at DESC LIMIT ?`, []any{id, limit}, func(r *sql.Rows) error {
+		var a store.PlayerAction
+		var at string
+		if err := r.Scan(&a.TableID, &a.ActionID, &a.Text, &a.State, &at); err != nil {
+			return err
+		}
+		var err error
+		a.CreatedAt, err = parseTime(at)
+		out = append(out, a)
+		return err
+	})
+	return out, err
+}
+
+// playerFeedback reads the feedback table when the schema has one (the
+// narrations' scores of PROTOCOL.md "Undo, notes…"); without it, none.
+func playerFeedback(ctx context.Context, tx *sql.Tx, id string) ([]store.PlayerFeedback, error) {
+	out := []store.PlayerFeedback{}
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'feedback'").Scan(&n); err != nil || n == 0 {
+		return out, err
+	}
+	err := each(ctx, tx, "SELECT * FROM feedback WHERE player_id = ?", []any{id}, func(r *sql.Rows) error {
+		cols, err := r.Columns()
+		if err != nil {
+			return err
+		}
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := r.Scan(ptrs...); err != nil {
+			return err
+		}
+		var f store.PlayerFeedback
+		for i, c := range cols {
+			switch c {
+			case "table_id":
+				f.TableID = fmt.Sprint(vals[i])
+			case "seq":
+				f.Seq, _ = vals[i].(int64)
+			case "score":
+				s, _ := vals[i].(int64)
+				f.Score = int(s)
+			case "comment":
+				if s, ok := vals[i].(string); ok {
+					f.Comment = s
+				}
+			}
+		}
+		out = append(out, f)
+		return nil
+	})
+	return out, err
+}
+
+// SetPlayerBan bans player id server-wide (reason kept for the console)
+// or lifts the ban. A banned player's token signs nobody in
+// (PlayerByTokenHash) until the ban is lifted. ENOTFOUND if there is no
+// such player.
+func (d *DB) SetPlayerBan(ctx context.Context, id string, banned bool, reason string) error {
+	var at any
+	if banned {
+		at = formatTime(d.now())
+	} else {
+		reason = ""
+	}
+	err := d.write(ctx, func(w *writeTx) error {
+		res, err := w.conn.ExecContext(ctx, "UPDATE players SET banned_at = ?, ban_reason = ? WHERE id = ?", at, reason, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return playerNotFound(id)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("ban %s: %w", id, err)
+	}
+	return nil
+}
+
+// PlayerExport is all of a player's data, as the operator exports it.
+type PlayerExport struct {
+	Player     store.PlayerDetail   `json:"player"`
+	Characters []map[string]any     `json:"characters"`
+	Actions    []store.PlayerAction `json:"actions"`
+	Chat       []map[string]any     `json:"chat"`
+}
+
+// ExportPlayer returns every record of player id: the page's detail,
+// their characters (backstories included), all their actions and their
+// chat lines. ENOTFOUND if there is no such player.
+func (d *DB) ExportPlayer(ctx context.Context, id string) (PlayerExport, error) {
+	detail, err := d.PlayerDetail(ctx, id)
+	if err != nil {
+		return PlayerExport{}, err
+	}
+	x := PlayerExport{Player: detail, Characters: []map[string]any{}, Chat: []map[string]any{}}
+	err = d.read(ctx, func(tx *sql.Tx) error {
+		err := each(ctx, tx, `SELECT table_id, id, name, class, backstory, level, xp, hp, max_hp, gold FROM characters WHERE player_id = ?`,
+			[]any{id}, func(r *sql.Rows) error {
+				var table, cid, name, class, back string
+				var level, xp, hp, maxHP, gold int
+				if err := r.Scan(&table, &cid, &name, &class, &back, &level, &xp, &hp, &maxHP, &gold); err != nil {
+					return err
+				}
+				x.Characters = append(x.Characters, map[string]any{"table_id": table, "id": cid, "name": name, "class": class,
+					"backstory": back, "level": level, "xp": xp, "hp": hp, "max_hp": maxHP, "gold": gold})
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+		if x.Actions, err = playerActions(ctx, tx, id, 0); err != nil {
+			return err
+		}
+		return each(ctx, tx, `SELECT table_id, seq, ts, json_extract(data, '$.text') FROM events
+			WHERE kind = 'chat' AND json_extract(data, '$.player_id') = ? ORDER BY ts`, []any{id}, func(r *sql.Rows) error {
+			var table, ts string
+			var seq int64
+			var text sql.NullString
+			if err := r.Scan(&table, &seq, &ts, &text); err != nil {
+				return err
+			}
+			x.Chat = append(x.Chat, map[string]any{"table_id": table, "seq": seq, "ts": ts, "text": text.String})
+			return nil
+		})
+	})
+	if err != nil {
+		return PlayerExport{}, fmt.Errorf("export player %s: %w", id, err)
+	}
+	return x, nil
+}
+
+// ErasePlayer erases player id (PROTOCOL.md "Operator, continued"): their
+// name becomes store.ErasedName in the players table and in the events
+// that carry it (their actions too, so the story export names them so),
+// their chat texts and their characters' backstories are
+// removed (from the characters, the session-start actions that carried
+// them, the agents' histories and memories), and their token is revoked.
+// Every row stays, so the game log keeps its shape. ENOTFOUND if there is
+// no such player. The tables in memory must be scrubbed by their owner
+// (the hub) first, or a later commit would write a backstory back.
+func (d *DB) ErasePlayer(ctx context.Context, id string) error {
+	now := formatTime(d.now())
+	revoked := make([]byte, 32)
+	rand.Read(revoked)
+	err := d.write(ctx, func(w *writeTx) error {
+		exec := func(q string, args ...any) error {
+			_, err := w.conn.ExecContext(ctx, q, args...)
+			return err
+		}
+		var name string
+		if err := w.conn.QueryRowContext(ctx, "SELECT name FROM players WHERE id = ?", id).Scan(&name); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return playerNotFound(id)
+			}
+			return err
+		}
+		var backstories []string
+		// The session-start actions keep the backstories too, even once
+		// the hub blanked the characters'.
+		rows, err := w.conn.QueryContext(ctx, `SELECT backstory FROM characters WHERE player_id = ?1 AND backstory != ''
+			UNION SELECT text FROM pending_actions WHERE player_id = ?1 AND client_id LIKE 'start:%' AND text != ''`, id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var b string
+			if err := rows.Scan(&b); err != nil {
+				rows.Close()
+				return err
+			}
+			backstories = append(backstories, b)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		steps := []struct {
+			q    string
+			args []any
+		}{
+			{"UPDATE players SET name = ?, token_hash = ?, erased_at = ?, banned_at = NULL, ban_reason = '' WHERE id = ?",
+				[]any{store.ErasedName, revoked, now, id}},
+			{"UPDATE characters SET backstory = '' WHERE player_id = ?", []any{id}},
+			{"UPDATE pending_actions SET text = '' WHERE player_id = ? AND client_id LIKE 'start:%'", []any{id}},
+			{`UPDATE events SET data = json_set(data, '$.text', '') WHERE kind = 'chat' AND json_extract(data, '$.player_id') = ?`, []any{id}},
+			{`UPDATE events SET data = json_set(data, '$.name', ?) WHERE kind IN ('chat', 'player_joined', 'player_left', 'action')
+				AND json_extract(data, '$.player_id') = ?`, []any{store.ErasedName, id}},
+			{"UPDATE notes SET author_name = ? WHERE author = ?", []any{store.ErasedName, id}},
+			{"UPDATE feedback SET comment = '' WHERE player_id = ?", []any{id}},
+			// A save point holds the whole state before a turn: the
+			// player's backstory and words with it. Erasure wins over undo.
+			{"DELETE FROM retcon_points WHERE table_id IN (SELECT table_id FROM characters WHERE player_id = ?)", []any{id}},
+		}
+		for _, s := range steps {
+			if err := exec(s.q, s.args...); err != nil {
+				return err
+			}
+		}
+		for _, b := range backstories {
+			esc, _ := json.Marshal(b) // as it stands in a JSON message body
+			inBody := strings.Trim(string(esc), `"`)
+			if err := exec("UPDATE agent_messages SET body = replace(body, ?, '') WHERE instr(body, ?) > 0", inBody, inBody); err != nil {
+				return err
+			}
+			if err := exec("UPDATE memories SET summary = replace(summary, ?, ''), title = replace(title, ?, '') WHERE instr(summary, ?) > 0 OR instr(title, ?) > 0",
+				b, b, b, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("erase player %s: %w", id, err)
+	}
+	return nil
+}

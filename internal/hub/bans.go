@@ -1,0 +1,111 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"tavern/internal/engine"
+	"tavern/internal/store"
+)
+
+
+// ClosePlayer closes every socket of player playerID, on every loaded
+// table and in any role, with 4003 and reason; it returns how many it
+// closed. Tables not in memory have no socket. It does not free seats:
+// the operator's server-wide ban refuses the player's token instead, so
+// an unban gives them back their seats.
+func (h *Hub) ClosePlayer(ctx context.Context, playerID, reason string) int {
+	if playerID == "" {
+		return 0
+	}
+	return h.eachLoaded(ctx, "close a banned player's sockets", playerID, func(t *table) int { return t.closePlayer(playerID, reason) })
+}
+
+// eachLoaded runs f on the goroutine of every loaded table and sums what
+// it returns.
+func (h *Hub) eachLoaded(ctx context.Context, what, playerID string, f func(t *table) int) int {
+	h.mu.RLock()
+	ts := make([]*table, 0, len(h.tables))
+	for _, t := range h.tables {
+		ts = append(ts, t)
+	}
+	h.mu.RUnlock()
+	var n atomic.Int64
+	for _, t := range ts {
+		err := t.callSystem(ctx, func() error {
+			n.Add(int64(f(t)))
+			return nil
+		})
+		if err != nil {
+			h.log.Warn(what, "table", t.id, "player", playerID, "err", err)
+		}
+	}
+	return int(n.Load())
+}
+
+// closePlayer closes the player's sockets at t with 4003 and reason.
+func (t *table) closePlayer(playerID, reason string) int {
+	n := 0
+	for c := range t.clients {
+		if c.playerID() == playerID {
+			c.close(CloseFreed, reason)
+			n++
+		}
+	}
+	return n
+}
+
+// ReasonErased is the close reason of an erased player's sockets.
+const ReasonErased = "erased by the operator"
+
+// ErasePlayer prepares the erasure of player playerID in the loaded
+// tables, before the store erases their rows: their sockets close with
+// 4003, their name leaves the seats in memory, and their characters'
+// backstories are removed from the state (committed, so that no later
+// commit writes one back; a running turn drops it too when it lands).
+func (h *Hub) ErasePlayer(ctx context.Context, playerID string) error {
+	if playerID == "" {
+		return nil
+	}
+	var errs atomic.Int64
+	h.eachLoaded(ctx, "erase a player", playerID, func(t *table) int {
+		t.closePlayer(playerID, ReasonErased)
+		for i := range t.seats {
+			if t.seats[i].PlayerID == playerID {
+				t.seats[i].PlayerName = store.ErasedName
+			}
+		}
+		blank := func(st *engine.State) bool {
+			changed := false
+			for _, c := range st.Party {
+				if c.PlayerID == playerID && c.Backstory != "" {
+					c.Backstory, changed = "", true
+				}
+			}
+			return changed
+		}
+		next := t.st.Clone()
+		if !blank(next) {
+			return 0
+		}
+		// The store deletes the table's save points with the erasure: a
+		// retcon must not bring the backstory back from memory either.
+		t.own.points = nil
+		if err := t.commit(ctx, store.Commit{State: next}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+			h.log.Warn("erase a player's backstory", "table", t.id, "player", playerID, "err", err)
+			errs.Add(1)
+			return 0
+		}
+		t.setState(next)
+		if t.job != nil {
+			t.sinceJob = append(t.sinceJob, func(st *engine.State) { blank(st) })
+		}
+		t.updateSummary()
+		return 1
+	})
+	if errs.Load() > 0 {
+		return fmt.Errorf("erase player %s: %d tables could not save the erasure", playerID, errs.Load())
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"tavern/internal/hub"
+)
+
+// Console roles (PROTOCOL.md "Operator, continued"): the root token of
+// TAVERN_ADMIN_TOKEN may do everything; a moderator also moderates and
+// asks; a viewer reads the pages and the read-only API.
+const (
+	RoleRoot      = "root"
+	RoleModerator = "moderator"
+	RoleViewer    = "viewer"
+)
+
+// consoleIdentity is who signed in to the console.
+type consoleIdentity struct {
+	Name, Role string
+}
+
+type identityKey struct{}
+
+func withIdentity(ctx context.Context, id consoleIdentity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// identity returns who the request signed in as; the root token when
+// adminOnly set nothing (routes that predate console users).
+func identity(ctx context.Context) consoleIdentity {
+	if id, ok := ctx.Value(identityKey{}).(consoleIdentity); ok {
+		return id
+	}
+	return consoleIdentity{Name: RoleRoot, Role: RoleRoot}
+}
+
+// actorName names who acted, for moderation events and log lines.
+func actorName(ctx context.Context) string { return identity(ctx).Name }
+
+// errViewerOnly answers a viewer's moderation request.
+var errViewerOnly = &apiError{code: hub.CodeForbidden, message: "Your console role (viewer) may read, not moderate."}
+
+// errRootOnly answers a request only the root token may make.
+var errRootOnly = &apiError{code: hub.CodeForbidden, message: "Only the root admin token may do this."}
+
+// moderator lets through moderators and root; a viewer gets 403.
+func (s *Server) moderator(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if identity(r.Context()).Role == RoleViewer {
+			s.refuseRole(w, r, errViewerOnly)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// rootOnly lets through the root token only.
+func (s *Server) rootOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if identity(r.Context()).Role != RoleRoot {
+			s.refuseRole(w, r, errRootOnly)
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (s *Server) refuseRole(w http.ResponseWriter, r *http.Request, e *apiError) {
+	s.log.Warn("admin: refused by role", "by", actorName(r.Context()), "method", r.Method, "path", r.URL.Path)
+	if isAPI(r) {
+		s.error(w, r, e)
+		return
+	}
+	s.render(w, r, http.StatusForbidden, adminError(http.StatusForbidden, e.message, "/admin"))
+}
+
+// parseUSD reads a form's amount of USD, 0 to maxBudgetUSD.
+func parseUSD(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v != v || v < 0 || v > maxBudgetUSD {
+		return 0, badRequest("Want an amount of USD from 0 (no budget) to 1000000.")
+	}
+	return v, nil
+}
