@@ -9,7 +9,6 @@ import (
 	"tavern/internal/store"
 )
 
-
 // ClosePlayer closes every socket of player playerID, on every loaded
 // table and in any role, with 4003 and reason; it returns how many it
 // closed. Tables not in memory have no socket. It does not free seats:
