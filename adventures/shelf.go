@@ -308,6 +308,11 @@ func (s *Shelf) Keep(ctx context.Context, tableID, id string) error {
 // (adventure id when no copy was kept: a table older than the copies).
 // The caller must not modify it.
 func (s *Shelf) ForTable(tableID, id string) (*engine.Adventure, bool) {
+	// No copy of a built-in adventure is kept (it changes only with a
+	// release): every turn asks, and the store must not be read for it.
+	if a, ok := s.lib.Get(id); ok {
+		return a, true
+	}
 	s.mu.Lock()
 	a, ok := s.tables[tableID]
 	s.mu.Unlock()
