@@ -29,6 +29,7 @@ import (
 	"tavern/internal/hub"
 	"tavern/internal/offline"
 	"tavern/internal/openai"
+	"tavern/internal/pgdb"
 	"tavern/web"
 )
 
@@ -41,8 +42,12 @@ var _ agent.CallQueue = (*db.DB)(nil)
 type Tavern struct {
 	Config Config
 	Log    *slog.Logger
-	Store  *db.DB
-	Hub    *hub.Hub
+	// DB is the store, on either engine; Store is it when it is SQLite
+	// (nil on PostgreSQL), PG when it is PostgreSQL (nil on SQLite).
+	DB    Store
+	Store *db.DB
+	PG    *pgdb.DB
+	Hub   *hub.Hub
 	// Registry holds every metric /metrics serves: the Go runtime, the
 	// game (Metrics) and HTTP.
 	Registry *prometheus.Registry
@@ -55,6 +60,7 @@ type Tavern struct {
 	AdminToken     string
 	AdminTokenMade bool
 
+	unlockDB  func() error
 	calls     *agent.CallWriter
 	health    *agent.Health
 	runner    *agent.Runner
@@ -106,18 +112,23 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("load adventures: %w", err)
 	}
-	if t.Store, err = db.Open(ctx, cfg.DB); err != nil {
+	if t.DB, t.unlockDB, err = t.openStore(ctx); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 
 	t.Registry = prometheus.NewRegistry()
 	t.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	t.Metrics = hub.NewMetrics(t.Registry)
-	t.Store.ObserveWrites(db.WriteObserver{Commit: t.Metrics.StoreCommit, Transaction: t.Metrics.StoreTransaction, Checkpoint: t.Metrics.StoreCheckpoint})
-	t.Metrics.StoreQueue(t.Store.Queued)
+	if t.Store != nil {
+		t.Store.ObserveWrites(db.WriteObserver{Commit: t.Metrics.StoreCommit, Transaction: t.Metrics.StoreTransaction, Checkpoint: t.Metrics.StoreCheckpoint})
+		t.Metrics.StoreQueue(t.Store.Queued)
+	} else {
+		t.PG.ObserveWrites(pgdb.WriteObserver{Commit: t.Metrics.StoreCommit, Transaction: t.Metrics.StoreTransaction})
+		t.Metrics.StoreQueue(t.PG.Queued)
+	}
 	// The call log is written off the model path; it is closed after the
 	// hub so the last turns' calls are kept.
-	t.calls = agent.NewCallWriter(agent.CallWriterConfig{Store: t.Store, Observe: t.Metrics.ObserveCall, Dropped: t.Metrics.CallDropped, Log: t.Log})
+	t.calls = agent.NewCallWriter(agent.CallWriterConfig{Store: t.DB, Observe: t.Metrics.ObserveCall, Dropped: t.Metrics.CallDropped, Log: t.Log})
 	t.health = &agent.Health{}
 	t.runner, t.dataModel, t.DM = t.agents()
 	if cfg.Runner != nil {
@@ -126,13 +137,17 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 
 	// The operator's data agent reads the file read-only, on connections
 	// of its own; the model when there is one, else the offline analyst.
-	if t.data, err = dataset.Open(ctx, cfg.DB); err != nil {
-		return nil, fmt.Errorf("open the data agent's views: %w", err)
+	// On PostgreSQL it is not yet wired: the Ask page says so.
+	var asker web.Asker
+	if t.Store != nil {
+		if t.data, err = dataset.Open(ctx, cfg.DB); err != nil {
+			return nil, fmt.Errorf("open the data agent's views: %w", err)
+		}
+		asker = &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: &dataset.Analyst{Data: t.data}, Conversations: t.DB, Log: t.Log}
 	}
-	asker := &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: &dataset.Analyst{Data: t.data}, Conversations: t.Store, Log: t.Log}
 
 	hc := hub.Config{
-		Store: t.Store, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
+		Store: t.DB, Adventures: lib, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health,
 		SocketsPerPlayer: cfg.SocketsPerPlayer, SocketsPerAddr: cfg.SocketsPerAddr, PingInterval: cfg.PingInterval,
 	}
@@ -153,7 +168,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	}
 	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
-	wc := web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry}
+	wc := web.Config{Hub: h, Players: t.DB, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry}
 	if cfg.Web != nil {
 		cfg.Web(&wc)
 	}
@@ -205,14 +220,14 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 			dm = cfg.Narrator
 		}
 		n := logged(dm)
-		return &agent.Runner{Narrative: n, Combat: n, Summary: n, Memory: t.Store, Log: t.Log, Window: cfg.window()}, nil, "offline"
+		return &agent.Runner{Narrative: n, Combat: n, Summary: n, Memory: t.DB, Log: t.Log, Window: cfg.window()}, nil, "offline"
 	}
 	if cfg.Runner == nil {
 		t.Log.Info("AI game master", "narrative", ms.Narrative.Name(), "combat", ms.Combat.Name(), "summary", ms.Summary.Name())
 	}
 	return &agent.Runner{
 		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),
-		Memory: t.Store, Log: t.Log, Window: cfg.window(),
+		Memory: t.DB, Log: t.Log, Window: cfg.window(),
 	}, logged(ms.Data), ms.DM
 }
 
@@ -327,8 +342,11 @@ func (t *Tavern) close() error {
 	if t.data != nil {
 		errs = append(errs, t.data.Close())
 	}
-	if t.Store != nil {
-		errs = append(errs, t.Store.Close())
+	if t.DB != nil {
+		errs = append(errs, t.DB.Close())
+	}
+	if t.unlockDB != nil {
+		errs = append(errs, t.unlockDB())
 	}
 	t.stopPprof()
 	return errors.Join(errs...)

@@ -1,0 +1,96 @@
+package tavern
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"tavern/internal/agent"
+	"tavern/internal/db"
+	"tavern/internal/hub"
+	"tavern/internal/pgdb"
+	"tavern/web"
+)
+
+// Store is what Tavern needs of its store; *db.DB (SQLite) and *pgdb.DB
+// (PostgreSQL) both are one.
+type Store interface {
+	hub.Store
+	agent.CallQueue
+	agent.Conversations
+	web.Players
+	Forget(tableID string)
+	Close() error
+}
+
+var (
+	_ Store = (*db.DB)(nil)
+	_ Store = (*pgdb.DB)(nil)
+)
+
+// postgres reports whether the DB setting names a PostgreSQL database.
+func (c *Config) postgres() bool { return pgdb.IsURL(c.DB) }
+
+// checkCluster refuses cluster settings Tavern cannot use.
+func (c *Config) checkCluster() error {
+	if !c.postgres() {
+		return nil
+	}
+	switch {
+	case c.DBMaxConns < 2:
+		return fmt.Errorf("db-max-conns %d (TAVERN_DB_MAX_CONNS): want 2 or more", c.DBMaxConns)
+	case c.LeaseRenew <= 0 || c.LeaseTTL < 2*c.LeaseRenew:
+		return fmt.Errorf("lease-renew %s, lease-ttl %s: want a renewal above 0 and a TTL of at least two renewals, such as 2s and 10s", c.LeaseRenew, c.LeaseTTL)
+	case c.OrphanSweep <= 0:
+		return fmt.Errorf("orphan-sweep %s (TAVERN_ORPHAN_SWEEP): want a duration above 0, such as 1s", c.OrphanSweep)
+	}
+	if _, err := c.nodeAddr(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// nodeAddr is the address other nodes reach this one at: NodeAddr, else
+// Addr when it names a host.
+func (c *Config) nodeAddr() (string, error) {
+	if c.NodeAddr != "" {
+		return c.NodeAddr, nil
+	}
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return "", fmt.Errorf("addr %q: %w", c.Addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return "", fmt.Errorf("addr %s listens on every interface: set TAVERN_NODE_ADDR (-node-addr) to the host:port the other nodes reach this one at", c.Addr)
+	}
+	if port == "0" {
+		return "", nil // known once listening (tests)
+	}
+	return c.Addr, nil
+}
+
+// openStore opens the store the DB setting names: PostgreSQL for a
+// postgres:// URL, else the SQLite file, whose single-writer lock it takes
+// first (released by the returned function, after the store is closed).
+func (t *Tavern) openStore(ctx context.Context) (Store, func() error, error) {
+	cfg := t.Config
+	if cfg.postgres() {
+		pg, err := pgdb.Open(ctx, cfg.DB, pgdb.Options{MaxConns: cfg.DBMaxConns})
+		if err != nil {
+			return nil, nil, err
+		}
+		t.PG = pg
+		return pg, func() error { return nil }, nil
+	}
+	unlock, err := db.Lock(cfg.DB)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := db.Open(ctx, cfg.DB)
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	t.Store = d
+	return d, unlock, nil
+}
