@@ -142,8 +142,15 @@ func (d *DB) TableProgress(ctx context.Context) (map[string]store.TableProgress,
 
 // LoadTable returns everything needed to bring a table back, read from
 // one snapshot (db.DB.LoadTable's contract); ENOTFOUND if there is no
-// such table.
+// such table. On a cluster node it claims the table first (owners.go),
+// and fails with an *OwnedElsewhere (store.ErrNotOwner) if another live
+// node owns it.
 func (d *DB) LoadTable(ctx context.Context, id string) (store.TableData, error) {
+	if n := d.node.Load(); n != nil {
+		if err := d.claim(ctx, n, id); err != nil {
+			return store.TableData{}, fmt.Errorf("load table %s: %w", id, err)
+		}
+	}
 	var td store.TableData
 	err := d.read(ctx, func(tx pgx.Tx) error {
 		var closed string

@@ -44,6 +44,8 @@ type commitReq struct {
 	at      time.Time
 	done    func(error)
 	skipped bool // not applied: its chain is broken
+	// release: not a commit but the release of c.TableID (owners.go).
+	release bool
 	queued  time.Time
 }
 
@@ -120,17 +122,20 @@ func (d *DB) Enqueue(ctx context.Context, c store.Commit, done func(error)) erro
 		return commitError(c, err)
 	}
 	r := &commitReq{c: c, rows: rows, at: d.now(), done: done, queued: time.Now()}
-	m := d.committer
+	return d.committer.enqueue(ctx, r)
+}
+
+func (m *committer) enqueue(ctx context.Context, r *commitReq) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
-		return commitError(c, errClosed)
+		return commitError(r.c, errClosed)
 	}
 	select {
 	case m.queue <- r:
 		return nil
 	case <-ctx.Done():
-		return commitError(c, ctx.Err())
+		return commitError(r.c, ctx.Err())
 	}
 }
 
@@ -276,6 +281,10 @@ func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
 		return c
 	}
 	for _, r := range batch {
+		if r.release {
+			m.d.queueRelease(t, r.c.TableID, epochs[r.c.TableID])
+			continue
+		}
 		if r.skipped = m.chainBroken(r.c); r.skipped {
 			continue
 		}

@@ -8,3 +8,7 @@ import "errors"
 // without reloading, and its sockets close 1012 so that clients reconnect
 // to the owner.
 var ErrFenced = errors.New("store: this node no longer owns the table; not applied")
+
+// ErrNotOwner fails the load of a table another live node owns: the
+// request belongs there (PROTOCOL.md "Several nodes").
+var ErrNotOwner = errors.New("store: another node owns the table")
