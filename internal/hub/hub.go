@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -218,6 +219,9 @@ func (h *Hub) Start(ctx context.Context) error {
 			continue
 		}
 		t, err := h.get(ctx, info.Table.ID)
+		if errors.Is(err, store.ErrNotOwner) {
+			continue // another node runs it (owners.go)
+		}
 		if err != nil {
 			return fmt.Errorf("load table %s: %w", info.Table.ID, err)
 		}

@@ -44,7 +44,8 @@ type NodeConfig struct {
 	// wait (an open action, a fight): the hub loads each, which claims it
 	// (LoadTable). It runs on the sweeper's goroutine.
 	Adopt func(ctx context.Context, tableID string)
-	// Counts, if set, gives the node's sockets for its row (the overview).
+	// Sockets, if set, gives the node's open websockets for its row (the
+	// operator's overview).
 	Sockets func() int
 	Log     *slog.Logger
 }
@@ -393,7 +394,11 @@ func (d *DB) fence(t *btx, batch []*commitReq, lives []store.Commit) map[string]
 				}
 				seen[id] = true
 				if owner == nil || *owner != me || epoch != held[id] {
-					return fmt.Errorf("table %s (epoch %d here, owner row %v/%d): %w", id, held[id], owner, epoch, store.ErrFenced)
+					who := "nobody"
+					if owner != nil {
+						who = *owner
+					}
+					return fmt.Errorf("table %s held here under epoch %d, now %s's under epoch %d: %w", id, held[id], who, epoch, store.ErrFenced)
 				}
 			}
 			if err := rows.Err(); err != nil {
@@ -541,4 +546,19 @@ func (d *DB) leave(ctx context.Context, n *node) error {
 		return fmt.Errorf("leave the cluster: %w", err)
 	}
 	return nil
+}
+
+// SetAddr changes the address other nodes reach this one at (a node that
+// listens on port 0 learns it once listening).
+func (d *DB) SetAddr(ctx context.Context, addr string) error {
+	n := d.node.Load()
+	if n == nil {
+		return nil
+	}
+	n.mu.Lock()
+	n.cfg.Addr = addr
+	id := n.id
+	n.mu.Unlock()
+	_, err := d.pool.Exec(ctx, "UPDATE nodes SET addr = $2 WHERE id = $1", id, addr)
+	return err
 }

@@ -94,3 +94,26 @@ func (t *Tavern) openStore(ctx context.Context) (Store, func() error, error) {
 	t.Store = d
 	return d, unlock, nil
 }
+
+// join makes this server a node of the cluster when the store is
+// PostgreSQL: the store then claims the tables the hub loads, fences the
+// commits of tables that moved and tells the hub (Unload), and hands it
+// the orphans of dead nodes (Adopt).
+func (t *Tavern) join(ctx context.Context) error {
+	if t.PG == nil {
+		return nil
+	}
+	addr, err := t.Config.nodeAddr()
+	if err != nil {
+		return err
+	}
+	h := t.Hub
+	err = t.PG.Join(ctx, pgdb.NodeConfig{
+		Addr: addr, TTL: t.Config.LeaseTTL, Renew: t.Config.LeaseRenew, Sweep: t.Config.OrphanSweep,
+		Lost: h.Unload, Adopt: h.Adopt, Sockets: h.Sockets, Log: t.Log,
+	})
+	if err != nil {
+		return fmt.Errorf("join the cluster: %w", err)
+	}
+	return nil
+}

@@ -156,6 +156,9 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	}
 	h := hub.New(hc)
 	t.Hub = h // closed by Close even if Start fails
+	if err := t.join(ctx); err != nil {
+		return nil, err
+	}
 	if err := h.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -247,6 +250,11 @@ func (t *Tavern) Listen() error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	t.ln = &closeSignal{Listener: ln, closed: t.lnClosed}
+	if t.PG != nil && t.Config.NodeAddr == "" {
+		if err := t.PG.SetAddr(context.Background(), ln.Addr().String()); err != nil {
+			return fmt.Errorf("listen: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,130 @@
+package tavern
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"tavern/internal/pgtest"
+)
+
+// node starts a Tavern on the shared PostgreSQL database url.
+func node(t *testing.T, url string, tune func(*Config)) *Tavern {
+	t.Helper()
+	cfg := testConfig(t)
+	cfg.DB = url
+	if tune != nil {
+		tune(&cfg)
+	}
+	tv, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	go tv.Serve()
+	t.Cleanup(func() { tv.Close() })
+	return tv
+}
+
+// seatedPlayer creates a player, a table and a seat at it on tv.
+func seatedPlayer(t *testing.T, tv *Tavern) (tableID, token string) {
+	t.Helper()
+	var p, table, seat map[string]any
+	postJSON(t, tv.URL()+"/api/players", "", map[string]any{"name": "Ann"}, &p)
+	token = p["token"].(string)
+	if code := postJSON(t, tv.URL()+"/api/tables", token, map[string]any{"name": "Fenced"}, &table); code != http.StatusCreated {
+		t.Fatalf("create table: %d %v", code, table)
+	}
+	tableID = table["id"].(string)
+	sit := map[string]any{"character": map[string]any{"name": "Aldric", "class": "warrior", "backstory": "A miller's son."}}
+	if code := postJSON(t, tv.URL()+"/api/tables/"+tableID+"/seats", token, sit, &seat); code >= 300 {
+		t.Fatalf("sit: %d %v", code, seat)
+	}
+	return tableID, token
+}
+
+// TestTwoNodes: a table belongs to the node that created it; another node
+// answers 503 for it while the owner lives. When the owner's lease lapses
+// (a stalled process) the other node claims it, and the stale owner's
+// next chat line is fenced: nothing is acknowledged, nothing written, and
+// its socket closes 1012 so the client reconnects.
+func TestTwoNodes(t *testing.T) {
+	url := pgtest.URL(t)
+	fast := func(c *Config) { c.LeaseRenew, c.LeaseTTL = time.Hour, 2*time.Hour }
+	a, b := node(t, url, fast), node(t, url, fast)
+	id, token := seatedPlayer(t, a)
+
+	if code, body := get(t, b.URL()+"/api/tables/"+id); code != http.StatusServiceUnavailable {
+		t.Fatalf("another node while the owner lives: %d %s", code, body)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	wsURL := "ws" + strings.TrimPrefix(a.URL(), "http") + "/ws/tables/" + id + "?role=player&token=" + token
+	conn, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{"tavern.v1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	say := func(cid string) {
+		b, _ := json.Marshal(map[string]string{"type": "say", "id": cid, "text": "hello " + cid})
+		if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// read returns the next frame's type and id.
+	read := func() (string, string, error) {
+		_, data, err := conn.Read(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		var f struct{ Type, ID string }
+		json.Unmarshal(data, &f)
+		return f.Type, f.ID, nil
+	}
+	say("s1")
+	for {
+		typ, fid, err := read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if typ == "ack" && fid == "s1" {
+			break
+		}
+	}
+	var seq int64
+	a.PG.Pool().QueryRow(ctx, "SELECT max(seq) FROM events WHERE table_id = $1", id).Scan(&seq)
+
+	// a stalls past its lease: b claims the table.
+	if _, err := a.PG.Pool().Exec(ctx, "UPDATE nodes SET expires_at = now() - interval '1 second' WHERE id = $1", a.PG.NodeID()); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := get(t, b.URL()+"/api/tables/"+id); code != http.StatusOK {
+		t.Fatalf("the new owner: %d %s", code, body)
+	}
+	say("s2")
+	for {
+		typ, fid, err := read()
+		if err != nil {
+			if code := websocket.CloseStatus(err); code != websocket.StatusServiceRestart {
+				t.Fatalf("socket closed with %v (%v), want 1012", code, err)
+			}
+			break
+		}
+		if typ == "ack" && fid == "s2" {
+			t.Fatal("the stale owner acknowledged a chat line")
+		}
+	}
+	var after int64
+	b.PG.Pool().QueryRow(ctx, "SELECT max(seq) FROM events WHERE table_id = $1", id).Scan(&after)
+	if after != seq {
+		t.Fatalf("events up to seq %d after the fence, want %d: the stale owner wrote", after, seq)
+	}
+}
