@@ -37,6 +37,8 @@ func (c *Config) checkCluster() error {
 		return nil
 	}
 	switch {
+	case c.ClusterToken == "":
+		return fmt.Errorf("TAVERN_CLUSTER_TOKEN is empty: with PostgreSQL the nodes sign the requests they pass to each other with it; set the same secret on every node")
 	case c.DBMaxConns < 2:
 		return fmt.Errorf("db-max-conns %d (TAVERN_DB_MAX_CONNS): want 2 or more", c.DBMaxConns)
 	case c.LeaseRenew <= 0 || c.LeaseTTL < 2*c.LeaseRenew:

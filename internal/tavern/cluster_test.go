@@ -70,7 +70,7 @@ func postJSON(t *testing.T, url, token string, body, out any) int {
 // player, the table and its seat.
 func TestPostgresServes(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.DB = pgtest.URL(t)
+	cfg.DB, cfg.ClusterToken = pgtest.URL(t), "test-token"
 	serve := func() *Tavern {
 		tv, err := New(context.Background(), cfg)
 		if err != nil {

@@ -17,7 +17,7 @@ import (
 func node(t *testing.T, url string, tune func(*Config)) *Tavern {
 	t.Helper()
 	cfg := testConfig(t)
-	cfg.DB = url
+	cfg.DB, cfg.ClusterToken = url, "test-token"
 	if tune != nil {
 		tune(&cfg)
 	}
@@ -51,7 +51,8 @@ func seatedPlayer(t *testing.T, tv *Tavern) (tableID, token string) {
 }
 
 // TestTwoNodes: a table belongs to the node that created it; another node
-// answers 503 for it while the owner lives. When the owner's lease lapses
+// passes its requests to the owner while the owner lives, and answers 503
+// to a request that was forwarded already. When the owner's lease lapses
 // (a stalled process) the other node claims it, and the stale owner's
 // next chat line is fenced: nothing is acknowledged, nothing written, and
 // its socket closes 1012 so the client reconnects.
@@ -61,13 +62,27 @@ func TestTwoNodes(t *testing.T) {
 	a, b := node(t, url, fast), node(t, url, fast)
 	id, token := seatedPlayer(t, a)
 
-	if code, body := get(t, b.URL()+"/api/tables/"+id); code != http.StatusServiceUnavailable {
+	// Another node passes the request to the owner.
+	if code, body := get(t, b.URL()+"/api/tables/"+id); code != http.StatusOK || !strings.Contains(body, "Aldric") {
 		t.Fatalf("another node while the owner lives: %d %s", code, body)
+	}
+	// A request a node forwarded is never forwarded again.
+	rt := &router{token: []byte("test-token")}
+	req, _ := http.NewRequest("GET", b.URL()+"/api/tables/"+id, nil)
+	rt.sign(req, "192.0.2.7:1234")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "1" {
+		t.Fatalf("a forwarded request at a node that does not own the table: %d, Retry-After %q", res.StatusCode, res.Header.Get("Retry-After"))
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	wsURL := "ws" + strings.TrimPrefix(a.URL(), "http") + "/ws/tables/" + id + "?role=player&token=" + token
+	// Through b, which passes the socket to a, byte for byte.
+	wsURL := "ws" + strings.TrimPrefix(b.URL(), "http") + "/ws/tables/" + id + "?role=player&token=" + token
 	conn, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{"tavern.v1"}})
 	if err != nil {
 		t.Fatal(err)

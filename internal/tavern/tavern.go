@@ -176,6 +176,9 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 		cfg.Web(&wc)
 	}
 	t.Handler = web.New(wc).Handler()
+	if t.PG != nil {
+		t.Handler = newRouter(t.Handler, t.PG, cfg.ClusterToken, t.Log)
+	}
 	// Websockets and streams are long-lived and set their own deadlines;
 	// the other routes get web.ReadTimeout per request (web.Server).
 	// Headers over web.MaxHeaderBytes are answered by the handler, with
