@@ -97,6 +97,8 @@ type Hub struct {
 	loadMu  sync.Mutex
 	started atomic.Bool
 	closed  atomic.Bool
+	// draining: Close hands the tables over to other nodes (owners.go).
+	draining atomic.Bool
 	// startedAt is when Start began: the operator's uptime.
 	startedAt time.Time
 	metrics   *Metrics

@@ -260,20 +260,21 @@ func (e *OwnedElsewhere) Unwrap() []error {
 	return []error{store.ErrNotOwner, engine.Errorf(engine.EUNAVAILABLE, "The table is changing hands; try again.")}
 }
 
-// Owner returns the node that owns table id and its address ("", "" if
-// none is alive).
-func (d *DB) Owner(ctx context.Context, id string) (node, addr string, epoch int64, err error) {
-	var nid, naddr *string
-	err = d.pool.QueryRow(ctx, `SELECT o.node_id, n.addr, o.epoch FROM table_owners o
+// Owner returns the live node that owns table id, its address, the
+// table's epoch and whether that node is draining (about to release it);
+// node and addr are "" when no live node holds it.
+func (d *DB) Owner(ctx context.Context, id string) (node, addr string, epoch int64, draining bool, err error) {
+	var nid, naddr, state *string
+	err = d.pool.QueryRow(ctx, `SELECT o.node_id, n.addr, n.state, o.epoch FROM table_owners o
 		LEFT JOIN nodes n ON n.id = o.node_id AND n.expires_at > now()
-		WHERE o.table_id = $1`, id).Scan(&nid, &naddr, &epoch)
+		WHERE o.table_id = $1`, id).Scan(&nid, &naddr, &state, &epoch)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", "", 0, nil
+		return "", "", 0, false, nil
 	}
 	if err != nil || naddr == nil {
-		return "", "", epoch, err
+		return "", "", epoch, false, err
 	}
-	return *nid, *naddr, epoch, nil
+	return *nid, *naddr, epoch, *state == "draining", nil
 }
 
 // claim makes this node the owner of table id, raising its epoch, unless
@@ -295,7 +296,7 @@ func (d *DB) claim(ctx context.Context, n *node, id string) error {
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		var owner, addr *string
 		var live bool
-		err := tx.QueryRow(ctx, `SELECT o.node_id, o.epoch, n.addr, COALESCE(n.expires_at > now() AND n.state = 'alive', false)
+		err := tx.QueryRow(ctx, `SELECT o.node_id, o.epoch, n.addr, COALESCE(n.expires_at > now(), false)
 			FROM table_owners o LEFT JOIN nodes n ON n.id = o.node_id WHERE o.table_id = $1 FOR UPDATE OF o`, id).
 			Scan(&owner, &epoch, &addr, &live)
 		if errors.Is(err, pgx.ErrNoRows) {

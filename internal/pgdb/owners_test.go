@@ -144,7 +144,7 @@ func TestFencing(t *testing.T) {
 	if td.Seq != 1 {
 		t.Fatalf("the new owner loads seq %d, want 1", td.Seq)
 	}
-	_, _, epoch, _ := b.Owner(ctx, "t1")
+	_, _, epoch, _, _ := b.Owner(ctx, "t1")
 	if epoch != 2 {
 		t.Fatalf("epoch after the claim %d, want 2", epoch)
 	}
@@ -208,7 +208,7 @@ func TestLeaseLapseDropsEveryTable(t *testing.T) {
 	if _, err := a.LoadTable(ctx, "t1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, epoch, _ := a.Owner(ctx, "t1"); epoch != 2 {
+	if _, _, epoch, _, _ := a.Owner(ctx, "t1"); epoch != 2 {
 		t.Fatalf("epoch %d, want 2", epoch)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"time"
 
 	"tavern/internal/agent"
 	"tavern/internal/db"
@@ -118,4 +119,20 @@ func (t *Tavern) join(ctx context.Context) error {
 		return fmt.Errorf("join the cluster: %w", err)
 	}
 	return nil
+}
+
+// drain, on a node, hands its tables over as it closes: it claims nothing
+// more, and the hub releases each table once its turn and commits are
+// done, then closes its sockets 1012.
+func (t *Tavern) drain() {
+	if t.PG == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := t.PG.Drain(ctx); err != nil {
+		t.Log.Warn("node not marked draining", "err", err)
+	}
+	t.Hub.Drain()
+	t.Log.Info("draining: handing the tables over to the other nodes")
 }

@@ -143,3 +143,44 @@ func TestTwoNodes(t *testing.T) {
 		t.Fatalf("events up to seq %d after the fence, want %d: the stale owner wrote", after, seq)
 	}
 }
+
+// TestDrain: a node that closes hands its tables over: its sockets close
+// 1012 once the table is released, and another node serves the table at
+// once (no lease to wait for).
+func TestDrain(t *testing.T) {
+	url := pgtest.URL(t)
+	slow := func(c *Config) { c.LeaseRenew, c.LeaseTTL = time.Hour, 2*time.Hour }
+	a, b := node(t, url, slow), node(t, url, slow)
+	id, token := seatedPlayer(t, a)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	wsURL := "ws" + strings.TrimPrefix(a.URL(), "http") + "/ws/tables/" + id + "?role=player&token=" + token
+	conn, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{"tavern.v1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	closed := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := conn.Read(ctx); err != nil {
+				closed <- err
+				return
+			}
+		}
+	}()
+	go a.Close()
+	err = <-closed
+	if code := websocket.CloseStatus(err); code != websocket.StatusServiceRestart {
+		t.Fatalf("socket closed with %v (%v), want 1012", code, err)
+	}
+	start := time.Now()
+	code, body := get(t, b.URL()+"/api/tables/"+id)
+	if code != http.StatusOK || !strings.Contains(body, "Aldric") {
+		t.Fatalf("the other node after the drain: %d %s", code, body)
+	}
+	t.Logf("served by the other node %s after the 1012", time.Since(start))
+	if owner, _, _, _, _ := b.PG.Owner(ctx, id); owner != b.PG.NodeID() {
+		t.Fatalf("owner %q, want %q", owner, b.PG.NodeID())
+	}
+}

@@ -84,7 +84,7 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.next.ServeHTTP(w, r)
 		return
 	}
-	owner, addr, _, err := rt.pg.Owner(r.Context(), id)
+	owner, addr, err := rt.owner(r.Context(), id)
 	if err != nil || owner == "" || owner == rt.pg.NodeID() {
 		// Nobody runs it (this node claims it as it loads), or this
 		// node does; a failed lookup is the local store's to answer.
@@ -99,6 +99,28 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	to := &url.URL{Scheme: "http", Host: addr}
 	rt.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ownerKey{}, to)))
+}
+
+// drainWait bounds how long a request waits for a draining node to
+// release its table: it does once the table's running turn is done.
+const drainWait = 3 * time.Second
+
+// owner returns the node running table id and its address; a table whose
+// node is draining is waited for, so that its clients, told to reconnect
+// at once, find it served by the node that claims it next.
+func (rt *router) owner(ctx context.Context, id string) (string, string, error) {
+	deadline := time.Now().Add(drainWait)
+	for {
+		owner, addr, _, draining, err := rt.pg.Owner(ctx, id)
+		if err != nil || !draining || owner == rt.pg.NodeID() || time.Now().After(deadline) {
+			return owner, addr, err
+		}
+		select {
+		case <-ctx.Done():
+			return "", "", ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // unavailable answers a request the client should send again shortly:

@@ -342,6 +342,7 @@ func (t *Tavern) close() error {
 		shut <- nil
 	}
 	if t.Hub != nil {
+		t.drain()
 		errs = append(errs, t.Hub.Close())
 	}
 	if err := <-shut; !errors.Is(err, http.ErrServerClosed) {
