@@ -227,6 +227,9 @@ func (d *DB) sweepLoop(ctx context.Context, n *node) {
 		}
 		var ids []string
 		sctx, cancel := context.WithTimeout(ctx, n.cfg.Sweep+time.Second)
+		// Rows of nodes long dead go; their tables' owner rows then name
+		// no node, which a claim treats as released.
+		d.pool.Exec(sctx, "DELETE FROM nodes WHERE expires_at < now() - interval '10 minutes'")
 		err := each(sctx, d.pool, qOrphans, nil, func(r pgx.Rows) error {
 			var id string
 			ids = append(ids, id)
@@ -562,4 +565,44 @@ func (d *DB) SetAddr(ctx context.Context, addr string) error {
 	n.mu.Unlock()
 	_, err := d.pool.Exec(ctx, "UPDATE nodes SET addr = $2 WHERE id = $1", id, addr)
 	return err
+}
+
+// Nodes returns every node's row, oldest first (a node whose lease lapsed
+// is "dead" until the sweep removes it).
+func (d *DB) Nodes(ctx context.Context) ([]store.Node, error) {
+	var out []store.Node
+	err := each(ctx, d.pool, `SELECT id, addr, CASE WHEN expires_at <= now() THEN 'dead' ELSE state END, tables, sockets, expires_at
+		FROM nodes ORDER BY started_at, id`, nil, func(r pgx.Rows) error {
+		var n store.Node
+		if err := r.Scan(&n.ID, &n.Addr, &n.State, &n.Tables, &n.Sockets, &n.ExpiresAt); err != nil {
+			return err
+		}
+		n.ExpiresAt = n.ExpiresAt.UTC()
+		out = append(out, n)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nodes: %w", err)
+	}
+	return out, nil
+}
+
+// Owners returns the live owner of every table a live node holds, by
+// table id.
+func (d *DB) Owners(ctx context.Context) (map[string]store.Owner, error) {
+	out := map[string]store.Owner{}
+	err := each(ctx, d.pool, `SELECT o.table_id, o.node_id, n.addr, o.epoch FROM table_owners o
+		JOIN nodes n ON n.id = o.node_id AND n.expires_at > now()`, nil, func(r pgx.Rows) error {
+		var id string
+		var o store.Owner
+		if err := r.Scan(&id, &o.Node, &o.Addr, &o.Epoch); err != nil {
+			return err
+		}
+		out[id] = o
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("table owners: %w", err)
+	}
+	return out, nil
 }

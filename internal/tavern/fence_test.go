@@ -66,6 +66,26 @@ func TestTwoNodes(t *testing.T) {
 	if code, body := get(t, b.URL()+"/api/tables/"+id); code != http.StatusOK || !strings.Contains(body, "Aldric") {
 		t.Fatalf("another node while the owner lives: %d %s", code, body)
 	}
+	// The operator sees both nodes, and which runs the table.
+	var overview struct {
+		Nodes []struct{ ID, State string }
+	}
+	getAdmin(t, b, "/api/admin/overview", &overview)
+	if len(overview.Nodes) != 2 || overview.Nodes[0].State != "alive" || overview.Nodes[1].State != "alive" {
+		t.Fatalf("overview nodes %+v, want two alive", overview.Nodes)
+	}
+	var list struct {
+		Tables []struct {
+			ID    string
+			Owner *struct{ Node string }
+		}
+	}
+	getAdmin(t, b, "/api/admin/tables", &list)
+	rows := list.Tables
+	if len(rows) != 1 || rows[0].Owner == nil || rows[0].Owner.Node != a.PG.NodeID() {
+		t.Fatalf("admin rows %+v, want the table run by %s", rows, a.PG.NodeID())
+	}
+
 	// A request a node forwarded is never forwarded again.
 	rt := &router{token: []byte("test-token")}
 	req, _ := http.NewRequest("GET", b.URL()+"/api/tables/"+id, nil)
@@ -182,5 +202,20 @@ func TestDrain(t *testing.T) {
 	t.Logf("served by the other node %s after the 1012", time.Since(start))
 	if owner, _, _, _, _ := b.PG.Owner(ctx, id); owner != b.PG.NodeID() {
 		t.Fatalf("owner %q, want %q", owner, b.PG.NodeID())
+	}
+}
+
+// getAdmin reads an operator's JSON endpoint of tv into out.
+func getAdmin(t *testing.T, tv *Tavern, path string, out any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", tv.URL()+path, nil)
+	req.Header.Set("Authorization", "Bearer "+tv.AdminToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if err := json.NewDecoder(res.Body).Decode(out); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d %v", path, res.StatusCode, err)
 	}
 }
