@@ -2,11 +2,15 @@ package tavern
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"time"
 
 	"tavern/internal/agent"
+	"tavern/internal/dataset"
 	"tavern/internal/db"
 	"tavern/internal/hub"
 	"tavern/internal/pgdb"
@@ -135,4 +139,27 @@ func (t *Tavern) drain() {
 	}
 	t.Hub.Drain()
 	t.Log.Info("draining: handing the tables over to the other nodes")
+}
+
+// openData opens the data agent's read-only view of the store: the SQLite
+// file read-only, or on PostgreSQL a role of its own that may read the
+// curated views only (pgdb.DataRole; its password derives from the
+// cluster token, so every node sets the same). A PostgreSQL login that
+// may not create roles leaves the data agent off (nil), said in the log.
+func (t *Tavern) openData(ctx context.Context) (*dataset.Dataset, error) {
+	if t.PG == nil {
+		return dataset.Open(ctx, t.Config.DB)
+	}
+	var views []string
+	for _, v := range dataset.Views() {
+		views = append(views, v.Name)
+	}
+	m := hmac.New(sha256.New, []byte(t.Config.ClusterToken))
+	m.Write([]byte("tavern data role"))
+	url, err := t.PG.DataRole(ctx, t.Config.DB, hex.EncodeToString(m.Sum(nil)), views)
+	if err != nil {
+		t.Log.Warn("the data agent is off: its read-only role could not be set up (the database login needs CREATEROLE)", "err", err)
+		return nil, nil
+	}
+	return dataset.OpenPostgres(ctx, url)
 }

@@ -135,14 +135,14 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 		t.runner = cfg.Runner
 	}
 
-	// The operator's data agent reads the file read-only, on connections
-	// of its own; the model when there is one, else the offline analyst.
-	// On PostgreSQL it is not yet wired: the Ask page says so.
+	// The operator's data agent reads the database read-only, on
+	// connections of its own; the model when there is one, else the
+	// offline analyst.
 	var asker web.Asker
-	if t.Store != nil {
-		if t.data, err = dataset.Open(ctx, cfg.DB); err != nil {
-			return nil, fmt.Errorf("open the data agent's views: %w", err)
-		}
+	if t.data, err = t.openData(ctx); err != nil {
+		return nil, fmt.Errorf("open the data agent's views: %w", err)
+	}
+	if t.data != nil {
 		asker = &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: &dataset.Analyst{Data: t.data}, Conversations: t.DB, Log: t.Log}
 	}
 

@@ -2,7 +2,7 @@
 -- ../0005_data_views.sql, same names, columns and meaning, in PostgreSQL's
 -- SQL (jsonb operators for json_extract, epoch arithmetic for julianday,
 -- ILIKE for SQLite's case-blind LIKE).
--- Flags are booleans here.
+-- Flags are 0 or 1, as on SQLite.
 
 -- +goose Up
 
@@ -53,7 +53,7 @@ SELECT c.table_id   AS table_id,
        c.xp         AS xp,
        c.hp         AS hp,
        c.max_hp     AS max_hp,
-       (c.hp > 0)   AS alive,
+       (c.hp > 0)::integer AS alive,
        c.gold       AS gold,
        c.weapon     AS weapon,
        c.armour     AS armour,
@@ -72,9 +72,9 @@ SELECT e.table_id                AS table_id,
        CASE WHEN e.kind = 'dice' THEN e.data::jsonb ->> 'roller' END AS roller,
        CASE WHEN e.kind = 'dice' THEN e.data::jsonb ->> 'purpose' END AS purpose,
        CASE WHEN e.kind = 'dice' THEN e.data::jsonb ->> 'notation' END AS notation,
-       CASE WHEN e.kind = 'dice' THEN (e.data::jsonb ->> 'total')::numeric END AS total,
+       CASE WHEN e.kind = 'dice' THEN (e.data::jsonb ->> 'total')::numeric::bigint END AS total,
        CASE WHEN e.kind IN ('damage', 'heal', 'status') THEN e.data::jsonb ->> 'target' END AS target,
-       CASE WHEN e.kind IN ('damage', 'heal') THEN (e.data::jsonb ->> 'amount')::numeric END AS amount,
+       CASE WHEN e.kind IN ('damage', 'heal') THEN (e.data::jsonb ->> 'amount')::numeric::bigint END AS amount,
        CASE WHEN e.kind IN ('combat_started', 'combat_ended') THEN e.data::jsonb ->> 'combat_id' END AS combat_id,
        CASE WHEN e.kind = 'combat_ended' THEN e.data::jsonb ->> 'outcome' END AS outcome,
        CASE WHEN e.kind = 'system' THEN e.data::jsonb ->> 'code' END AS code,
@@ -101,18 +101,18 @@ SELECT x.table_id, x.combat_id, t.ruleset, t.combat_mode, t.adventure,
        x.ts AS ended_at,
        substr(x.ts, 1, 10) AS day,
        round(extract(epoch FROM (x.ts::timestamptz - s.ts::timestamptz)))::integer AS duration_s,
-       (SELECT max((r.data::jsonb ->> 'round')::numeric) FROM events r
+       (SELECT max((r.data::jsonb ->> 'round')::numeric::bigint) FROM events r
          WHERE r.table_id = x.table_id AND r.kind = 'turn' AND r.seq > s.seq AND r.seq < x.seq) AS rounds,
        x.outcome,
-       (x.outcome = 'player_win')  AS party_won,
-       (x.outcome = 'player_flee') AS party_fled,
-       (x.outcome = 'player_die')  AS party_died,
+       (x.outcome = 'player_win')::integer  AS party_won,
+       (x.outcome = 'player_flee')::integer AS party_fled,
+       (x.outcome = 'player_die')::integer  AS party_died,
        x.xp, x.gold, x.loot_items
 FROM (SELECT e.table_id, e.seq, e.ts,
              e.data::jsonb ->> 'combat_id'       AS combat_id,
              e.data::jsonb ->> 'outcome'         AS outcome,
-             coalesce((e.data::jsonb #>> '{rewards,xp}')::numeric, 0)   AS xp,
-             coalesce((e.data::jsonb #>> '{rewards,gold}')::numeric, 0) AS gold,
+             coalesce((e.data::jsonb #>> '{rewards,xp}')::numeric::bigint, 0)   AS xp,
+             coalesce((e.data::jsonb #>> '{rewards,gold}')::numeric::bigint, 0) AS gold,
              coalesce(CASE WHEN jsonb_typeof(e.data::jsonb #> '{rewards,loot}') = 'array'
                            THEN jsonb_array_length(e.data::jsonb #> '{rewards,loot}') END, 0) AS loot_items,
              (SELECT max(b.seq) FROM events b
@@ -135,8 +135,8 @@ SELECT c.id                      AS call_id,
        c.cached_tokens           AS cached_tokens,
        c.completion_tokens       AS completion_tokens,
        c.prompt_tokens + c.completion_tokens AS total_tokens,
-       c.cost_usd                AS cost_usd,
-       (c.error = '')            AS ok,
+       c.cost_usd::numeric       AS cost_usd,
+       (c.error = '')::integer   AS ok,
        CASE
            WHEN c.error = '' THEN ''
            WHEN c.error ILIKE '%context deadline exceeded%' OR c.error ILIKE '%timeout%' THEN 'timeout'
@@ -160,7 +160,7 @@ SELECT x.table_id, x.agent, x.turn, x.message_id, x.created_at,
            WHEN x.result ILIKE 'Ignored:%' THEN 'ignored'
            ELSE 'ok'
        END AS outcome,
-       (x.result IS NOT NULL AND (x.result ILIKE 'Error:%' OR x.result ILIKE 'Unknown tool%')) AS failed,
+       (x.result IS NOT NULL AND (x.result ILIKE 'Error:%' OR x.result ILIKE 'Unknown tool%'))::integer AS failed,
        CASE
            WHEN x.result ILIKE 'Error:%' THEN substr(x.result, 8, 300)
            WHEN x.result ILIKE 'Unknown tool%' THEN substr(x.result, 1, 300)
