@@ -278,6 +278,7 @@ func commitError(c store.Commit, err error) error {
 	if err == nil {
 		return nil
 	}
+	err = withUnavailable(err)
 	if c.TableID == "" {
 		return err
 	}

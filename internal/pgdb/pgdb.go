@@ -26,6 +26,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,6 +92,16 @@ func Open(ctx context.Context, url string, opt Options) (*DB, error) {
 	cfg.MaxConns = 16
 	if opt.MaxConns > 0 {
 		cfg.MaxConns = int32(opt.MaxConns)
+	}
+	rp := cfg.ConnConfig.RuntimeParams
+	if rp["application_name"] == "" {
+		// Which process a session is, in pg_stat_activity and the logs.
+		rp["application_name"] = fmt.Sprintf("tavern-%d", os.Getpid())
+	}
+	if rp["idle_in_transaction_session_timeout"] == "" {
+		// Bounds how long a stalled node can hold an owner row's lock
+		// (DESIGN.md "Beyond one machine").
+		rp["idle_in_transaction_session_timeout"] = "5000"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -255,3 +269,36 @@ func each(ctx context.Context, db querier, q string, args []any, fn func(pgx.Row
 	}
 	return rows.Err()
 }
+
+// errUnavailable is what a caller sees when the database is out of
+// reach: EUNAVAILABLE, so clients are told to try again (PROTOCOL.md),
+// with the cause wrapped for the log.
+var errUnavailable = engine.Errorf(engine.EUNAVAILABLE, "The database is out of reach; try again shortly.")
+
+// unreachable reports an error of the connection rather than of the
+// statement: the server is down, restarting or cut off.
+func unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) {
+		return true
+	}
+	code := pgCode(err)
+	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57P") || strings.Contains(err.Error(), "conn closed")
+}
+
+// withUnavailable marks err EUNAVAILABLE when the database is out of
+// reach.
+func withUnavailable(err error) error {
+	if unreachable(err) {
+		return fmt.Errorf("%w (%w)", errUnavailable, err)
+	}
+	return err
+}
+
+// Unreachable reports whether err (from Open) means the database is out
+// of reach, so that trying again later may succeed.
+func Unreachable(err error) bool { return unreachable(err) }

@@ -2,7 +2,9 @@ package pgdb_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"tavern/internal/pgdb"
@@ -25,4 +27,21 @@ func open(t *testing.T) *pgdb.DB {
 // TestContract runs the stores' contract suite on PostgreSQL.
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Store { return open(t) })
+}
+
+// TestOpenRefusesAnotherLocale: a database that does not sort text as
+// bytes is refused, with the statement that makes a right one.
+func TestOpenRefusesAnotherLocale(t *testing.T) {
+	ctx := context.Background()
+	d := open(t)
+	defer d.Close()
+	if _, err := d.Pool().Exec(ctx, "CREATE DATABASE other_locale TEMPLATE template0 LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'"); err != nil {
+		t.Skipf("no C.UTF-8 locale here: %v", err)
+	}
+	cfg := d.Pool().Config().ConnConfig
+	url := fmt.Sprintf("postgres://%s@/other_locale?host=%s&sslmode=disable", cfg.User, cfg.Host)
+	_, err := pgdb.Open(ctx, url, pgdb.Options{})
+	if err == nil || !strings.Contains(err.Error(), "LC_COLLATE 'C'") {
+		t.Fatalf("Open on a C.UTF-8 database: %v", err)
+	}
 }

@@ -247,3 +247,18 @@ func chown(dir, name string) error {
 	}
 	return os.Chmod(dir, 0o700)
 }
+
+// Restart restarts the package's cluster (a fault test's PostgreSQL
+// restart); tb fails if there is none.
+func Restart(tb testing.TB) {
+	tb.Helper()
+	mu.Lock()
+	c := cluster
+	mu.Unlock()
+	if c == nil {
+		tb.Fatal("pgtest: no cluster to restart")
+	}
+	if err := c.Restart(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+}

@@ -83,6 +83,17 @@ func (t *Tavern) openStore(ctx context.Context) (Store, func() error, error) {
 	cfg := t.Config
 	if cfg.postgres() {
 		pg, err := pgdb.Open(ctx, cfg.DB, pgdb.Options{MaxConns: cfg.DBMaxConns})
+		for pgdb.Unreachable(err) {
+			// A node may start before its database: it waits for it
+			// (not listening, so a load balancer's check fails).
+			t.Log.Warn("PostgreSQL is out of reach; trying again in 2s", "err", err)
+			select {
+			case <-ctx.Done():
+				return nil, nil, fmt.Errorf("%w (waiting for PostgreSQL: %w)", ctx.Err(), err)
+			case <-time.After(2 * time.Second):
+			}
+			pg, err = pgdb.Open(ctx, cfg.DB, pgdb.Options{MaxConns: cfg.DBMaxConns})
+		}
 		if err != nil {
 			return nil, nil, err
 		}

@@ -114,3 +114,25 @@ func TestPostgresServes(t *testing.T) {
 		t.Fatalf("events after a restart: %d %s", code, body)
 	}
 }
+
+// TestPostgresBadInput: a URL that does not parse and a database in
+// another locale are refused with a sentence that says what to do; a
+// wildcard address without TAVERN_NODE_ADDR is refused too.
+func TestPostgresBadInput(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.ClusterToken = "t"
+	cfg.DB = "postgres://%zz"
+	if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "does not parse") {
+		t.Errorf("bad URL: %v", err)
+	}
+	cfg.DB = pgtest.URL(t)
+	cfg.Addr = "0.0.0.0:0"
+	if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "TAVERN_NODE_ADDR") {
+		t.Errorf("wildcard without a node address: %v", err)
+	}
+	cfg.Addr = "127.0.0.1:0"
+	cfg.ClusterToken = ""
+	if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "TAVERN_CLUSTER_TOKEN") {
+		t.Errorf("no cluster token: %v", err)
+	}
+}
