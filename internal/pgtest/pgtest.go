@@ -33,9 +33,9 @@ var (
 	mu sync.Mutex
 	// cluster is the running cluster, nil if none.
 	cluster *Cluster
-	// why says why there is no cluster (Main not called, no binaries).
-	why   = errors.New("pgtest: TestMain does not call pgtest.Main")
-	dbSeq atomic.Int64
+	// errNone says why there is no cluster (Main not called, no binaries).
+	errNone = errors.New("pgtest: TestMain does not call pgtest.Main")
+	dbSeq   atomic.Int64
 )
 
 // Main starts a cluster, runs m and stops the cluster; it returns the
@@ -49,7 +49,7 @@ func Main(m *testing.M) int {
 			return 1
 		}
 		mu.Lock()
-		why = err
+		errNone = err
 		mu.Unlock()
 		return m.Run()
 	}
@@ -69,7 +69,7 @@ func Main(m *testing.M) int {
 func URL(tb testing.TB) string {
 	tb.Helper()
 	mu.Lock()
-	c, err := cluster, why
+	c, err := cluster, errNone
 	mu.Unlock()
 	if c == nil {
 		if os.Getenv("CI") == "true" {
