@@ -45,3 +45,13 @@ func TestOpenRefusesAnotherLocale(t *testing.T) {
 		t.Fatalf("Open on a C.UTF-8 database: %v", err)
 	}
 }
+
+// TestUnreachable: a database that cannot be reached is told apart from
+// a refusal, so that a node waits for it at start.
+func TestUnreachable(t *testing.T) {
+	ctx := context.Background()
+	_, err := pgdb.Open(ctx, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", pgdb.Options{})
+	if !pgdb.Unreachable(err) {
+		t.Errorf("no server at the address: %v, want unreachable", err)
+	}
+}

@@ -46,7 +46,7 @@ func (d *DB) CreateTable(ctx context.Context, t engine.Table, st *engine.State, 
 		tx.exec(qInsertEvents, []any{t.ID, rows.seqs, rows.ts, rows.kinds, rows.turns, rows.datas}, wrapErr("insert events"))
 	}
 	if err := d.run(ctx, tx); err != nil {
-		return fmt.Errorf("create table %s: %w", t.ID, err)
+		return fmt.Errorf("create table %s: %w", t.ID, withUnavailable(err))
 	}
 	cache.epoch = epoch
 	m := d.committer
@@ -148,7 +148,7 @@ func (d *DB) TableProgress(ctx context.Context) (map[string]store.TableProgress,
 func (d *DB) LoadTable(ctx context.Context, id string) (store.TableData, error) {
 	if n := d.node.Load(); n != nil {
 		if err := d.claim(ctx, n, id); err != nil {
-			return store.TableData{}, fmt.Errorf("load table %s: %w", id, err)
+			return store.TableData{}, fmt.Errorf("load table %s: %w", id, withUnavailable(err))
 		}
 	}
 	var td store.TableData
@@ -190,7 +190,7 @@ func (d *DB) LoadTable(ctx context.Context, id string) (store.TableData, error) 
 		return err
 	})
 	if err != nil {
-		return store.TableData{}, fmt.Errorf("load table %s: %w", id, err)
+		return store.TableData{}, fmt.Errorf("load table %s: %w", id, withUnavailable(err))
 	}
 	return td, nil
 }
