@@ -2,7 +2,7 @@
 GO ?= go
 STATICCHECK = $(GO) tool -modfile=tools/go.mod staticcheck
 
-.PHONY: run build test lint vet generate e2e bench balance fmt clean
+.PHONY: run build test lint vet generate e2e bench balance fmt clean cluster
 
 # run prints the lobby URL and, once, the admin URL (Admin: http://HOST/admin?token=...).
 run: build
@@ -10,6 +10,11 @@ run: build
 
 build:
 	$(GO) build -o bin/tavern ./cmd/server
+
+# cluster runs three nodes on one throwaway PostgreSQL (./data/pg, Debian's
+# postgresql package) and prints their URLs; Ctrl-C stops everything.
+cluster: build
+	$(GO) run ./cmd/cluster
 
 test: vet lint
 	$(GO) test -race ./...

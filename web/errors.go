@@ -59,8 +59,17 @@ func status(err error) (int, string, string) {
 // error writes err as the protocol's error body, logging internal errors.
 func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
 	st, code, msg := status(err)
+	if st == http.StatusServiceUnavailable {
+		// PROTOCOL.md "Several nodes": a table changing hands is served
+		// again within a second.
+		w.Header().Set("Retry-After", "1")
+	}
 	if st >= 500 {
-		s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
+		level := slog.LevelError
+		if st == http.StatusServiceUnavailable {
+			level = slog.LevelWarn
+		}
+		s.log.LogAttrs(r.Context(), level, "request failed",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 	}
 	writeJSON(w, st, errorBody{Error: errorDetail{Code: code, Message: msg}})

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"tavern/internal/pgtest"
 )
 
 // TestMain doubles as the server: with TAVERN_TEST_CHILD=1 the test binary
@@ -34,7 +36,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m)) // PostgreSQL for the cluster's chaos test
 }
 
 // child is a server process.

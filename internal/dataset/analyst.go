@@ -364,7 +364,7 @@ var baseShapes = []shape{
 			case q.has("player"):
 				sql = "SELECT coalesce(p.name, a.player_id) AS player, count(*) AS actions\nFROM v_pending_actions a LEFT JOIN v_players p ON p.player_id = a.player_id" +
 					and(q.where("a.created_at", ""), "a.kind = 'act'") +
-					fmt.Sprintf("\nGROUP BY a.player_id\nORDER BY actions DESC, player\nLIMIT %d", q.n)
+					fmt.Sprintf("\nGROUP BY a.player_id, p.name\nORDER BY actions DESC, player\nLIMIT %d", q.n)
 				x, y, noun = "player", "actions", "actions"
 			case q.has("adventure"):
 				sql = "SELECT t.adventure, count(*) AS turns\nFROM v_turns u JOIN v_tables t ON t.table_id = u.table_id" + q.where("u.ts", "t.ruleset") +
@@ -372,7 +372,7 @@ var baseShapes = []shape{
 				x, y, noun = "adventure", "turns", "turns"
 			default:
 				sql = "SELECT t.name AS table_name, count(*) AS turns\nFROM v_turns u JOIN v_tables t ON t.table_id = u.table_id" + q.where("u.ts", "t.ruleset") +
-					fmt.Sprintf("\nGROUP BY u.table_id\nORDER BY turns DESC, table_name\nLIMIT %d", q.n)
+					fmt.Sprintf("\nGROUP BY u.table_id, t.name\nORDER BY turns DESC, table_name\nLIMIT %d", q.n)
 				x, y, noun = "table_name", "turns", "turns"
 			}
 			return plan{

@@ -106,6 +106,8 @@ type Dataset struct {
 	db     *sql.DB
 	guard  *guard
 	policy *policy
+	// postgres: db is the data role's PostgreSQL pool (postgres.go).
+	postgres bool
 }
 
 // readParams make SQLite itself refuse writes on the connection: mode=ro
@@ -313,6 +315,9 @@ func (d *Dataset) Query(ctx context.Context, sql string) (*Result, error) {
 	body, err := d.guard.check(sql)
 	if err != nil {
 		return nil, err
+	}
+	if d.postgres {
+		return d.runPostgres(ctx, body)
 	}
 	return d.run(ctx, body)
 }

@@ -61,6 +61,9 @@ var deniedNames = map[string]bool{"dbstat": true, "fts5vocab": true}
 type guard struct {
 	views  []string        // allowed view names, for messages
 	denied map[string]bool // lower-case names of every other schema object
+	// prefixes are denied beside deniedPrefixes (PostgreSQL's catalogs:
+	// postgres.go).
+	prefixes []string
 }
 
 // check returns the statement's text without trailing semicolons and
@@ -133,6 +136,9 @@ func (g *guard) name(s string) error {
 	l := strings.ToLower(s)
 	denied := g.denied[l] || deniedNames[l] || deniedFunctions[l]
 	for _, p := range deniedPrefixes {
+		denied = denied || strings.HasPrefix(l, p)
+	}
+	for _, p := range g.prefixes {
 		denied = denied || strings.HasPrefix(l, p)
 	}
 	if denied {

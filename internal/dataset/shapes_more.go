@@ -161,7 +161,7 @@ var moreShapes = []shape{
 		plan: func(q question) plan {
 			return plan{
 				sql: "SELECT coalesce(t.name, c.table_id) AS table_name, round(sum(c.cost_usd), 4) AS cost_usd, count(*) AS calls\nFROM v_llm_calls c LEFT JOIN v_tables t ON t.table_id = c.table_id" +
-					and(q.where("c.started_at", ""), "c.table_id != ''") + fmt.Sprintf("\nGROUP BY c.table_id\nORDER BY cost_usd DESC, table_name\nLIMIT %d", q.n),
+					and(q.where("c.started_at", ""), "c.table_id != ''") + fmt.Sprintf("\nGROUP BY c.table_id, t.name\nORDER BY cost_usd DESC, table_name\nLIMIT %d", q.n),
 				chart: chart.Spec{Type: chart.Bar, X: "table_name", Y: []string{"cost_usd"}, Title: "LLM cost per table" + q.scope(false)},
 				say: func(r *Result) string {
 					if len(r.Rows) == 0 {

@@ -30,14 +30,17 @@ var (
 	ErrNewerSchema = errors.New("the database's schema is newer than this build")
 )
 
+// unwritable is ErrUnwritable for the database at path, with the fix.
+func unwritable(path string, err error) error {
+	return fmt.Errorf("%w (%v): make %s, its directory and its -wal and -shm files writable by this server's user on a file system mounted read-write, or start it with -db on a writable path", ErrUnwritable, err, path)
+}
+
 // checkStorage refuses a database this server could not run on: one it
 // cannot write, a damaged one, or one whose schema is newer than the
 // migrations it embeds (an older one is migrated after). pool is the
 // writer's pool, not yet migrated.
 func checkStorage(ctx context.Context, path string, pool *sql.DB) error {
-	unwritable := func(err error) error {
-		return fmt.Errorf("%w (%v): make %s, its directory and its -wal and -shm files writable by this server's user on a file system mounted read-write, or start it with -db on a writable path", ErrUnwritable, err, path)
-	}
+	unwritable := func(err error) error { return unwritable(path, err) }
 	if err := openWritable(path); err != nil {
 		return unwritable(err)
 	}

@@ -181,8 +181,9 @@ func (d *DB) OwnerData(ctx context.Context, tableID string) (store.OwnerData, er
 				return err
 			}
 			p.State = json.RawMessage(state)
+			err := unjson(action, &p.Action, "save point action")
 			out.Points = append(out.Points, p)
-			return unjson(action, &p.Action, "save point action")
+			return err
 		})
 	})
 	if err != nil {

@@ -213,13 +213,9 @@ func (d *DB) SetPlayerBan(ctx context.Context, id string, banned bool, reason st
 	return nil
 }
 
-// PlayerExport is all of a player's data, as the operator exports it.
-type PlayerExport struct {
-	Player     store.PlayerDetail   `json:"player"`
-	Characters []map[string]any     `json:"characters"`
-	Actions    []store.PlayerAction `json:"actions"`
-	Chat       []map[string]any     `json:"chat"`
-}
+// PlayerExport is all of a player's data, as the operator exports it;
+// the type is store's, which pgdb returns too.
+type PlayerExport = store.PlayerExport
 
 // ExportPlayer returns every record of player id: the page's detail,
 // their characters (backstories included), all their actions and their

@@ -94,6 +94,9 @@ type AdminTable struct {
 	// live, its turn, round and last turn time the store's, and its
 	// pending actions, active entry, seats and last error are left out.
 	Stale bool `json:"stale,omitempty"`
+	// Owner is the node running the table, null when none does
+	// (nodes.go).
+	Owner *OwnerView `json:"owner"`
 }
 
 // AdminView is one table as the DM sees it: the list row, the whole world
@@ -117,6 +120,8 @@ type Overview struct {
 	// Models says, additively, whether each model answers, by name: kept
 	// in memory since the start, so a restart forgets it.
 	Models []agent.ModelHealth `json:"models"`
+	// Nodes are the servers sharing the store (one on SQLite: nodes.go).
+	Nodes []NodeView `json:"nodes"`
 }
 
 // LLMStats aggregates model calls.
@@ -291,6 +296,9 @@ func (h *Hub) AdminTables(ctx context.Context) ([]AdminTable, error) {
 	}
 	h.mu.RUnlock()
 	if err := h.askLiveRows(ctx, loaded); err != nil {
+		return nil, err
+	}
+	if err := h.setOwners(ctx, rows); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(rows, func(a, b int) bool {
@@ -552,6 +560,9 @@ func (h *Hub) Overview(ctx context.Context, since time.Time) (Overview, error) {
 	o.Models = []agent.ModelHealth{}
 	if h.cfg.Health != nil {
 		o.Models = h.cfg.Health.Models(h.cfg.Now())
+	}
+	if o.Nodes, err = h.nodes(ctx); err != nil {
+		return Overview{}, err
 	}
 	return o, nil
 }

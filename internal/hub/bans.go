@@ -13,11 +13,13 @@ import (
 // table and in any role, with 4003 and reason; it returns how many it
 // closed. Tables not in memory have no socket. It does not free seats:
 // the operator's server-wide ban refuses the player's token instead, so
-// an unban gives them back their seats.
+// an unban gives them back their seats. Until AllowPlayer, a socket of
+// theirs still joining (its token read before the ban) is refused too.
 func (h *Hub) ClosePlayer(ctx context.Context, playerID, reason string) int {
 	if playerID == "" {
 		return 0
 	}
+	h.closedPlayers.Store(playerID, reason)
 	return h.eachLoaded(ctx, "close a banned player's sockets", playerID, func(t *table) int { return t.closePlayer(playerID, reason) })
 }
 
@@ -107,4 +109,15 @@ func (h *Hub) ErasePlayer(ctx context.Context, playerID string) error {
 		return fmt.Errorf("erase player %s: %d tables could not save the erasure", playerID, errs.Load())
 	}
 	return nil
+}
+
+// AllowPlayer lifts ClosePlayer's refusal of playerID's joining sockets
+// (the operator's unban).
+func (h *Hub) AllowPlayer(playerID string) { h.closedPlayers.Delete(playerID) }
+
+// closedReason is the 4003 reason ClosePlayer gave playerID, or "".
+func (h *Hub) closedReason(playerID string) string {
+	r, _ := h.closedPlayers.Load(playerID)
+	s, _ := r.(string)
+	return s
 }

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -92,10 +93,13 @@ type Timer interface {
 
 // Hub owns every live table. Its methods are safe for concurrent use.
 type Hub struct {
-	cfg    Config
-	log    *slog.Logger
-	ctx    context.Context
-	cancel context.CancelFunc
+	cfg Config
+	// closedPlayers: the players ClosePlayer shut out, by id, with the
+	// reason their joining sockets are refused with (bans.go).
+	closedPlayers sync.Map
+	log           *slog.Logger
+	ctx           context.Context
+	cancel        context.CancelFunc
 	// wg counts the goroutines the hub owns (spawn); spawnMu guards
 	// stopping, set once Close waits on wg.
 	wg       sync.WaitGroup
@@ -107,6 +111,8 @@ type Hub struct {
 	loadMu  sync.Mutex
 	started atomic.Bool
 	closed  atomic.Bool
+	// draining: Close hands the tables over to other nodes (nodes.go).
+	draining atomic.Bool
 	// startedAt is when Start began: the operator's uptime.
 	startedAt time.Time
 	metrics   *Metrics
@@ -229,6 +235,9 @@ func (h *Hub) Start(ctx context.Context) error {
 			continue
 		}
 		t, err := h.get(ctx, info.Table.ID)
+		if errors.Is(err, store.ErrNotOwner) {
+			continue // another node runs it (nodes.go)
+		}
 		if err != nil {
 			return fmt.Errorf("load table %s: %w", info.Table.ID, err)
 		}

@@ -140,6 +140,12 @@ func errNoTable(id string) error { return engine.Errorf(engine.ENOTFOUND, "Table
 
 var errBanned = engine.Errorf(engine.EFORBIDDEN, "You are banned from this table.")
 
+// closedOut refuses a join of a player the operator shut out of the whole
+// server (Hub.ClosePlayer), with the reason their other sockets got.
+type closedOut struct{ reason string }
+
+func (e *closedOut) Error() string { return "refused: " + e.reason }
+
 // member reports whether playerID owns the table or sits at it.
 func (a *access) member(playerID string) bool {
 	return playerID != "" && (playerID == a.owner || a.seated[playerID])
@@ -195,6 +201,9 @@ var errSeatGone = protoErr(CodeNotSeated, "Your seat was freed; join as a specta
 // admit checks, on the table goroutine, that client c (viewer v) may join:
 // the table is visible to v, and a player still has a seat.
 func (t *table) admit(c *client, v Viewer) error {
+	if reason := t.h.closedReason(v.PlayerID); v.PlayerID != "" && reason != "" {
+		return &closedOut{reason: reason}
+	}
 	a := t.access.Load()
 	if v.PlayerID != "" && a.bans[v.PlayerID] {
 		return errBanned
@@ -213,7 +222,10 @@ func (t *table) admit(c *client, v Viewer) error {
 // refusedReason is the 4003 reason of a join refused by admit, or "" for
 // another failure.
 func refusedReason(err error) string {
+	var out *closedOut
 	switch {
+	case errors.As(err, &out):
+		return out.reason
 	case errors.Is(err, errBanned):
 		return ReasonBanned
 	case errors.Is(err, errSeatGone):

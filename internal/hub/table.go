@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"tavern/internal/engine"
 	"tavern/internal/store"
 )
@@ -188,8 +190,15 @@ func (t *table) next(burst *int) bool {
 // subscription as the hub closes.
 func (t *table) shutdown() {
 	t.drain()
+	code, reason := websocket.StatusCode(1001), "server shutting down"
+	if t.h.draining.Load() {
+		// Released once its commits have landed, so that another node
+		// serves it by the time its clients are back (nodes.go).
+		code, reason = websocket.StatusServiceRestart, "this node is draining; reconnect"
+		t.unloaded()
+	}
 	for c := range t.clients {
-		c.close(1001, "server shutting down")
+		c.close(code, reason)
 	}
 	for s := range t.subs {
 		close(s.ch)

@@ -28,6 +28,14 @@ type Config struct {
 	LogLevel slog.Level
 	Pprof    string
 
+	// Several nodes on PostgreSQL (DESIGN.md "Beyond one machine").
+	DBMaxConns   int
+	NodeAddr     string
+	ClusterToken string
+	LeaseTTL     time.Duration
+	LeaseRenew   time.Duration
+	OrphanSweep  time.Duration
+
 	// The operator and the limits.
 	AdminToken   string
 	Quotas       bool
@@ -101,6 +109,10 @@ func DefaultConfig() Config {
 		Addr:         "127.0.0.1:8080",
 		DB:           "data/tavern.db",
 		LogLevel:     slog.LevelInfo,
+		DBMaxConns:   16,
+		LeaseTTL:     10 * time.Second,
+		LeaseRenew:   2 * time.Second,
+		OrphanSweep:  time.Second,
 		Quotas:       true,
 		QuotaPlayers: 20,
 		QuotaTables:  6,
@@ -153,7 +165,13 @@ type setting struct {
 // (checked by TestREADMEListsEverySetting) all come from it.
 var settings = []setting{
 	{"addr", "TAVERN_ADDR", "listen address (host:port; port 0 picks a free one)", func(c *Config) flag.Value { return (*stringValue)(&c.Addr) }},
-	{"db", "TAVERN_DB", "SQLite file, created with its directory if missing", func(c *Config) flag.Value { return (*stringValue)(&c.DB) }},
+	{"db", "TAVERN_DB", "SQLite file, created with its directory if missing (one server per file), or a postgres:// URL to run several nodes", func(c *Config) flag.Value { return (*stringValue)(&c.DB) }},
+	{"db-max-conns", "TAVERN_DB_MAX_CONNS", "PostgreSQL: connections of this node's pool", func(c *Config) flag.Value { return (*intValue)(&c.DBMaxConns) }},
+	{"node-addr", "TAVERN_NODE_ADDR", "PostgreSQL: host:port the other nodes reach this one at (empty: -addr, which must then not be a wildcard)", func(c *Config) flag.Value { return (*stringValue)(&c.NodeAddr) }},
+	{"", "TAVERN_CLUSTER_TOKEN", "PostgreSQL: secret shared by the nodes, signing the requests one forwards to another", func(c *Config) flag.Value { return (*stringValue)(&c.ClusterToken) }},
+	{"lease-ttl", "TAVERN_LEASE_TTL", "PostgreSQL: a node not heard from this long (the database's clock) is dead and its tables are claimed", func(c *Config) flag.Value { return (*durationValue)(&c.LeaseTTL) }},
+	{"lease-renew", "TAVERN_LEASE_RENEW", "PostgreSQL: how often a node renews its lease; well under -lease-ttl", func(c *Config) flag.Value { return (*durationValue)(&c.LeaseRenew) }},
+	{"orphan-sweep", "TAVERN_ORPHAN_SWEEP", "PostgreSQL: how often a node claims the tables of dead nodes that have open actions or a fight", func(c *Config) flag.Value { return (*durationValue)(&c.OrphanSweep) }},
 	{"log-level", "TAVERN_LOG_LEVEL", "debug, info, warn or error", func(c *Config) flag.Value { return (*levelValue)(&c.LogLevel) }},
 	{"pprof", "TAVERN_PPROF", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (empty: off)", func(c *Config) flag.Value { return (*stringValue)(&c.Pprof) }},
 	{"", "TAVERN_ADMIN_TOKEN", "the operator's token for /admin and /metrics (empty: a new one each start, printed once)", func(c *Config) flag.Value { return (*stringValue)(&c.AdminToken) }},
@@ -270,6 +288,9 @@ func (c *Config) check() error {
 		return fmt.Errorf("history-tokens %d (TAVERN_HISTORY_TOKENS): want 1 or more", c.HistoryTokens)
 	case c.HistorySummaries < 1:
 		return fmt.Errorf("history-summaries %d (TAVERN_HISTORY_SUMMARIES): want 1 or more", c.HistorySummaries)
+	}
+	if err := c.checkCluster(); err != nil {
+		return err
 	}
 	if c.AlertEvery < time.Second {
 		return fmt.Errorf("alert-every %s: want 1s or more", c.AlertEvery)

@@ -12,7 +12,6 @@ import (
 
 	"tavern/internal/agent"
 	"tavern/internal/alert"
-	"tavern/internal/db"
 	"tavern/internal/engine"
 	"tavern/internal/hub"
 	"tavern/internal/store"
@@ -23,7 +22,7 @@ import (
 // budgets, alerts, players and console users, over the store, the hub and
 // the models' budget. Safe for concurrent use.
 type operator struct {
-	store  *db.DB
+	store  operatorStore
 	hub    *hub.Hub
 	budget *agent.Budget
 	alerts *alerts
@@ -34,7 +33,7 @@ var _ web.Operator = (*operator)(nil)
 
 // loadBudget fills b with today's spend and the tables' own budgets, so
 // a restart does not forget what was spent.
-func loadBudget(ctx context.Context, store *db.DB, b *agent.Budget, now time.Time) error {
+func loadBudget(ctx context.Context, store operatorStore, b *agent.Budget, now time.Time) error {
 	spend, err := store.SpendSince(ctx, now)
 	if err != nil {
 		return err
@@ -127,7 +126,11 @@ func (o *operator) BanPlayer(ctx context.Context, id, reason, by string) error {
 }
 
 func (o *operator) UnbanPlayer(ctx context.Context, id, by string) error {
-	return o.store.SetPlayerBan(ctx, id, false, "")
+	if err := o.store.SetPlayerBan(ctx, id, false, ""); err != nil {
+		return err
+	}
+	o.hub.AllowPlayer(id)
+	return nil
 }
 
 func (o *operator) ExportPlayer(ctx context.Context, id string) (any, error) {

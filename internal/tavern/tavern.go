@@ -29,6 +29,7 @@ import (
 	"tavern/internal/hub"
 	"tavern/internal/offline"
 	"tavern/internal/openai"
+	"tavern/internal/pgdb"
 	"tavern/web"
 )
 
@@ -41,8 +42,12 @@ var _ agent.CallQueue = (*db.DB)(nil)
 type Tavern struct {
 	Config Config
 	Log    *slog.Logger
-	Store  *db.DB
-	Hub    *hub.Hub
+	// DB is the store, on either engine; Store is it when it is SQLite
+	// (nil on PostgreSQL), PG when it is PostgreSQL (nil on SQLite).
+	DB    Store
+	Store *db.DB
+	PG    *pgdb.DB
+	Hub   *hub.Hub
 	// Registry holds every metric /metrics serves: the Go runtime, the
 	// game (Metrics) and HTTP.
 	Registry *prometheus.Registry
@@ -55,6 +60,7 @@ type Tavern struct {
 	AdminToken     string
 	AdminTokenMade bool
 
+	unlockDB  func() error
 	calls     *agent.CallWriter
 	health    *agent.Health
 	budget    *agent.Budget
@@ -108,27 +114,32 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("load adventures: %w", err)
 	}
-	if t.Store, err = db.Open(ctx, cfg.DB); err != nil {
+	if t.DB, t.unlockDB, err = t.openStore(ctx); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 
 	t.Registry = prometheus.NewRegistry()
 	t.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	t.Metrics = hub.NewMetrics(t.Registry)
-	t.alerts = newAlerts(cfg, t.Store.OldestOpenActions)
+	t.alerts = newAlerts(cfg, t.DB.OldestOpenActions)
 	t.alerts.register(t.Registry)
 	commit := func(wait time.Duration, failed bool) {
 		t.Metrics.StoreCommit(wait, failed)
 		t.alerts.commit(wait)
 	}
-	t.Store.ObserveWrites(db.WriteObserver{Commit: commit, Transaction: t.Metrics.StoreTransaction, Checkpoint: t.Metrics.StoreCheckpoint})
-	t.Metrics.StoreQueue(t.Store.Queued)
+	if t.Store != nil {
+		t.Store.ObserveWrites(db.WriteObserver{Commit: commit, Transaction: t.Metrics.StoreTransaction, Checkpoint: t.Metrics.StoreCheckpoint})
+		t.Metrics.StoreQueue(t.Store.Queued)
+	} else {
+		t.PG.ObserveWrites(pgdb.WriteObserver{Commit: commit, Transaction: t.Metrics.StoreTransaction})
+		t.Metrics.StoreQueue(t.PG.Queued)
+	}
 	// The call log is written off the model path; it is closed after the
 	// hub so the last turns' calls are kept.
-	t.calls = agent.NewCallWriter(agent.CallWriterConfig{Store: t.Store, Observe: t.Metrics.ObserveCall, Dropped: t.Metrics.CallDropped, Log: t.Log})
+	t.calls = agent.NewCallWriter(agent.CallWriterConfig{Store: t.DB, Observe: t.Metrics.ObserveCall, Dropped: t.Metrics.CallDropped, Log: t.Log})
 	t.health = &agent.Health{}
 	t.budget = &agent.Budget{DayUSD: cfg.BudgetDayUSD}
-	if err := loadBudget(ctx, t.Store, t.budget, time.Now()); err != nil {
+	if err := loadBudget(ctx, t.DB, t.budget, time.Now()); err != nil {
 		return nil, fmt.Errorf("load the budgets: %w", err)
 	}
 	t.runner, t.dataModel, t.DM = t.agents()
@@ -136,23 +147,27 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 		t.runner = cfg.Runner
 	}
 
-	// The operator's data agent reads the file read-only, on connections
-	// of its own; the model when there is one, else the offline analyst.
-	if t.data, err = dataset.Open(ctx, cfg.DB); err != nil {
+	// The operator's data agent reads the database read-only, on
+	// connections of its own; the model when there is one, else the
+	// offline analyst.
+	var asker web.Asker
+	if t.data, err = t.openData(ctx); err != nil {
 		return nil, fmt.Errorf("open the data agent's views: %w", err)
 	}
 	// The offline analyst reads who is online from the hub, once it is
 	// built (online is set below).
 	var online func(ctx context.Context) ([]dataset.OnlinePlayer, error)
 	analyst := &dataset.Analyst{Data: t.data, Online: func(ctx context.Context) ([]dataset.OnlinePlayer, error) { return online(ctx) }}
-	asker := &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: analyst, Conversations: t.Store, Log: t.Log}
+	if t.data != nil {
+		asker = &agent.DataAgent{Model: t.dataModel, Data: t.data, Offline: analyst, Conversations: t.DB, Log: t.Log}
+	}
 
 	// The built-in adventures and the community's (PROTOCOL.md
 	// "Adventures").
-	shelf := adventures.NewShelf(lib, t.Store, nil)
+	shelf := adventures.NewShelf(lib, t.DB, nil)
 	hc := hub.Config{
-		Store: t.Store, Adventures: shelf, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
-		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health, StoreHealth: t.Store.Unavailable,
+		Store: t.DB, Adventures: shelf, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
+		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health, StoreHealth: t.DB.Unavailable,
 		SlowAfter: cfg.LLMFirstToken, AttemptDeadline: cfg.LLMAttempt,
 		SocketsPerPlayer: cfg.SocketsPerPlayer, SocketsPerAddr: cfg.SocketsPerAddr, PingInterval: cfg.PingInterval,
 	}
@@ -168,6 +183,9 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 		}
 		return out, nil
 	}
+	if err := t.join(ctx); err != nil {
+		return nil, err
+	}
 	if err := h.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -181,12 +199,15 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	}
 	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
-	wc := web.Config{Hub: h, Players: t.Store, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry, Adventures: shelf,
-		Operator: &operator{store: t.Store, hub: h, budget: t.budget, alerts: t.alerts, now: time.Now}}
+	wc := web.Config{Hub: h, Players: t.DB, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry, Adventures: shelf,
+		Operator: &operator{store: t.DB, hub: h, budget: t.budget, alerts: t.alerts, now: time.Now}}
 	if cfg.Web != nil {
 		cfg.Web(&wc)
 	}
 	t.Handler = web.New(wc).Handler()
+	if t.PG != nil {
+		t.Handler = newRouter(t.Handler, t.PG, cfg.ClusterToken, t.Log)
+	}
 	// Websockets and streams are long-lived and set their own deadlines;
 	// the other routes get web.ReadTimeout per request (web.Server).
 	// Headers over web.MaxHeaderBytes are answered by the handler, with
@@ -234,14 +255,14 @@ func (t *Tavern) agents() (*agent.Runner, agent.Model, string) {
 			dm = cfg.Narrator
 		}
 		n := logged(dm)
-		return &agent.Runner{Narrative: n, Combat: n, Summary: n, Memory: t.Store, Log: t.Log, Window: cfg.window()}, nil, "offline"
+		return &agent.Runner{Narrative: n, Combat: n, Summary: n, Memory: t.DB, Log: t.Log, Window: cfg.window()}, nil, "offline"
 	}
 	if cfg.Runner == nil {
 		t.Log.Info("AI game master", "narrative", ms.Narrative.Name(), "combat", ms.Combat.Name(), "summary", ms.Summary.Name())
 	}
 	return &agent.Runner{
 		Narrative: logged(ms.Narrative), Combat: logged(ms.Combat), Summary: logged(ms.Summary),
-		Memory: t.Store, Log: t.Log, Window: cfg.window(),
+		Memory: t.DB, Log: t.Log, Window: cfg.window(),
 		// Over budget, a table is played offline (PROTOCOL.md "Operator,
 		// continued").
 		// Its calls are logged but not watched: the overview's models are
@@ -266,6 +287,11 @@ func (t *Tavern) Listen() error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	t.ln = &closeSignal{Listener: ln, closed: t.lnClosed}
+	if t.PG != nil && t.Config.NodeAddr == "" {
+		if err := t.PG.SetAddr(context.Background(), ln.Addr().String()); err != nil {
+			return fmt.Errorf("listen: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -355,9 +381,8 @@ func (t *Tavern) close() error {
 	if t.Hub != nil {
 		// A commit the store retries on a full disk would hold its table,
 		// and so the hub's close, for as long as the disk stays full.
-		if t.Store != nil {
-			t.Store.StopRetries()
-		}
+		t.DB.StopRetries()
+		t.drain()
 		errs = append(errs, t.Hub.Close())
 	}
 	if err := <-shut; !errors.Is(err, http.ErrServerClosed) {
@@ -369,8 +394,11 @@ func (t *Tavern) close() error {
 	if t.data != nil {
 		errs = append(errs, t.data.Close())
 	}
-	if t.Store != nil {
-		errs = append(errs, t.Store.Close())
+	if t.DB != nil {
+		errs = append(errs, t.DB.Close())
+	}
+	if t.unlockDB != nil {
+		errs = append(errs, t.unlockDB())
 	}
 	t.stopPprof()
 	return errors.Join(errs...)

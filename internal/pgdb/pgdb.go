@@ -1,0 +1,307 @@
+// Package pgdb is Tavern's PostgreSQL store (pgx v5 and pgxpool,
+// hand-written SQL): the cluster path of DESIGN.md "Beyond one machine",
+// beside internal/db, the embedded SQLite default. [DB] keeps the same
+// contract as db.DB — hub.Store, agent.MemoryIndex, agent.CallQueue, the
+// web layer's Players — and the same suite (internal/store/storetest)
+// checks both. Of Tavern's packages it imports only engine, store and
+// migrations/postgres.
+//
+// Start with [Open], which checks the database (C collation), applies the
+// migrations of package tavern/migrations/postgres and returns a [DB];
+// then [DB.Commit], the one write path of a running table. Commits are
+// group-committed as on SQLite: one goroutine takes the queued commits and
+// sends each transaction's statements in one batch (one round trip). When
+// the DB is a cluster node ([DB.Join]), every transaction first reads its
+// tables' owner rows FOR SHARE and fails the commits of a table this node
+// no longer owns with store.ErrFenced (owners.go).
+//
+// Times and JSON are stored as text, as on SQLite, so replays give the
+// bytes the live frames carried; multi-query reads run in one REPEATABLE
+// READ READ ONLY transaction.
+package pgdb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"tavern/internal/engine"
+	"tavern/internal/store"
+	"tavern/migrations/postgres"
+)
+
+// Options tune Open. The zero value is the defaults.
+type Options struct {
+	// MaxConns bounds the pool (0: 16).
+	MaxConns int
+}
+
+// DB is an open Tavern database on PostgreSQL. It is safe for concurrent
+// use; methods return errors wrapping pgx's with context, or an
+// *engine.Error (ENOTFOUND, ECONFLICT, EINVALID) when the caller can act on
+// the condition.
+type DB struct {
+	pool *pgxpool.Pool
+	now  func() time.Time
+
+	committer *committer
+	health    health // whether the last write reached the database (health.go)
+	observer  atomic.Pointer[WriteObserver]
+	// node is the cluster membership once Join is called (owners.go).
+	node atomic.Pointer[node]
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// IsURL reports whether s names a PostgreSQL database (a postgres:// or
+// postgresql:// URL) rather than a SQLite file.
+func IsURL(s string) bool {
+	for _, p := range []string{"postgres://", "postgresql://"} {
+		if len(s) >= len(p) && s[:len(p)] == p {
+			return true
+		}
+	}
+	return false
+}
+
+// Open connects to the database at url (postgres://…), checks that it
+// sorts text bytewise (the C collation: text order is time order, as on
+// SQLite) and applies any pending migration, under an advisory lock so
+// that nodes starting together migrate once. ctx bounds the connection and
+// the migrations. The caller must Close the DB.
+func Open(ctx context.Context, url string, opt Options) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: the URL does not parse (want postgres://user:password@host:port/database): %w", err)
+	}
+	cfg.MaxConns = 16
+	if opt.MaxConns > 0 {
+		cfg.MaxConns = int32(opt.MaxConns)
+	}
+	rp := cfg.ConnConfig.RuntimeParams
+	if rp["application_name"] == "" {
+		// Which process a session is, in pg_stat_activity and the logs.
+		rp["application_name"] = fmt.Sprintf("tavern-%d", os.Getpid())
+	}
+	if rp["idle_in_transaction_session_timeout"] == "" {
+		// Bounds how long a stalled node can hold an owner row's lock
+		// (DESIGN.md "Beyond one machine").
+		rp["idle_in_transaction_session_timeout"] = "5000"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	if err := checkDatabase(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres %s: %w", where, err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres %s: %w", where, err)
+	}
+	d := &DB{pool: pool, now: time.Now}
+	d.committer = newCommitter(d)
+	return d, nil
+}
+
+// checkDatabase refuses a database whose collation is not C: times are
+// text, compared and sorted as bytes.
+func checkDatabase(ctx context.Context, pool *pgxpool.Pool) error {
+	var collate string
+	err := pool.QueryRow(ctx, "SELECT datcollate FROM pg_database WHERE datname = current_database()").Scan(&collate)
+	if err != nil {
+		return err
+	}
+	if collate != "C" && collate != "POSIX" {
+		return fmt.Errorf("the database's collation is %q, want C (CREATE DATABASE … TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C')", collate)
+	}
+	return nil
+}
+
+// migrate applies the embedded migrations, holding goose's advisory lock.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	sdb := stdlib.OpenDBFromPool(pool)
+	defer sdb.Close()
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, sdb, postgres.FS,
+		goose.WithDisableGlobalRegistry(true), goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// Close stops the group-commit writer after the queued commits, leaves the
+// cluster if the DB joined it (Leave), and closes the pool. Safe to call
+// more than once: later calls return the first call's error.
+func (d *DB) Close() error {
+	d.closeOnce.Do(func() {
+		d.committer.close()
+		var errs []error
+		if n := d.node.Load(); n != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			errs = append(errs, d.leave(ctx, n))
+			cancel()
+		}
+		d.pool.Close()
+		d.closeErr = errors.Join(errs...)
+	})
+	return d.closeErr
+}
+
+// Pool returns the connection pool, for tests and tools that read the
+// database directly. The DB owns it.
+func (d *DB) Pool() *pgxpool.Pool { return d.pool }
+
+// SQL returns a database/sql handle on the pool (for the schema tools);
+// the caller closes it, which leaves the pool open.
+func (d *DB) SQL() *sql.DB { return stdlib.OpenDBFromPool(d.pool) }
+
+// read runs fn in one REPEATABLE READ READ ONLY transaction, so all of its
+// queries see one snapshot.
+func (d *DB) read(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	tx, err := d.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.Background()) // read only: nothing to undo
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// timeFormat is RFC 3339 with a fixed nine-digit fraction, as internal/db
+// stores times: text order is then time order.
+const timeFormat = "2006-01-02T15:04:05.000000000Z07:00"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return t.UTC(), nil
+}
+
+func parseOptTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return parseTime(s)
+}
+
+// plainJSON encodes values that cannot fail to encode.
+func plainJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("pgdb: encode %T: %v", v, err))
+	}
+	return string(b)
+}
+
+func unjson(s string, v any, what string) error {
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return fmt.Errorf("decode %s: %w", what, err)
+	}
+	return nil
+}
+
+func pgCode(err error) string {
+	var e *pgconn.PgError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// isUnique reports a unique or primary key violation.
+func isUnique(err error) bool { return pgCode(err) == "23505" }
+
+// isForeignKey reports a foreign key violation: the only foreign keys point
+// to tables(id), so it means the table does not exist.
+func isForeignKey(err error) bool { return pgCode(err) == "23503" }
+
+func tableNotFound(id string) error {
+	return engine.Errorf(engine.ENOTFOUND, "table %s not found", id)
+}
+
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// each runs q and calls fn for every row.
+func each(ctx context.Context, db querier, q string, args []any, fn func(pgx.Rows) error) error {
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// errUnavailable is what a caller sees when the database is out of
+// reach: store.ErrUnavailable (EUNAVAILABLE, so clients are told to try
+// again), which the hub treats as a store that cannot save, as for a full
+// disk, with the cause wrapped for the log.
+var errUnavailable = store.ErrUnavailable
+
+// unreachable reports an error of the connection rather than of the
+// statement: the server is down, restarting or cut off.
+func unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) {
+		return true
+	}
+	code := pgCode(err)
+	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57P") || strings.Contains(err.Error(), "conn closed")
+}
+
+// withUnavailable marks err EUNAVAILABLE when the database is out of
+// reach.
+func withUnavailable(err error) error {
+	if unreachable(err) {
+		return fmt.Errorf("%w (%w)", errUnavailable, err)
+	}
+	return err
+}
+
+// Unreachable reports whether err (from Open) means the database is out
+// of reach, so that trying again later may succeed.
+func Unreachable(err error) bool { return unreachable(err) }

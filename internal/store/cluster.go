@@ -1,0 +1,31 @@
+package store
+
+import (
+	"errors"
+	"time"
+)
+
+// ErrFenced fails a commit of a table this node no longer owns
+// (DESIGN.md "Beyond one machine": another node claimed it, with a higher
+// epoch). Nothing of the commit was written; the table must unload
+// without reloading, and its sockets close 1012 so that clients reconnect
+// to the owner.
+var ErrFenced = errors.New("store: this node no longer owns the table; not applied")
+
+// ErrNotOwner fails the load of a table another live node owns: the
+// request belongs there (PROTOCOL.md "Several nodes").
+var ErrNotOwner = errors.New("store: another node owns the table")
+
+// Node is one server of a cluster as its row says (the operator's
+// overview): State is "alive", "draining" or "dead" (its lease lapsed).
+type Node struct {
+	ID, Addr, State string
+	Tables, Sockets int
+	ExpiresAt       time.Time
+}
+
+// Owner is the node that runs a table and the epoch of its claim.
+type Owner struct {
+	Node, Addr string
+	Epoch      int64
+}
