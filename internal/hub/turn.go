@@ -78,7 +78,8 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		return agent.Result{}, nil, err
 	}
 	turn := &agent.Turn{No: j.turnNo, Kind: j.kind, State: st, Dice: dice, Entry: j.entry, Notes: j.owner.notes, Whispers: j.owner.whisperTexts()}
-	if a, ok := t.h.adventureOf(t.meta); ok {
+	// Only the fields never changed: the owner may patch others meanwhile.
+	if a, ok := t.h.adventureOf(engine.Table{ID: t.id, Adventure: t.meta.Adventure}); ok {
 		turn.Adventure = a.Name + "\n" + a.Intro
 	}
 	if j.action != nil {
@@ -111,7 +112,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		return agent.Result{}, nil, err
 	}
 	// The engine, not the model, advances the initiative.
-	narrativeCombat := t.meta.Config.CombatMode == engine.CombatNarrative
+	narrativeCombat := st.Config.CombatMode == engine.CombatNarrative
 	if st.Game.Combat != nil {
 		if res.Output.Tool == "start_combat" {
 			if !narrativeCombat {
@@ -119,7 +120,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 			}
 		} else {
 			var evs []engine.Event
-			if t.meta.Config.CombatMode == engine.CombatNarrative && st.Game.Combat.Ending == "" {
+			if st.Config.CombatMode == engine.CombatNarrative && st.Game.Combat.Ending == "" {
 				// Narrative combat has no initiative queue: each action is
 				// a beat in which effects tick and the end is checked.
 				_, evs = st.SettleNarrativeTurn(dice)
