@@ -69,6 +69,8 @@ func (h *Hub) ErasePlayer(ctx context.Context, playerID string) error {
 	if playerID == "" {
 		return nil
 	}
+	// A socket of theirs still joining is refused too (see ClosePlayer).
+	h.closedPlayers.Store(playerID, ReasonErased)
 	var errs atomic.Int64
 	h.eachLoaded(ctx, "erase a player", playerID, func(t *table) int {
 		t.closePlayer(playerID, ReasonErased)
