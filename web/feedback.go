@@ -17,7 +17,7 @@ func orNone(s string) string {
 	return s
 }
 
-// liked is the share of 👍 among a group's scores, in percent.
+// liked is the share of thumbs up among a group's scores, in percent.
 func liked(g store.FeedbackGroup) string {
 	n := g.Up + g.Down
 	if n == 0 {

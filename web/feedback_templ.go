@@ -13,7 +13,7 @@ import (
 	"tavern/internal/store"
 )
 
-// llmFeedback is the LLM page's table of the players' 👍/👎 on
+// llmFeedback is the LLM page's table of the players' thumbs up/down on
 // narrations, by the model and prompt version of the call that made each
 // (PROTOCOL.md "Undo, notes and the owner's word to the DM").
 func llmFeedback(gs []store.FeedbackGroup) templ.Component {
@@ -47,7 +47,7 @@ func llmFeedback(gs []store.FeedbackGroup) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div class=\"scroll\"><table class=\"grid\" id=\"by-prompt\"><thead><tr><th>Model</th><th>Prompt version</th><th class=\"num\">👍</th><th class=\"num\">👎</th><th class=\"num\">Liked</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div class=\"scroll\"><table class=\"grid\" id=\"by-prompt\"><thead><tr><th>Model</th><th>Prompt version</th><th class=\"num\">Good</th><th class=\"num\">Poor</th><th class=\"num\">Liked</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -165,7 +165,7 @@ func (s *Server) adminPlayerPage(w http.ResponseWriter, r *http.Request) {
 
 func scoreWord(score int) string {
 	if score > 0 {
-		return "👍 liked"
+		return "liked"
 	}
-	return "👎 disliked"
+	return "disliked"
 }

@@ -169,6 +169,9 @@ func TestRetconDropAfterRestart(t *testing.T) {
 	if s.Combat != nil || s.Mode != engine.ModeNarrative || len(s.Pending) != 0 {
 		t.Errorf("after dropping the attack: combat %v, mode %s, pending %v", s.Combat, s.Mode, s.Pending)
 	}
+	if s.Undoable != 2 { // the arrival and the walk are left
+		t.Errorf("undoable after one retcon: %d, want 2", s.Undoable)
+	}
 	_, atok := e.player("Ann")
 	a := e.dial(id, "player", atok, -1)
 	a.until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
@@ -183,6 +186,9 @@ func TestRetconDropAfterRestart(t *testing.T) {
 		if _, err := e.hub.Retcon(ctx, id, *owner, hub.RetconDrop); err != nil {
 			t.Fatalf("retcon %d: %v", i+2, err)
 		}
+	}
+	if s, err := e.hub.Snapshot(ctx, id); err != nil || s.Undoable != 0 {
+		t.Errorf("undoable with nothing left: %d (%v), want 0", s.Undoable, err)
 	}
 	if _, err := e.hub.Retcon(ctx, id, *owner, hub.RetconDrop); engine.ErrorCode(err) != engine.ECONFLICT {
 		t.Errorf("a retcon with nothing left to undo: %v, want conflict", err)

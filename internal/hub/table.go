@@ -437,7 +437,7 @@ func (t *table) snapshot() Snapshot {
 		DM: t.h.cfg.DM, Busy: t.job != nil, Queue: nonNil(st.Game.Queue), AdventureID: t.meta.Adventure,
 		Quests: questViews(st), Followers: followers(st), Pending: t.pendingViews(false), Paused: t.paused,
 		Notes: t.noteViews(),
-		Shops: st.ShopsHere(),
+		Shops: st.ShopsHere(), Undoable: len(t.own.points),
 	}
 	s.Online = onlineSeats(t.clients) // who is connected (views.go)
 	if st.Config.Words() {

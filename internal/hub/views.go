@@ -192,6 +192,10 @@ type Snapshot struct {
 	// Shops are those kept at the party's location: stock with prices,
 	// and what each pays back (PROTOCOL.md "Adventures").
 	Shops []engine.ShopView `json:"shops,omitempty"`
+	// Undoable is how many DM turns a retcon could undo now (0 to
+	// store.MaxSavePoints), so the owner's page offers undo only when
+	// the server would do it.
+	Undoable int `json:"undoable"`
 }
 
 // QuestView is a quest as the players see it (additive to PROTOCOL.md).

@@ -1,5 +1,5 @@
 // The table page's side of PROTOCOL.md "Undo, notes and the owner's word
-// to the DM": the notes form and its remove buttons, the 👍/👎 and edit
+// to the DM": the notes form and its remove buttons, the thumbs up/down and edit
 // buttons of narration lines, and the owner's controls (undo the last
 // turn, whisper to the DM). The notes panel itself is drawn by panels.js
 // from the state; the struck-through and edited lines by log.js.
@@ -8,6 +8,21 @@
 // answers "owner"); the server checks every request again.
 
 const $ = (id) => document.getElementById(id);
+
+// renderUndo shows the owner's undo buttons only when the server would
+// undo a turn (state.undoable, the save points left) and not while a
+// turn runs, when it answers 409.
+export function renderUndo(state) {
+  const left = state.undoable || 0;
+  for (const id of ['undo-turn', 'replay-turn']) {
+    const b = $(id);
+    if (!b) continue;
+    b.hidden = left === 0;
+    b.disabled = !!state.busy;
+  }
+  const undo = $('undo-turn');
+  if (undo) undo.title = `Undo the last turn that resolved an action; the action is dropped (${left} turn${left === 1 ? '' : 's'} can be undone)`;
+}
 
 // dmTools wires the controls. deps: tableId, role() ("player" or
 // "spectator"), api(method, path, body), send(frame) over the socket,

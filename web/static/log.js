@@ -26,14 +26,14 @@ export function retracts(r, ev) {
 
 // item describes the log line of ev, or null for an event the log does
 // not show. characterName(id) names a party member; opts.feedback adds
-// the 👍/👎 and edit buttons to narration lines (table.js shows them to
+// the thumbs up/down and edit buttons to narration lines (table.js shows them to
 // whom they are for).
 export function item(ev, characterName, opts = {}) {
   const l = eventLine(ev, characterName);
   if (!l) return null;
   const tools = ev.kind === 'narration' && opts.tools ? h('span', { class: 'line-tools' },
-    h('button', { type: 'button', class: 'link fb', 'data-feedback': '1', title: 'A good narration', 'aria-label': 'Good narration' }, '\u{1F44D}'),
-    h('button', { type: 'button', class: 'link fb', 'data-feedback': '-1', title: 'A poor narration', 'aria-label': 'Poor narration' }, '\u{1F44E}'),
+    h('button', { type: 'button', class: 'link fb', 'data-feedback': '1', title: 'A good narration', 'aria-label': 'Good narration' }),
+    h('button', { type: 'button', class: 'link fb', 'data-feedback': '-1', title: 'A poor narration', 'aria-label': 'Poor narration' }),
     h('button', { type: 'button', class: 'link edit-narration', 'data-edit': ev.seq, title: 'Correct this narration' }, 'edit')) : null;
   return h('li', { class: `ev ev-${ev.kind}${l.outcome ? ' outcome-' + l.outcome : ''}`, 'data-seq': ev.seq, 'data-kind': ev.kind },
     l.who ? [h('strong', { class: 'who' }, l.who), h('span', { class: 'text' }, ': ' + l.text)] : h('span', { class: 'text' }, l.text), tools);

@@ -34,6 +34,8 @@ export function render(s) {
 export function wire(tableId, api, showError, state) {
   const card = $('owner-panel');
   if (!card) return;
+  // Folded on a phone, where it sits above the story (style.css).
+  if (window.matchMedia('(max-width: 860px)').matches) card.open = false;
   const base = `/api/tables/${encodeURIComponent(tableId)}`;
   const run = async (f) => {
     try {

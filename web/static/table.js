@@ -13,7 +13,7 @@
 import { asList } from './eventline.js';
 import { mount } from './dom.js';
 import { Log } from './log.js';
-import { dmTools } from './dmtools.js';
+import { dmTools, renderUndo } from './dmtools.js';
 import * as panels from './panels.js';
 import * as owner from './owner.js';
 
@@ -38,7 +38,7 @@ const characterName = (id) => {
   const c = (state.party || []).find((p) => p.id === id);
   return c ? c.name : '';
 };
-// Narration lines carry the 👍/👎 and edit buttons; style.css shows them
+// Narration lines carry the thumbs up/down and edit buttons; style.css shows them
 // to seated players (.seated) and the owner (.is-owner).
 page.classList.toggle('seated', role === 'player');
 let isOwner = false; // told by dmtools.js once the server says
@@ -120,6 +120,7 @@ function renderAll() {
   const paused = $('paused-banner');
   if (paused) paused.hidden = !state.paused;
   owner.render(state);
+  renderUndo(state);
   renderAction();
 }
 
