@@ -267,7 +267,7 @@ func tablePage(v tableView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" download>text</a></span></div><button id=\"load-earlier\" type=\"button\" class=\"link load-earlier\" hidden>Load earlier events</button><ol id=\"log\" class=\"log\" aria-live=\"polite\"></ol></section><p id=\"error\" class=\"error\" role=\"alert\" hidden></p><form id=\"whisper-form\" class=\"card chat-form\" hidden><label for=\"whisper-text\">Whisper to the DM (only the DM reads it, on its next turn)</label><div class=\"row\"><input id=\"whisper-text\" name=\"text\" type=\"text\" maxlength=\"1000\" autocomplete=\"off\" placeholder=\"Have the bridge give way\"> <button id=\"whisper-send\" type=\"submit\" class=\"secondary\">Whisper</button></div><p id=\"whisper-status\" class=\"hint\" aria-live=\"polite\"></p></form>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" download>text</a></span></div><button id=\"load-earlier\" type=\"button\" class=\"link load-earlier\" hidden>Load earlier events</button><ol id=\"log\" class=\"log\" aria-live=\"polite\"></ol></section><p id=\"error\" class=\"error\" role=\"alert\" hidden></p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -277,18 +277,22 @@ func tablePage(v tableView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<form id=\"whisper-form\" class=\"card chat-form\" hidden><label for=\"whisper-text\">Whisper to the DM (only the DM reads it, on its next turn)</label><div class=\"row\"><input id=\"whisper-text\" name=\"text\" type=\"text\" maxlength=\"1000\" autocomplete=\"off\" placeholder=\"Have the bridge give way\"> <button id=\"whisper-send\" type=\"submit\" class=\"secondary\">Whisper</button></div><p id=\"whisper-status\" class=\"hint\" aria-live=\"polite\"></p></form>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 			if v.CanSit() {
 				templ_7745c5c3_Err = seatForm(v).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			} else if v.Me == nil && !v.Watch {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "<p id=\"table-full\" class=\"muted\">The table is full; you are watching.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<p id=\"table-full\" class=\"muted\">The table is full; you are watching.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</div><aside class=\"col-side\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</div><aside class=\"col-side\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -298,17 +302,17 @@ func tablePage(v tableView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<section class=\"card\" id=\"combat-panel\"></section><section class=\"card\"><h2>Party</h2><ul id=\"party\" class=\"party\"></ul></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<section class=\"card\" id=\"combat-panel\"></section><section class=\"card\"><h2>Party</h2><ul id=\"party\" class=\"party\"></ul></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if v.Me != nil {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<section class=\"card\" id=\"sheet\"></section>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<section class=\"card\" id=\"sheet\"></section>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<section class=\"card\" id=\"location\"></section><section class=\"card\" id=\"shop\" hidden></section><section class=\"card\" id=\"quests\"></section><section class=\"card notes-card\"><div id=\"notes\"></div><form id=\"note-form\" class=\"note-form\" hidden><input id=\"note-text\" name=\"text\" type=\"text\" maxlength=\"500\" autocomplete=\"off\" placeholder=\"A fact the DM must honour\"> <button id=\"note-add\" type=\"submit\" class=\"secondary\">Add note</button></form></section></aside></div></main>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<section class=\"card\" id=\"location\"></section><section class=\"card\" id=\"shop\" hidden></section><section class=\"card\" id=\"quests\"></section><section class=\"card notes-card\"><div id=\"notes\"></div><form id=\"note-form\" class=\"note-form\" hidden><input id=\"note-text\" name=\"text\" type=\"text\" maxlength=\"500\" autocomplete=\"off\" placeholder=\"A fact the DM must honour\"> <button id=\"note-add\" type=\"submit\" class=\"secondary\">Add note</button></form></section></aside></div></main>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -345,7 +349,7 @@ func actionBox(v tableView) templ.Component {
 			templ_7745c5c3_Var17 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<form id=\"action-form\" class=\"card action-form\"><label for=\"action-text\">Your action</label><div id=\"hints\" class=\"hints\" aria-label=\"Suggestions\" hidden></div><textarea id=\"action-text\" name=\"text\" rows=\"3\" maxlength=\"2000\" placeholder=\"I search the room…\" disabled></textarea><div class=\"row\"><p id=\"turn-hint\" class=\"hint\"></p><button id=\"action-send\" type=\"submit\" disabled>Act</button></div></form><form id=\"chat-form\" class=\"card chat-form\"><label for=\"chat-text\">Table chat (the DM doesn't hear it)</label><div class=\"row\"><input id=\"chat-text\" name=\"text\" type=\"text\" maxlength=\"500\" autocomplete=\"off\" placeholder=\"brb, snacks\"> <button id=\"chat-send\" type=\"submit\" class=\"secondary\">Say</button></div></form><p class=\"seat-tools\"><button id=\"turn-sound\" type=\"button\" class=\"link\" aria-pressed=\"false\" title=\"A short sound (and a notification, if you allow them) when it becomes your turn\">Turn alert: off</button> <button id=\"leave\" type=\"button\" class=\"link\">Leave my seat</button></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<form id=\"action-form\" class=\"card action-form\"><label for=\"action-text\">Your action</label><div id=\"hints\" class=\"hints\" aria-label=\"Suggestions\" hidden></div><textarea id=\"action-text\" name=\"text\" rows=\"3\" maxlength=\"2000\" placeholder=\"I search the room…\" disabled></textarea><div class=\"row\"><p id=\"turn-hint\" class=\"hint\"></p><button id=\"action-send\" type=\"submit\" disabled>Act</button></div></form><form id=\"chat-form\" class=\"card chat-form\"><label for=\"chat-text\">Table chat (the DM doesn't hear it)</label><div class=\"row\"><input id=\"chat-text\" name=\"text\" type=\"text\" maxlength=\"500\" autocomplete=\"off\" placeholder=\"brb, snacks\"> <button id=\"chat-send\" type=\"submit\" class=\"secondary\">Say</button></div></form><p class=\"seat-tools\"><button id=\"turn-sound\" type=\"button\" class=\"link\" aria-pressed=\"false\" title=\"A short sound (and a notification, if you allow them) when it becomes your turn\">Turn alert: off</button> <button id=\"leave\" type=\"button\" class=\"link\">Leave my seat</button></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -374,22 +378,22 @@ func seatForm(v tableView) templ.Component {
 			templ_7745c5c3_Var18 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "<form id=\"seat-form\" class=\"card grid-form\"><h2 class=\"span\">Take a seat</h2>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<form id=\"seat-form\" class=\"card grid-form\"><h2 class=\"span\">Take a seat</h2>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		if v.Player == nil {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<label for=\"seat-player-name\">Your name</label> <input id=\"seat-player-name\" name=\"player\" type=\"text\" required maxlength=\"32\" autocomplete=\"nickname\"> ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<label for=\"seat-player-name\">Your name</label> <input id=\"seat-player-name\" name=\"player\" type=\"text\" required maxlength=\"32\" autocomplete=\"nickname\"> ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<label for=\"seat-name\">Character</label> <input id=\"seat-name\" name=\"name\" type=\"text\" required maxlength=\"32\" placeholder=\"Brunhild\"> <label for=\"seat-class\">Class</label> <select id=\"seat-class\" name=\"class\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<label for=\"seat-name\">Character</label> <input id=\"seat-name\" name=\"name\" type=\"text\" required maxlength=\"32\" placeholder=\"Brunhild\"> <label for=\"seat-class\">Class</label> <select id=\"seat-class\" name=\"class\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		for _, c := range v.Classes {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<option value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<option value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -402,7 +406,7 @@ func seatForm(v tableView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -415,7 +419,7 @@ func seatForm(v tableView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, " — ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, " — ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -428,12 +432,12 @@ func seatForm(v tableView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "</option>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</option>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</select> <label for=\"seat-backstory\">Backstory</label> <textarea id=\"seat-backstory\" name=\"backstory\" rows=\"2\" maxlength=\"2000\" placeholder=\"Optional\"></textarea> <span></span> <button id=\"seat-submit\" type=\"submit\">Sit down</button></form>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "</select> <label for=\"seat-backstory\">Backstory</label> <textarea id=\"seat-backstory\" name=\"backstory\" rows=\"2\" maxlength=\"2000\" placeholder=\"Optional\"></textarea> <span></span> <button id=\"seat-submit\" type=\"submit\">Sit down</button></form>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -464,7 +468,7 @@ func ownerPanel() templ.Component {
 			templ_7745c5c3_Var22 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<details class=\"card owner-panel\" id=\"owner-panel\" open><summary><h2>Your table</h2></summary><p class=\"row\"><button id=\"owner-invite\" type=\"button\" class=\"secondary\">Invite link</button> <input id=\"owner-invite-url\" type=\"text\" readonly hidden aria-label=\"Invite link\"></p><label class=\"check\"><input id=\"owner-private\" type=\"checkbox\"> Private: only people you invite find it</label><p class=\"row\"><label for=\"owner-npc-hp\">NPC health</label> <select id=\"owner-npc-hp\"><option value=\"exact\">numbers</option> <option value=\"words\">words (bloodied…)</option></select></p><p><button id=\"owner-pause\" type=\"button\" class=\"secondary\">Pause the table</button></p><h3>Seated</h3><ul id=\"owner-seats\" class=\"owner-seats\"></ul></details>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "<details class=\"card owner-panel\" id=\"owner-panel\" open><summary><h2>Your table</h2></summary><p class=\"row\"><button id=\"owner-invite\" type=\"button\" class=\"secondary\">Invite link</button> <input id=\"owner-invite-url\" type=\"text\" readonly hidden aria-label=\"Invite link\"></p><label class=\"check\"><input id=\"owner-private\" type=\"checkbox\"> Private: only people you invite find it</label><p class=\"row\"><label for=\"owner-npc-hp\">NPC health</label> <select id=\"owner-npc-hp\"><option value=\"exact\">numbers</option> <option value=\"words\">words (bloodied…)</option></select></p><p><button id=\"owner-pause\" type=\"button\" class=\"secondary\">Pause the table</button></p><h3>Seated</h3><ul id=\"owner-seats\" class=\"owner-seats\"></ul></details>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
