@@ -241,14 +241,14 @@ func tablePage(v tableView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</span> <span class=\"badge conn\" id=\"conn\" data-state=\"connecting\">connecting…</span></p></section><p id=\"notice\" class=\"banner notice\" role=\"alert\" hidden></p><p id=\"conn-banner\" class=\"banner\" role=\"status\" hidden></p><p id=\"paused-banner\" class=\"banner paused\" role=\"status\" hidden>The table is paused. Chat goes on; actions wait until it resumes.</p><div id=\"combat-bar\" class=\"combat-bar\" hidden></div><div class=\"table-grid\"><div class=\"col-main\"><section class=\"card log-card\"><div class=\"log-head\"><h2>The story</h2><span id=\"owner-tools\" class=\"owner-tools\" hidden><button id=\"undo-turn\" type=\"button\" class=\"secondary\" title=\"Undo the last turn that resolved an action; the action is dropped\">↶ Undo last turn</button> <button id=\"replay-turn\" type=\"button\" class=\"secondary\" title=\"Undo the last turn and let the DM play the action again, with the same dice\">↻ Replay it</button></span> <span class=\"story-links\">Download: <a id=\"story-md\" href=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</span> <span class=\"badge conn\" id=\"conn\" data-state=\"connecting\">connecting…</span></p></section><p id=\"notice\" class=\"banner notice\" role=\"alert\" hidden></p><p id=\"conn-banner\" class=\"banner\" role=\"status\" hidden></p><p id=\"unsaved-banner\" class=\"banner\" role=\"status\" hidden></p><p id=\"paused-banner\" class=\"banner paused\" role=\"status\" hidden>The table is paused. Chat goes on; actions wait until it resumes.</p><div id=\"combat-bar\" class=\"combat-bar\" hidden></div><div class=\"table-grid\"><div class=\"col-main\"><section class=\"card log-card\"><div class=\"log-head\"><h2>The story</h2><span id=\"owner-tools\" class=\"owner-tools\" hidden><button id=\"undo-turn\" type=\"button\" class=\"secondary\" title=\"Undo the last turn that resolved an action; the action is dropped\">↶ Undo last turn</button> <button id=\"replay-turn\" type=\"button\" class=\"secondary\" title=\"Undo the last turn and let the DM play the action again, with the same dice\">↻ Replay it</button></span> <span class=\"story-links\">Download: <a id=\"story-md\" href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var15 templ.SafeURL
 			templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/api/tables/" + v.Snap.Table.ID + "/story?format=md"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 61, Col: 110}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 62, Col: 110}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 			if templ_7745c5c3_Err != nil {
@@ -261,7 +261,7 @@ func tablePage(v tableView) templ.Component {
 			var templ_7745c5c3_Var16 templ.SafeURL
 			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/api/tables/" + v.Snap.Table.ID + "/story?format=text"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 61, Col: 233}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 62, Col: 233}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 			if templ_7745c5c3_Err != nil {
@@ -400,7 +400,7 @@ func seatForm(v tableView) templ.Component {
 			var templ_7745c5c3_Var19 string
 			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.ID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 150, Col: 24}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 151, Col: 24}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var19)
 			if templ_7745c5c3_Err != nil {
@@ -413,7 +413,7 @@ func seatForm(v tableView) templ.Component {
 			var templ_7745c5c3_Var20 string
 			templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 150, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 151, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 			if templ_7745c5c3_Err != nil {
@@ -426,7 +426,7 @@ func seatForm(v tableView) templ.Component {
 			var templ_7745c5c3_Var21 string
 			templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(c.Summary)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 150, Col: 53}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/table.templ`, Line: 151, Col: 53}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 			if templ_7745c5c3_Err != nil {

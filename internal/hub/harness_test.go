@@ -200,6 +200,8 @@ type frame struct {
 	Turn    string          `json:"turn"`
 	Data    json.RawMessage `json:"data"`
 	Raw     json.RawMessage `json:"-"`
+	// CannotSave is the state's notice while the store cannot write.
+	CannotSave string `json:"cannot_save"`
 }
 
 // wsClient is a real websocket client that records every frame.

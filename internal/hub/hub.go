@@ -246,6 +246,7 @@ func (h *Hub) Start(ctx context.Context) error {
 	if h.cfg.EvictAfter > 0 {
 		h.spawn(h.evictLoop)
 	}
+	h.spawn(h.storeWatch)
 	h.started.Store(true)
 	return nil
 }

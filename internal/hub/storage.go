@@ -109,7 +109,38 @@ func (t *table) waitForStore() bool {
 // not fail).
 func (t *table) unsaved(j *job, err error) {
 	t.log.Warn("turn not saved: the store cannot write; it will be played again", "turn", j.turnNo, "kind", j.kind, "err", err)
+	// What it streamed is not saved: the turn streams again when played.
+	j.deltas.withdraw()
 	if j.action != nil {
 		t.queueLife(t.acts.setLife(j.action.ID, store.ActionPending, ""))
+	}
+}
+
+// cannotSaveNotice is what the tables' clients read while the store
+// cannot write (the snapshot's cannot_save): the event that would say so
+// could not be saved either.
+const cannotSaveNotice = "The server cannot save right now. Actions wait and are played once it can."
+
+// storeWatch pushes a state to every loaded table each time the store
+// stops or starts writing again, so pages show cannot_save while it
+// lasts. Until the hub closes.
+func (h *Hub) storeWatch() {
+	tick := time.NewTicker(storeRecheck)
+	defer tick.Stop()
+	down := false
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if now := h.storeFault() != nil; now != down {
+			down = now
+			h.mu.RLock()
+			for _, t := range h.tables {
+				t.tryPost(t.stateChanged)
+			}
+			h.mu.RUnlock()
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"tavern/internal/db"
+	"tavern/internal/engine"
 	"tavern/internal/hub"
 )
 
@@ -189,4 +190,74 @@ func (c *wsClient) closedWith(code websocket.StatusCode) bool {
 	default:
 		return false
 	}
+}
+
+// TestUnsavedTurnTellsTheTable: a turn played while the store cannot
+// write is not saved; its streamed text is withdrawn, and the state says
+// why nothing moves (cannot_save) — the event that would say so could not
+// be saved either. Once the store writes, the turn is played again, its
+// narration lands, and the notice goes.
+func TestUnsavedTurnTellsTheTable(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, 11)
+	id := e.table(hub.TableSpec{})
+	p, tok := e.player("Ana")
+	e.sit(id, p, "Ana", "warrior") // arrives with the offline narrator, before the gate
+	gate := &gatedModel{started: make(chan struct{}, 1), release: make(chan struct{})}
+	e.shutdown()
+	e.model = gate
+	e.open()
+	c := e.dialPush(id, "player", tok, -1)
+	until := func(what string, ok func(f frame) bool) {
+		t.Helper()
+		for range 10000 {
+			if ok(c.next()) {
+				return
+			}
+		}
+		t.Fatalf("no %s", what)
+	}
+	until("snapshot", func(f frame) bool { return f.Type == "snapshot" })
+	if err := c.conn.Write(ctx, websocket.MessageText, []byte(`{"type":"act","id":"a1","text":"I look around"}`)); err != nil {
+		t.Fatal(err)
+	}
+	until("the act's ack", func(f frame) bool { return f.Type == "ack" && f.ID == "a1" })
+	<-gate.started
+
+	// Fill the store while the turn's model call waits.
+	pages, err := e.store.PageCount(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.SetMaxPages(ctx, pages); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; e.hub.Health() == nil; i++ {
+		if i == 5000 {
+			t.Fatal("5000 players did not fill the store")
+		}
+		_ = e.store.CreatePlayer(ctx, engine.Player{ID: fmt.Sprintf("p-fill-%d", i), Name: strings.Repeat("x", 60)}, []byte(fmt.Sprintf("fill-%d", i)))
+	}
+	close(gate.release)
+
+	withdrawn := false
+	var actionSeq int64
+	until("a state that says the server cannot save", func(f frame) bool {
+		withdrawn = withdrawn || f.Type == "narration_withdrawn"
+		if f.Type == "event" && f.Kind == "action" {
+			actionSeq = f.Seq
+		}
+		return f.Type == "state" && strings.Contains(f.CannotSave, "cannot save")
+	})
+	if !withdrawn {
+		t.Error("the unsaved turn's streamed narration was not withdrawn")
+	}
+
+	if err := e.store.SetMaxPages(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	until("the turn's narration, played again", func(f frame) bool {
+		return f.Type == "event" && f.Kind == "narration" && f.Seq > actionSeq
+	})
+	until("a state without the notice", func(f frame) bool { return f.Type == "state" && f.CannotSave == "" })
 }

@@ -439,6 +439,9 @@ func (t *table) snapshot() Snapshot {
 		Notes: t.noteViews(),
 		Shops: st.ShopsHere(), Undoable: len(t.own.points),
 	}
+	if t.h.storeFault() != nil {
+		s.CannotSave = cannotSaveNotice
+	}
 	s.Online = onlineSeats(t.clients) // who is connected (views.go)
 	if st.Config.Words() {
 		t.publishAccess() // the NPCs named since

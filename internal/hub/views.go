@@ -196,6 +196,9 @@ type Snapshot struct {
 	// store.MaxSavePoints), so the owner's page offers undo only when
 	// the server would do it.
 	Undoable int `json:"undoable"`
+	// CannotSave says, while a turn waits for the store to write again,
+	// why nothing moves; empty otherwise.
+	CannotSave string `json:"cannot_save,omitempty"`
 }
 
 // QuestView is a quest as the players see it (additive to PROTOCOL.md).

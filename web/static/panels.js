@@ -61,8 +61,10 @@ export function action(s, seat, conn, now = Date.now()) {
   else if (c.turn === 'yours') hint = 'Your turn! What do you do?' + clock;
   else if (c.turn === 'waiting') hint = act ? `Waiting for ${act.name}…${clock}` : 'Waiting…';
   if (s.paused) hint = 'The table is paused; what you type stays here until it resumes.';
+  if (s.cannot_save) hint = 'Waiting for the server to save…';
+  else if (conn.sending) hint = 'Sending…';
   if (!conn.connected) hint = conn.everConnected ? 'Reconnecting… your seat is kept.' : 'Connecting…';
-  const may = !!c.can_act && !s.busy && !s.paused;
+  const may = !!c.can_act && !s.busy && !s.paused && !s.cannot_save;
   return {
     enabled: may && !conn.sending && !!conn.connected,
     hint,

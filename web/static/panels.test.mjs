@@ -97,6 +97,15 @@ test('a paused table keeps the box closed and says why', () => {
   assert.match(a.hint, /paused/);
 });
 
+test('while the server cannot save, the box says it waits; while an act is sent, that it is sent', () => {
+  const s = fight();
+  assert.equal(panels.action(s, '2', { ...live, sending: true }).hint, 'Sending…');
+  s.cannot_save = 'The server cannot save right now.';
+  const a = panels.action(s, '2', live);
+  assert.equal(a.enabled, false); // an act would be refused: nothing can be saved
+  assert.equal(a.hint, 'Waiting for the server to save…');
+});
+
 test('the party shows who is online, HP as a meter and the player', () => {
   const [brunhild, vesna] = panels.party(fight());
   assert.equal(find(brunhild, (v) => v.attrs.class === 'c-online')[0].attrs['aria-label'], 'not connected');

@@ -119,6 +119,11 @@ function renderAll() {
   if (shopBox) shopBox.hidden = !(state.shops || []).length;
   const paused = $('paused-banner');
   if (paused) paused.hidden = !state.paused;
+  const unsaved = $('unsaved-banner');
+  if (unsaved) {
+    text(unsaved, state.cannot_save || '');
+    unsaved.hidden = !state.cannot_save;
+  }
   owner.render(state);
   renderUndo(state);
   renderAction();
