@@ -12,39 +12,12 @@
 // Env: TAVERN_URL (required), CHROMIUM (default /usr/bin/chromium),
 // E2E_OUT (screenshots, default build/e2e).
 
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { WAIT, assert, baseURL, launchBrowser, logger, pickName, runMain, shot, takeSeat, waitFor as poll, watchErrors } from './lib.mjs';
 
-const base = (process.env.TAVERN_URL || '').replace(/\/$/, '');
-if (!base) {
-  console.error('e2e: set TAVERN_URL, e.g. TAVERN_URL=http://127.0.0.1:18089');
-  process.exit(2);
-}
-const outDir = process.env.E2E_OUT || 'build/e2e';
-const WAIT = 20_000;
+const base = baseURL('e2e abilities:');
+const { log, counts } = logger('e2e abilities:');
+const waitFor = (what, fn, timeout = WAIT) => poll(what, fn, timeout, 150);
 const consoleErrors = [];
-
-const log = (...a) => console.log('e2e abilities:', ...a);
-
-function assert(cond, msg) {
-  if (!cond) throw new Error('assertion failed: ' + msg);
-}
-
-async function waitFor(what, fn, timeout = WAIT) {
-  const end = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${JSON.stringify(last && last.message ? last.message : last)})`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 // view reads what a table page shows of the fight and the viewer.
 function view(page) {
@@ -63,21 +36,6 @@ function view(page) {
       targeted: [...document.querySelectorAll('#initiative li.targeted')].map((li) => li.dataset.entry),
     };
   });
-}
-
-async function pickName(page, name) {
-  await page.goto(base + '/');
-  await page.fill('#player-name', name);
-  await Promise.all([page.waitForEvent('load'), page.click('#player-submit')]);
-  await page.waitForSelector('#player-name-current');
-}
-
-async function takeSeat(page, character, cls) {
-  await page.waitForSelector('#seat-form');
-  await page.fill('#seat-name', character);
-  await page.selectOption('#seat-class', cls);
-  await Promise.all([page.waitForEvent('load'), page.click('#seat-submit')]);
-  await page.waitForFunction(() => document.querySelector('#conn')?.dataset.state === 'open');
 }
 
 // send sends what is in the action box and waits for it in the log.
@@ -106,17 +64,16 @@ async function playTable(browser, attempt, checked) {
     const b = await ctxB.newPage();
     for (const [p, who] of [[a, 'warrior'], [b, 'mage']]) {
       p.setDefaultTimeout(WAIT);
-      p.on('pageerror', (e) => consoleErrors.push(`${who}: ${e.message}`));
-      p.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(`${who}: ${m.text()}`); });
+      watchErrors(p, consoleErrors, who);
     }
-    await pickName(a, 'Ann');
+    await pickName(a, base, 'Ann');
     await a.fill('#table-name', `Abilities ${attempt} ${Date.now()}`);
     await a.selectOption('#table-ruleset', 'd20');
     await a.selectOption('#table-combat-mode', 'tactical');
     await Promise.all([a.waitForURL(/\/tables\/[^/?#]+/), a.click('#create-submit')]);
     const tableURL = a.url().replace(/#.*$/, '');
     await takeSeat(a, 'Odo', 'warrior');
-    await pickName(b, 'Bea');
+    await pickName(b, base, 'Bea');
     await b.goto(tableURL);
     await takeSeat(b, 'Sel', 'mage');
     const who = () => waitFor('a player who may act', async () => ((await view(a)).canAct && a) || ((await view(b)).canAct && b));
@@ -153,7 +110,7 @@ async function playTable(browser, attempt, checked) {
         const before = aimed.sheetUses[strike.id];
         await p.click(`#hints button[data-ability="${strike.id}"]`);
         assert((await p.inputValue('#action-text')) === strike.fill, 'the chip fills the action box');
-        await p.screenshot({ path: path.join(outDir, 'abilities-1-chips.png'), fullPage: true });
+        await shot(p, 'abilities-1-chips');
         await send(p);
         await waitFor(`the sheet's ${strike.id} uses to drop from ${before}`, async () => {
           const u = (await view(p)).sheetUses[strike.id];
@@ -168,7 +125,7 @@ async function playTable(browser, attempt, checked) {
         const give = v.fills.find((f) => /^give my healing potion to Sel$/.test(f));
         assert(give, `a potion chip for the fallen Sel: ${v.fills.join(' | ')}`);
         await p.click(`#hints button[data-fill="${give}"]`);
-        await p.screenshot({ path: path.join(outDir, 'abilities-2-potion.png'), fullPage: true });
+        await shot(p, 'abilities-2-potion');
         await send(p);
         // The log's heal line is the proof: the goblins may knock her
         // down again before the page is looked at.
@@ -194,12 +151,7 @@ async function playTable(browser, attempt, checked) {
 }
 
 async function main() {
-  await mkdir(outDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchBrowser();
   const checked = { chips: false };
   try {
     for (let attempt = 1; ; attempt++) {
@@ -215,7 +167,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  log('FAIL', err && err.stack ? err.stack : err);
-  process.exit(1);
-});
+runMain(log, counts, main);

@@ -11,55 +11,22 @@
 // (e2e/run.sh runs it.) Env: CHROMIUM (default /usr/bin/chromium),
 // E2E_OUT (screenshots, default build/e2e).
 
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { WAIT, assert, baseURL, launchBrowser, logger, pickName, runMain, shot, takeSeat, watchErrors } from './lib.mjs';
 
-const base = (process.env.TAVERN_URL || '').replace(/\/$/, '');
-if (!base) {
-  console.error('e2e adventures: set TAVERN_URL');
-  process.exit(2);
-}
-const outDir = process.env.E2E_OUT || 'build/e2e';
-const WAIT = 20_000;
-
-function log(...a) {
-  console.log('e2e adventures:', ...a);
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error('assertion failed: ' + msg);
-}
-
-async function step(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (err) {
-    log(`FAIL ${name}: ${err && err.stack ? err.stack : err}`);
-    throw err;
-  }
-}
+const base = baseURL('e2e adventures:');
+const { log, step, counts } = logger('e2e adventures:');
 
 async function main() {
-  await mkdir(outDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox'],
-  });
+  const browser = await launchBrowser();
   const errors = [];
   try {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.on('console', (m) => m.type() === 'error' && !/status of 400/.test(m.text()) && errors.push(m.text()));
-    page.on('pageerror', (e) => errors.push(String(e)));
+    // The editor's checks answer 400 for a source with problems.
+    watchErrors(page, errors, '', /status of 400/);
     const title = `Cellar ${Date.now().toString(36)}`;
 
     await step('pick a name and open the editor', async () => {
-      await page.goto(base + '/');
-      await page.fill('#player-name', 'Author');
-      await Promise.all([page.waitForEvent('load'), page.click('#player-submit')]);
-      await page.waitForSelector('#player-name-current', { timeout: WAIT });
+      await pickName(page, base, 'Author');
       await page.goto(base + '/adventures/new');
       await page.waitForFunction(() => document.querySelector('#status')?.textContent.startsWith('No problems'), null, { timeout: WAIT });
     });
@@ -77,7 +44,7 @@ async function main() {
       assert(text.includes('"attic"') && text.includes(`Line ${n}`), `the problem on line ${n}: ${text}`);
       const marked = await page.$$eval('#gutter span.bad', (s) => s.map((x) => x.dataset.line));
       assert(marked.length === 1 && marked[0] === String(n), `the gutter marks line ${n}: ${marked}`);
-      await page.screenshot({ path: path.join(outDir, 'adventure-editor-problem.png'), fullPage: true });
+      await shot(page, 'adventure-editor-problem');
       await page.fill('#source', good);
       await page.waitForFunction(() => document.querySelector('#status')?.textContent.startsWith('No problems'), null, { timeout: WAIT });
       assert((await page.$$('#problems li')).length === 0, 'no problem left once fixed');
@@ -85,16 +52,12 @@ async function main() {
 
     await step('"Play it" opens a playable table of the adventure', async () => {
       await Promise.all([page.waitForURL(/\/tables\/[^/?#]+/, { timeout: WAIT }), page.click('#play')]);
-      await page.waitForSelector('#seat-form', { timeout: WAIT });
-      await page.fill('#seat-name', 'Bree');
-      await Promise.all([page.waitForEvent('load'), page.click('#seat-submit')]);
-      await page.waitForSelector('#sheet', { timeout: WAIT });
-      await page.waitForFunction(() => document.querySelector('#conn')?.dataset.state === 'open', null, { timeout: WAIT });
+      await takeSeat(page, 'Bree');
       await page.waitForFunction(() => { const b = document.querySelector('#action-send'); return b && !b.disabled; }, null, { timeout: WAIT });
       await page.fill('#action-text', 'I climb down the trapdoor');
       await page.click('#action-send');
       await page.waitForFunction(() => document.querySelector('#location-name')?.textContent.includes('The Cellar'), null, { timeout: WAIT });
-      await page.screenshot({ path: path.join(outDir, 'adventure-played.png'), fullPage: true });
+      await shot(page, 'adventure-played');
     });
 
     await step('the adventures page lists it after the built-in ones, with its table', async () => {
@@ -109,11 +72,7 @@ async function main() {
       assert((await page.inputValue('#table-adventure')) === 'brackwater', 'the choice from the adventures page is picked');
       await page.fill('#table-name', 'Salt and lies');
       await Promise.all([page.waitForURL(/\/tables\/[^/?#]+/, { timeout: WAIT }), page.click('#create-submit')]);
-      await page.waitForSelector('#seat-form', { timeout: WAIT });
-      await page.fill('#seat-name', 'Nim');
-      await page.selectOption('#seat-class', 'rogue');
-      await Promise.all([page.waitForEvent('load'), page.click('#seat-submit')]);
-      await page.waitForFunction(() => document.querySelector('#conn')?.dataset.state === 'open', null, { timeout: WAIT });
+      await takeSeat(page, 'Nim', 'rogue');
       assert(await page.$eval('#shop', (e) => e.hidden), 'no shop panel on the quay');
       const send = async (text) => {
         await page.waitForFunction(() => { const b = document.querySelector('#action-send'); return b && !b.disabled; }, null, { timeout: WAIT });
@@ -124,7 +83,7 @@ async function main() {
       await page.waitForFunction(() => !document.querySelector('#shop').hidden, null, { timeout: WAIT });
       const shop = await page.textContent('#shop');
       assert(shop.includes("Pell's chandlery") && shop.includes('25 gold') && shop.includes('pays 50%'), `the shop panel: ${shop}`);
-      await page.screenshot({ path: path.join(outDir, 'adventure-shop.png'), fullPage: true });
+      await shot(page, 'adventure-shop');
       const table = new URL(page.url()).pathname.split('/')[2];
       const gold = () => page.evaluate(async (id) => (await (await fetch(`/api/tables/${id}`)).json()).party[0].gold, table);
       const before = await gold();
@@ -144,4 +103,4 @@ async function main() {
   }
 }
 
-main().catch(() => process.exit(1));
+runMain(log, counts, main);

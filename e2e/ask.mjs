@@ -10,33 +10,11 @@
 // "Admin: …?token=" line of build/e2e/server.log), CHROMIUM (default
 // /usr/bin/chromium), E2E_OUT (screenshots, default build/e2e).
 
-import { mkdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { adminLogIn, adminToken, assert, baseURL, launchBrowser, logger, runMain, shot, waitFor as poll, watchErrors } from './lib.mjs';
 
-const base = (process.env.TAVERN_URL || '').replace(/\/$/, '');
-if (!base) {
-  console.error('e2e ask: set TAVERN_URL, e.g. TAVERN_URL=http://127.0.0.1:18089');
-  process.exit(2);
-}
-const outDir = process.env.E2E_OUT || 'build/e2e';
-const WAIT = 20_000;
-
-function log(...a) {
-  console.log('e2e ask:', ...a);
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error('assertion failed: ' + msg);
-}
-
-async function adminToken() {
-  if (process.env.TAVERN_ADMIN_TOKEN) return process.env.TAVERN_ADMIN_TOKEN;
-  const logText = await readFile(path.join(outDir, 'server.log'), 'utf8');
-  const m = logText.match(/Admin: http:\/\/\S+\/admin\?token=(\S+)/);
-  assert(m, 'no admin token in server.log; set TAVERN_ADMIN_TOKEN');
-  return m[1];
-}
+const base = baseURL('e2e ask:');
+const { log, counts } = logger('e2e ask:');
+const waitFor = (what, fn) => poll(what, fn, undefined, 100);
 
 // reply reads the n-th answered question on the page.
 function reply(page, n) {
@@ -57,33 +35,17 @@ function reply(page, n) {
   }, n);
 }
 
-async function waitFor(what, fn) {
-  const end = Date.now() + WAIT;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function main() {
-  await mkdir(outDir, { recursive: true });
   const token = await adminToken();
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchBrowser();
   const errors = [];
   let page;
   try {
     const ctx = await browser.newContext({ viewport: { width: 1100, height: 900 } });
     page = await ctx.newPage();
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e) => errors.push(e.message));
+    watchErrors(page, errors);
 
-    await page.goto(`${base}/admin?token=${encodeURIComponent(token)}`);
+    await adminLogIn(page, base, token);
     await page.goto(`${base}/admin/ask`);
     assert((await page.title()).startsWith('Ask the data'), 'the Ask page opens for the operator');
 
@@ -103,7 +65,7 @@ async function main() {
     assert(r1.chart.width >= 600, `chart shown ${r1.chart.width} px wide`);
     assert(/^q-[0-9a-f]{16}$/.test(r1.conversation), `conversation ${r1.conversation}`);
     assert(new URL(page.url()).searchParams.get('conversation') === r1.conversation, 'the URL keeps the conversation');
-    await page.screenshot({ path: path.join(outDir, 'ask.png'), fullPage: true });
+    await shot(page, 'ask');
 
     await page.fill('#ask-question', 'How many turns were played this week?');
     await page.click('#ask-submit');
@@ -114,24 +76,24 @@ async function main() {
     log('follow-up:', r2.answer);
     assert(/^I read this as the number of turns this week\. There were \d+ turns this week\.$/.test(r2.answer), `follow-up answer: ${r2.answer}`);
     assert(r2.conversation === r1.conversation, 'the follow-up stays in the conversation');
-    await page.screenshot({ path: path.join(outDir, 'ask-followup.png'), fullPage: true });
+    await shot(page, 'ask-followup');
 
     // Without JavaScript: the form posts and the server renders the answer.
     const nojs = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1100, height: 900 } });
     const p2 = await nojs.newPage();
-    await p2.goto(`${base}/admin?token=${encodeURIComponent(token)}`);
+    await adminLogIn(p2, base, token);
     await p2.goto(`${base}/admin/ask`);
     await p2.fill('#ask-question', 'How many tables are there?');
     await Promise.all([p2.waitForNavigation(), p2.click('#ask-submit')]);
     const r3 = await reply(p2, 0);
     assert(r3 && /^I read this as the number of tables\. There (is|are) \d+ tables?\.$/.test(r3.answer), `no-JS answer: ${r3 && r3.answer}`);
-    await p2.screenshot({ path: path.join(outDir, 'ask-nojs.png'), fullPage: true });
+    await shot(p2, 'ask-nojs');
 
     const errs = errors.filter((e) => !/favicon/.test(e));
     assert(errs.length === 0, 'browser console errors:\n' + errs.join('\n'));
     log('ok');
   } catch (err) {
-    if (page) await page.screenshot({ path: path.join(outDir, 'ask-failed.png'), fullPage: true }).catch(() => {});
+    if (page) await shot(page, 'ask-failed').catch(() => {});
     if (errors.length) log('browser errors:\n' + errors.join('\n'));
     throw err;
   } finally {
@@ -139,7 +101,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  log('FAIL', err && err.stack ? err.stack : err);
-  process.exit(1);
-});
+runMain(log, counts, main);

@@ -12,52 +12,18 @@
 // 127.0.0.1:18094), CHROMIUM (default /usr/bin/chromium), E2E_OUT
 // (logs, default build/e2e).
 
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { assert, here, launchBrowser, logger, outDir, runMain, startProcess, startTavern, stopProcess, waitFor as poll } from './lib.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.dirname(here);
-const outDir = process.env.E2E_OUT || path.join(root, 'build/e2e');
 const mockPort = process.env.MOCKLLM_PORT || '18093';
 const addr = process.env.TAVERN_MOCK_ADDR || '127.0.0.1:18094';
 const base = `http://${addr}`;
 const adminToken = 'e2e-mockllm-admin';
 const WAIT = 30_000;
-
-function log(...a) {
-  console.log('e2e mockllm:', ...a);
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error('assertion failed: ' + msg);
-}
-
-async function waitFor(what, fn, timeout = WAIT) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > end) throw new Error('timed out waiting for ' + what);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function start(name, cmd, args, env) {
-  const out = createWriteStream(path.join(outDir, name + '.log'));
-  const p = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  p.stdout.pipe(out);
-  p.stderr.pipe(out);
-  return p;
-}
+const { log, counts } = logger('e2e mockllm:');
+const waitFor = (what, fn, timeout = WAIT) => poll(what, fn, timeout);
 
 // play runs in the page: a player's whole game over the page's WebSocket.
 async function play(page) {
@@ -111,21 +77,20 @@ async function play(page) {
 }
 
 async function main() {
-  await mkdir(outDir, { recursive: true });
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'tavern-mockllm-'));
   const procs = [];
   let browser;
   try {
-    procs.push(start('mock-llm', process.execPath, [path.join(here, 'node_modules/@dwmkerr/mock-llm/dist/main.js'), '--config', path.join(here, 'mock-llm-rules.yaml')],
+    procs.push(startProcess('mock-llm', process.execPath, [path.join(here, 'node_modules/@dwmkerr/mock-llm/dist/main.js'), '--config', path.join(here, 'mock-llm-rules.yaml')],
       { HOST: '127.0.0.1', PORT: mockPort }));
     await waitFor('mock-llm', async () => (await fetch(`http://127.0.0.1:${mockPort}/health`)).ok);
-    procs.push(start('mockllm-server', path.join(root, 'bin/tavern'), ['-addr', addr, '-db', path.join(tmp, 'mock.db')], {
-      OPENAI_BASE_URL: `http://127.0.0.1:${mockPort}/v1`, OPENAI_API_KEY: '', TAVERN_ADMIN_TOKEN: adminToken, TAVERN_QUOTAS: 'off',
+    procs.push(await startTavern({ name: 'mockllm-server', addr, db: path.join(tmp, 'mock.db'), env: {
+      OPENAI_BASE_URL: `http://127.0.0.1:${mockPort}/v1`, OPENAI_API_KEY: '', TAVERN_ADMIN_TOKEN: adminToken,
       TAVERN_MODEL: 'mock-gm', TAVERN_MODEL_STREAMING: 'auto',
-    }));
+    } }));
     await waitFor('Tavern', async () => (await fetch(base + '/readyz')).ok);
 
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+    browser = await launchBrowser();
     const page = await browser.newPage();
     await page.goto(base + '/');
     const game = await play(page);
@@ -152,12 +117,11 @@ async function main() {
     log('ok');
   } finally {
     if (browser) await browser.close();
-    for (const p of procs) p.kill();
+    for (const p of procs) await stopProcess(p);
     await rm(tmp, { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  console.error('e2e mockllm: FAILED:', err.message, `(logs in ${outDir})`);
-  process.exit(1);
-});
+runMain(log, counts, () => main().catch((err) => {
+  throw new Error(`${err.message} (logs in ${outDir})`, { cause: err });
+}));

@@ -10,81 +10,43 @@
 // /usr/bin/chromium), E2E_OUT (screenshots and server log, default
 // build/e2e).
 
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { adminLogIn, assert, client, launchBrowser, logger, runMain, seatedTable, shot, startTavern, stopProcess, waitFor as poll, watchErrors } from './lib.mjs';
 
 const addr = process.env.TAVERN_OPERATOR_ADDR || '127.0.0.1:18190';
 const base = `http://${addr}`;
-const outDir = process.env.E2E_OUT || 'build/e2e';
 const token = 'e2e-operator-root';
 const WAIT = 30_000;
-
-function log(...a) {
-  console.log('e2e operator:', ...a);
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error('assertion failed: ' + msg);
-}
-
-async function api(method, p, body, tok) {
-  const headers = { 'Content-Type': 'application/json' };
-  if (tok) headers.Authorization = 'Bearer ' + tok;
-  const r = await fetch(base + p, { method, headers, body: body ? JSON.stringify(body) : undefined });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
-async function waitFor(what, fn) {
-  const end = Date.now() + WAIT;
-  for (;;) {
-    const v = await fn().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const { log, counts } = logger('e2e operator:');
+const api = client(base);
+const waitFor = (what, fn) => poll(what, fn, WAIT);
 
 // startServer runs bin/tavern with the operator's settings under test.
-async function startServer(dir) {
-  const out = createWriteStream(path.join(outDir, 'operator-server.log'));
-  const env = {
-    ...process.env,
-    TAVERN_ADMIN_TOKEN: token,
-    TAVERN_QUOTAS: 'off',
-    // Port 9 (discard) refuses: every model call fails at once.
-    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
-    OPENAI_API_KEY: 'e2e',
-  };
-  const srv = spawn('./bin/tavern', ['-addr', addr, '-db', path.join(dir, 'op.db'),
-    '-alert-action-wait', '2s', '-alert-every', '1s', '-llm-timeout', '2s'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  srv.stdout.pipe(out);
-  srv.stderr.pipe(out);
-  await waitFor('the server', async () => (await fetch(base + '/healthz')).ok);
-  return srv;
+function startServer(dir) {
+  return startTavern({
+    name: 'operator-server', addr, db: path.join(dir, 'op.db'),
+    env: {
+      TAVERN_ADMIN_TOKEN: token,
+      // Port 9 (discard) refuses: every model call fails at once.
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_API_KEY: 'e2e',
+    },
+    args: ['-alert-action-wait', '2s', '-alert-every', '1s', '-llm-timeout', '2s'],
+  });
 }
 
 async function main() {
-  await mkdir(outDir, { recursive: true });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tavern-operator-'));
   const srv = await startServer(dir);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  const browser = await launchBrowser();
   const errors = [];
   let page;
   try {
     // A player sits: the arrival turn fails (no model), so their action
     // waits and the action alert fires.
-    const player = await api('POST', '/api/players', { name: 'Quill Tester' });
-    const table = await api('POST', '/api/tables', { name: 'Operator e2e table', seats: 2 }, player.token);
-    await api('POST', `/api/tables/${table.id}/seats`, { character: { name: 'Wren', backstory: 'a lighthouse keeper' } }, player.token);
+    const { owner: player, table } = await seatedTable(api, 'Quill Tester', { name: 'Operator e2e table', seats: 2 }, { name: 'Wren', backstory: 'a lighthouse keeper' });
     await waitFor('the action alert', async () => {
       const a = await api('GET', '/api/admin/alerts', null, token);
       return a.alerts.some((x) => x.id === 'action_waiting:' + table.id);
@@ -92,9 +54,8 @@ async function main() {
 
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await ctx.newPage();
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`${base}/admin?token=${encodeURIComponent(token)}`);
+    watchErrors(page, errors);
+    await adminLogIn(page, base, token);
 
     // The banner, on every console page.
     for (const p of ['/admin', '/admin/tables', '/admin/llm', '/admin/spend', '/admin/players', '/admin/users', '/admin/ask']) {
@@ -104,7 +65,7 @@ async function main() {
     }
     await page.goto(`${base}/admin`);
     assert(await page.locator('#alert-history tr[data-alert-id]').count() >= 1, 'the overview lists the alert history');
-    await page.screenshot({ path: path.join(outDir, 'operator-alerts.png'), fullPage: true });
+    await shot(page, 'operator-alerts');
     log('ok   alert banner on every page');
 
     // The player's page, found by search; then a ban.
@@ -120,7 +81,7 @@ async function main() {
     assert(await page.locator('#player-unban').count() === 1, 'a banned player shows the lift-ban button');
     const me = await fetch(base + '/api/players/me', { headers: { Authorization: 'Bearer ' + player.token } });
     assert(me.status === 401, `the banned player's token: ${me.status}`);
-    await page.screenshot({ path: path.join(outDir, 'operator-player.png'), fullPage: true });
+    await shot(page, 'operator-player');
     log('ok   player page and ban');
 
     // Ask: the model fails, the offline analyst answers with a note; the
@@ -145,25 +106,21 @@ async function main() {
     assert((await past.locator('.ask-answer').textContent()) === answer, 'the reopened conversation shows the answer');
     assert(/FROM v_tables/.test(await past.locator('.ask-sql').first().textContent()), 'the reopened conversation shows its SQL');
     assert((await page.locator('label[for="ask-question"]').textContent()).includes('Follow-up'), 'a follow-up continues it');
-    await page.screenshot({ path: path.join(outDir, 'operator-ask.png'), fullPage: true });
+    await shot(page, 'operator-ask');
     log('ok   Ask conversation reopened');
 
     const errs = errors.filter((e) => !/favicon/.test(e));
     assert(errs.length === 0, 'browser console errors:\n' + errs.join('\n'));
     log('ok');
   } catch (err) {
-    if (page) await page.screenshot({ path: path.join(outDir, 'operator-failed.png'), fullPage: true }).catch(() => {});
+    if (page) await shot(page, 'operator-failed').catch(() => {});
     if (errors.length) log('browser errors:\n' + errors.join('\n'));
     throw err;
   } finally {
     await browser.close();
-    srv.kill('SIGTERM');
-    await new Promise((r) => srv.once('exit', r));
+    await stopProcess(srv);
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  log('FAIL', err && err.stack ? err.stack : err);
-  process.exit(1);
-});
+runMain(log, counts, main);

@@ -19,77 +19,26 @@
 // 127.0.0.1:18161), CHROMIUM (default /usr/bin/chromium), E2E_OUT
 // (screenshots and the server's log, default build/e2e).
 
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { WAIT, assert, launchBrowser, logger, runMain, shot, sleep, startTavern, stopProcess } from './lib.mjs';
 
-const bin = process.env.TAVERN_BIN || 'bin/tavern';
 const addr = process.env.OWNERS_ADDR || '127.0.0.1:18161';
 const base = `http://${addr}`;
-const outDir = process.env.E2E_OUT || 'build/e2e';
-const WAIT = 20_000;
 const OUTAGE_MS = 12_000;
-
-function log(...a) {
-  console.log('e2e owners:', ...a);
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error('assertion failed: ' + msg);
-}
-
-async function step(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (err) {
-    log(`FAIL ${name}: ${err && err.stack ? err.stack : err}`);
-    throw err;
-  }
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { log, step, counts } = logger('e2e owners:');
 
 // The server: started and stopped by this script, on one database file.
 let server = null;
 let dbDir = '';
 
-async function healthy() {
-  try {
-    return (await fetch(`${base}/healthz`)).ok;
-  } catch {
-    return false;
-  }
-}
-
 async function startServer() {
-  if (await healthy()) throw new Error(`another server answers at ${base}; set OWNERS_ADDR`);
-  const out = createWriteStream(path.join(outDir, 'owners-server.log'), { flags: 'a' });
-  server = spawn(bin, ['-addr', addr, '-db', path.join(dbDir, 'owners.db')], {
-    env: { ...process.env, TAVERN_QUOTAS: 'off' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout.pipe(out);
-  server.stderr.pipe(out);
-  const exited = new Promise((r) => server.once('exit', r));
-  for (let i = 0; i < 100; i++) {
-    if (await healthy()) return;
-    if (server.exitCode !== null) break;
-    await sleep(200);
-  }
-  await Promise.race([exited, sleep(10)]);
-  throw new Error(`the server did not start at ${base}; see ${outDir}/owners-server.log`);
+  server = await startTavern({ name: 'owners-server', addr, db: path.join(dbDir, 'owners.db'), append: true });
 }
 
 async function stopServer() {
-  if (!server || server.exitCode !== null) return;
-  const exited = new Promise((r) => server.once('exit', r));
-  server.kill('SIGTERM');
-  await exited;
+  await stopProcess(server);
   server = null;
 }
 
@@ -103,13 +52,9 @@ function inPage(page, method, p, body) {
 }
 
 async function main() {
-  await mkdir(outDir, { recursive: true });
   dbDir = await mkdtemp(path.join(os.tmpdir(), 'tavern-owners-'));
   await startServer();
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox'],
-  });
+  const browser = await launchBrowser();
   const errors = [];
   const watchErrors = (page) => {
     page.on('pageerror', (e) => errors.push(String(e)));
@@ -163,7 +108,7 @@ async function main() {
       await guest.goto(inviteURL);
       assert((await guest.textContent('#join-table')).includes('Owners e2e'), 'join page names the table');
       assert((await guest.textContent('#join-adventure')).length > 0, 'join page names the adventure');
-      await guest.screenshot({ path: path.join(outDir, 'owners-join.png'), fullPage: true });
+      await shot(guest, 'owners-join');
       await guest.fill('#join-player', 'Gideon');
       await guest.fill('#join-character', 'Pim');
       await Promise.all([guest.waitForURL(new RegExp(`/tables/${tableId}\\?invite=`)), guest.click('#join-sit')]);
@@ -183,7 +128,7 @@ async function main() {
       assert(await guest.isDisabled('#action-send'), 'Act is enabled on a paused table');
       assert(await guest.inputValue('#action-text') === 'I look around the square', 'the typed action is gone');
       assert((await guest.textContent('#turn-hint')).includes('paused'), 'the hint does not say paused');
-      await guest.screenshot({ path: path.join(outDir, 'owners-paused.png'), fullPage: true });
+      await shot(guest, 'owners-paused');
       await owner.waitForFunction(() => document.getElementById('owner-pause').textContent.includes('Resume'), null, { timeout: WAIT });
       await owner.click('#owner-pause');
       await guest.waitForSelector('#paused-banner', { state: 'hidden', timeout: WAIT });
@@ -201,7 +146,7 @@ async function main() {
       assert(/reconnecting/i.test(banner) && /seat is kept/.test(banner), `banner: ${banner}`);
       assert(await guest.getAttribute('#table-page', 'data-role') === 'player', 'the page gave up the seat');
       assert(await guest.locator('#action-form').isVisible(), 'the action box is gone');
-      await guest.screenshot({ path: path.join(outDir, 'owners-outage.png'), fullPage: true });
+      await shot(guest, 'owners-outage');
       await startServer();
       await guest.waitForSelector('#conn[data-state="open"]', { timeout: 40_000 });
       await guest.waitForSelector('#conn-banner', { state: 'hidden', timeout: WAIT });
@@ -224,7 +169,7 @@ async function main() {
       assert(why.includes("owner removed you"), `notice: ${why}`);
       assert(await guest.getAttribute('#table-page', 'data-role') === 'spectator', 'not a spectator page');
       assert(await guest.locator('#action-form').count() === 0, 'the action box stayed');
-      await guest.screenshot({ path: path.join(outDir, 'owners-removed.png'), fullPage: true });
+      await shot(guest, 'owners-removed');
     });
 
     await step('the owner bans the guest: their page says so', async () => {
@@ -245,8 +190,7 @@ async function main() {
   log('passed');
 }
 
-main().catch(async (err) => {
-  console.error(err);
+runMain(log, counts, () => main().catch(async (err) => {
   await stopServer().catch(() => {});
-  process.exit(1);
-});
+  throw err;
+}));

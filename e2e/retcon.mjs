@@ -8,64 +8,22 @@
 // (e2e/run.sh runs it after run.mjs.) Env: CHROMIUM (default
 // /usr/bin/chromium), E2E_OUT (screenshots, default build/e2e).
 
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { WAIT, assert, baseURL, client, launchBrowser, logIn, logger, runMain, seatedTable, shot, watchErrors } from './lib.mjs';
 
-const base = (process.env.TAVERN_URL || '').replace(/\/$/, '');
-if (!base) {
-  console.error('e2e retcon: set TAVERN_URL');
-  process.exit(2);
-}
-const outDir = process.env.E2E_OUT || 'build/e2e';
-const WAIT = 20_000;
-
-function log(...a) {
-  console.log('e2e retcon:', ...a);
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error('assertion failed: ' + msg);
-}
-
-async function step(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (err) {
-    log(`FAIL ${name}: ${err && err.stack ? err.stack : err}`);
-    throw err;
-  }
-}
-
-async function api(method, p, body, token) {
-  const headers = { 'Content-Type': 'application/json' };
-  if (token) headers.Authorization = 'Bearer ' + token;
-  const r = await fetch(base + p, { method, headers, body: body ? JSON.stringify(body) : undefined });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+const base = baseURL('e2e retcon:');
+const { log, step, counts } = logger('e2e retcon:');
+const api = client(base);
 
 async function main() {
-  await mkdir(outDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox'],
-  });
+  const browser = await launchBrowser();
   const errors = [];
   try {
-    const owner = await api('POST', '/api/players', { name: 'Retcon Owner' });
-    const table = await api('POST', '/api/tables', { name: 'Retcon e2e table', seats: 2 }, owner.token);
-    await api('POST', `/api/tables/${table.id}/seats`, { character: { name: 'Wren' } }, owner.token);
+    const { owner, table } = await seatedTable(api, 'Retcon Owner', { name: 'Retcon e2e table', seats: 2 }, { name: 'Wren' });
 
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const u = new URL(base);
-    await ctx.addCookies([{ name: 'tavern_player', value: owner.token, domain: u.hostname, path: '/', httpOnly: true, sameSite: 'Lax' }]);
+    await logIn(ctx, base, owner.token);
     const page = await ctx.newPage();
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e) => errors.push(String(e)));
+    watchErrors(page, errors);
     let promptAnswer = '';
     page.on('dialog', (d) => (d.type() === 'prompt' ? d.accept(promptAnswer) : d.accept()));
     await page.goto(`${base}/tables/${table.id}`);
@@ -107,7 +65,7 @@ async function main() {
       assert(await page.locator('#log li.ev-action.retracted').count() === 1, 'the dropped action is struck through');
       // The note is not the DM's turn: it stays.
       assert(await page.locator('#log li.ev-note.retracted').count() === 0, 'the note line is not struck');
-      await page.screenshot({ path: path.join(outDir, 'retcon.png'), fullPage: true });
+      await shot(page, 'retcon');
     });
 
     await step('after a reload the lines are still struck through; the story leaves them out', async () => {
@@ -147,7 +105,7 @@ async function main() {
       await page.locator('#log li.ev-narration [data-feedback="1"][aria-pressed="true"]').first().waitFor({ timeout: WAIT });
       const story = await (await fetch(`${base}/api/tables/${table.id}/story?format=text`)).text();
       assert(story.includes(promptAnswer), 'the story export tells the corrected narration');
-      await page.screenshot({ path: path.join(outDir, 'retcon-edited.png'), fullPage: true });
+      await shot(page, 'retcon-edited');
     });
     assert(errors.length === 0, 'page errors: ' + errors.join('; '));
   } finally {
@@ -155,7 +113,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runMain(log, counts, main);

@@ -8,62 +8,11 @@
 // Env: TAVERN_URL (required), CHROMIUM (default /usr/bin/chromium),
 // E2E_OUT (screenshots, default build/e2e).
 
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { WAIT, assert, baseURL, launchBrowser, logger, pickName, runMain, shot, takeSeat, waitFor, watchErrors } from './lib.mjs';
 
-const base = (process.env.TAVERN_URL || '').replace(/\/$/, '');
-if (!base) {
-  console.error('e2e: set TAVERN_URL, e.g. TAVERN_URL=http://127.0.0.1:18089');
-  process.exit(2);
-}
-const outDir = process.env.E2E_OUT || 'build/e2e';
-const WAIT = 20_000;
-
-let passed = 0;
-let failed = 0;
+const base = baseURL('e2e:');
+const { log, step, counts } = logger('e2e:');
 const consoleErrors = [];
-
-function log(...a) {
-  console.log('e2e:', ...a);
-}
-
-async function step(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    passed++;
-    log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (err) {
-    failed++;
-    log(`FAIL ${name}: ${err && err.stack ? err.stack : err}`);
-    throw err;
-  }
-}
-
-function assert(cond, msg) {
-  if (!cond) throw new Error('assertion failed: ' + msg);
-}
-
-// waitFor polls fn until it returns a truthy value.
-async function waitFor(what, fn, timeout = WAIT) {
-  const end = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${JSON.stringify(last && last.message ? last.message : last)})`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function shot(page, name) {
-  await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
-}
 
 // view reads what the table page shows.
 function view(page) {
@@ -88,34 +37,6 @@ function view(page) {
   });
 }
 
-function watchConsole(page, who) {
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(`${who}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => consoleErrors.push(`${who}: ${e.message}`));
-}
-
-async function pickName(page, name) {
-  await page.goto(base + '/');
-  await page.fill('#player-name', name);
-  await Promise.all([page.waitForEvent('load'), page.click('#player-submit')]);
-  await page.waitForSelector('#player-name-current', { timeout: WAIT });
-  const shown = await page.textContent('#player-name-current');
-  assert(shown === name, `lobby shows the player name ${name}, got ${shown}`);
-}
-
-async function takeSeat(page, character, cls) {
-  await page.waitForSelector('#seat-form', { timeout: WAIT });
-  await page.fill('#seat-name', character);
-  await page.selectOption('#seat-class', cls);
-  await Promise.all([page.waitForEvent('load'), page.click('#seat-submit')]);
-  await page.waitForSelector('#sheet', { timeout: WAIT });
-  await page.waitForFunction(() => document.querySelector('#conn')?.dataset.state === 'open', null, { timeout: WAIT });
-  const v = await view(page);
-  assert(v.role === 'player' && v.seat, `seated as a player, got role=${v.role} seat=${v.seat}`);
-  return v.seat;
-}
-
 // act types text into the action box once it is enabled and sends it.
 async function act(page, text) {
   await page.waitForFunction(() => {
@@ -130,12 +51,7 @@ async function act(page, text) {
 }
 
 async function main() {
-  await mkdir(outDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchBrowser();
   try {
     const ctxA = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const ctxB = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -143,9 +59,9 @@ async function main() {
     const a = await ctxA.newPage();
     const b = await ctxB.newPage();
     const s = await ctxS.newPage();
-    watchConsole(a, 'player 1');
-    watchConsole(b, 'player 2');
-    watchConsole(s, 'spectator');
+    watchErrors(a, consoleErrors, 'player 1');
+    watchErrors(b, consoleErrors, 'player 2');
+    watchErrors(s, consoleErrors, 'spectator');
     a.setDefaultTimeout(WAIT);
     b.setDefaultTimeout(WAIT);
     s.setDefaultTimeout(WAIT);
@@ -163,7 +79,7 @@ async function main() {
     });
 
     await step('player 1 picks a name and creates a table', async () => {
-      await pickName(a, 'Aldric');
+      await pickName(a, base, 'Aldric');
       await a.fill('#table-name', tableName);
       await a.selectOption('#table-ruleset', 'd100');
       await a.selectOption('#table-combat-mode', 'tactical');
@@ -193,7 +109,7 @@ async function main() {
       const label = await s.evaluate((tid) => getComputedStyle(document.querySelector(`tr[data-table-id="${tid}"] td[data-label="Seats"]`), '::before').content, id);
       assert(/Seats/.test(label), `the phone lobby labels each field as a card, got ${label}`);
       await shot(s, '02-lobby-phone');
-      await pickName(b, 'Mira');
+      await pickName(b, base, 'Mira');
       await b.waitForSelector(`tr[data-table-id="${id}"]`);
       await shot(b, '02-lobby-with-table');
       await Promise.all([b.waitForURL(/\/tables\//), b.click(`tr[data-table-id="${id}"] a[data-action="sit"]`)]);
@@ -300,7 +216,7 @@ async function main() {
       await b.evaluate(() => document.querySelector('#action-form').scrollIntoView());
       const top = await b.evaluate(() => document.querySelector('#combat-bar').getBoundingClientRect().top);
       assert(top >= 0 && top < 60, `the bar sticks at the top while scrolled: top ${top}`);
-      await b.screenshot({ path: path.join(outDir, '04-combat-phone.png') });
+      await shot(b, '04-combat-phone', false);
       await b.evaluate(() => window.scrollTo(0, 0));
       await b.setViewportSize({ width: 1280, height: 900 });
     });
@@ -440,14 +356,4 @@ async function main() {
   }
 }
 
-main()
-  .catch((err) => {
-    if (!failed) {
-      failed++;
-      log('FAIL', err && err.stack ? err.stack : err);
-    }
-  })
-  .finally(() => {
-    console.log(`${passed} passed, ${failed} failed`);
-    process.exitCode = failed ? 1 : 0;
-  });
+runMain(log, counts, main, true);

@@ -67,6 +67,9 @@ TAVERN_URL="$url" node e2e/run.mjs || status=$?
 # Its own mock-llm and Tavern, on other ports: a third-party model server.
 [[ $status -ne 0 ]] || node e2e/mockllm.mjs || status=$?
 [[ $status -ne 0 ]] || node e2e/operator.mjs || status=$?
+# Every page on a desktop and a phone, on its own server (SCREENS_ADDR); the
+# PNGs go to SCREENS_DIR (default /tmp/tavern-screens).
+[[ $status -ne 0 ]] || node e2e/screens.mjs || status=$?
 if [[ $status -ne 0 ]]; then
 	echo "e2e: failed; server log in build/e2e/server.log, screenshots in build/e2e/" >&2
 fi
