@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"tavern/internal/pgdb"
 	"tavern/internal/tavern"
 )
 
@@ -52,7 +53,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := t.Listen(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Tavern is open: %s/ (DM: %s, database: %s)\n", t.URL(), t.DM, cfg.DB)
+	database := cfg.DB
+	if pgdb.IsURL(database) {
+		database = "PostgreSQL " + pgdb.Where(database) // never its password
+	}
+	select {
+	case <-t.Ready():
+		fmt.Fprintf(stdout, "Tavern is open: %s/ (DM: %s, database: %s)\n", t.URL(), t.DM, database)
+	default:
+		fmt.Fprintf(stdout, "Tavern is listening at %s/ and serves once its database (%s) is reachable\n", t.URL(), database)
+	}
 	if t.AdminTokenMade {
 		fmt.Fprintf(stdout, "Admin: %s/admin?token=%s\n", t.URL(), t.AdminToken)
 	} else {

@@ -81,6 +81,18 @@ func IsURL(s string) bool {
 	return false
 }
 
+// Where names the database url points at, as host:port/database, for
+// the logs: never its password.
+func Where(url string) string {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	return where(cfg)
+}
+
+func where(c *pgconn.Config) string { return fmt.Sprintf("%s:%d/%s", c.Host, c.Port, c.Database) }
+
 // Open connects to the database at url (postgres://…), checks that it
 // sorts text bytewise (the C collation: text order is time order, as on
 // SQLite) and applies any pending migration, under an advisory lock so
@@ -109,7 +121,7 @@ func Open(ctx context.Context, url string, opt Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	where := where(&cfg.ConnConfig.Config)
 	if err := checkDatabase(ctx, pool); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -126,16 +127,25 @@ func (rt *router) owner(ctx context.Context, id string) (string, string, error) 
 // unavailable answers a request the client should send again shortly:
 // 503 Retry-After: 1, or for a websocket handshake a socket closed 1013.
 func unavailable(w http.ResponseWriter, r *http.Request) {
+	tryAgain(w, r, 1, "the table is changing hands", "The table is changing hands; try again.")
+}
+
+// tryAgain answers a request the client should send again in retry
+// seconds: 503 `unavailable` with Retry-After and message in the error
+// body (PROTOCOL.md), or for a websocket handshake a socket closed 1013
+// with reason.
+func tryAgain(w http.ResponseWriter, r *http.Request, retry int, reason, message string) {
 	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		if c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"tavern.v1"}}); err == nil {
-			c.Close(websocket.StatusTryAgainLater, "the table is changing hands")
+			c.Close(websocket.StatusTryAgainLater, reason)
 		}
 		return
 	}
-	w.Header().Set("Retry-After", "1")
+	body, _ := json.Marshal(map[string]map[string]string{"error": {"code": "unavailable", "message": message}})
+	w.Header().Set("Retry-After", strconv.Itoa(retry))
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusServiceUnavailable)
-	fmt.Fprintln(w, `{"error":{"code":"unavailable","message":"The table is changing hands; try again."}}`)
+	w.Write(append(body, '\n'))
 }
 
 // sign sets the hop headers of a request forwarded for client.
