@@ -45,10 +45,12 @@ type router struct {
 	token []byte
 	log   *slog.Logger
 	proxy *httputil.ReverseProxy
+	// invite returns the id of the table an invite code opens.
+	invite func(ctx context.Context, code string) (string, error)
 }
 
-func newRouter(next http.Handler, pg *pgdb.DB, token string, log *slog.Logger) *router {
-	rt := &router{next: next, pg: pg, token: []byte(token), log: log}
+func newRouter(next http.Handler, pg *pgdb.DB, token string, log *slog.Logger, invite func(ctx context.Context, code string) (string, error)) *router {
+	rt := &router{next: next, pg: pg, token: []byte(token), log: log, invite: invite}
 	rt.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			to := pr.In.Context().Value(ownerKey{}).(*url.URL)
@@ -81,6 +83,11 @@ func tableOf(path string) string {
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	forwarded := rt.verify(r)
 	id := tableOf(r.URL.Path)
+	if code, ok := strings.CutPrefix(r.URL.Path, "/join/"); ok && rt.invite != nil {
+		// An invite link names its table only through the store; an
+		// unknown code is the local node's to answer (404).
+		id, _ = rt.invite(r.Context(), code)
+	}
 	if id == "" {
 		rt.next.ServeHTTP(w, r)
 		return

@@ -246,7 +246,7 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 	}
 	var served http.Handler = web.New(wc).Handler()
 	if t.PG != nil {
-		served = newRouter(served, t.PG, cfg.ClusterToken, t.Log)
+		served = newRouter(served, t.PG, cfg.ClusterToken, t.Log, h.InviteID)
 	}
 	t.handler.Store(&served)
 	return nil
