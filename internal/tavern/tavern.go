@@ -241,6 +241,10 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
 	wc := web.Config{Hub: h, Players: t.DB, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry, Adventures: shelf,
 		Operator: &operator{store: t.DB, hub: h, budget: t.budget, alerts: t.alerts, now: time.Now}}
+	if t.PG != nil {
+		// Every node counts the cluster's creations.
+		wc.QuotaStore = t.PG
+	}
 	if cfg.Web != nil {
 		cfg.Web(&wc)
 	}
