@@ -21,7 +21,10 @@ var ErrNotOwner = errors.New("store: another node owns the table")
 type Node struct {
 	ID, Addr, State string
 	Tables, Sockets int
-	ExpiresAt       time.Time
+	// Players and Spectators count its sockets by role; Active its
+	// tables with a socket or a running turn.
+	Players, Spectators, Active int
+	ExpiresAt                   time.Time
 }
 
 // Owner is the node that runs a table and the epoch of its claim.

@@ -126,7 +126,7 @@ func (t *Tavern) join(ctx context.Context) error {
 	h := t.Hub
 	err = t.PG.Join(ctx, pgdb.NodeConfig{
 		Addr: addr, TTL: t.Config.LeaseTTL, Renew: t.Config.LeaseRenew, Sweep: t.Config.OrphanSweep,
-		Lost: h.Unload, Adopt: h.Adopt, Sockets: h.Sockets, Log: t.Log,
+		Lost: h.Unload, Adopt: h.Adopt, Sockets: h.Sockets, Connections: h.Connections, Log: t.Log,
 	})
 	if err != nil {
 		return fmt.Errorf("join the cluster: %w", err)

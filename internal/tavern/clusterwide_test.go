@@ -1,11 +1,14 @@
 package tavern
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"tavern/internal/pgtest"
 )
@@ -49,6 +52,50 @@ func TestQuotaAcrossNodes(t *testing.T) {
 		res.Body.Close()
 		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
 			t.Errorf("the eleventh table on node %d: %d, Retry-After %q, want 429 with one", i, res.StatusCode, res.Header.Get("Retry-After"))
+		}
+	}
+}
+
+// TestOverviewAcrossNodes: the operator's overview, asked of any node,
+// adds up every node's sockets and active tables (their rows), not only
+// the tables the asked node runs.
+func TestOverviewAcrossNodes(t *testing.T) {
+	url := pgtest.URL(t)
+	quick := func(c *Config) { c.LeaseRenew, c.LeaseTTL = 50*time.Millisecond, time.Hour }
+	a, b := node(t, url, quick), node(t, url, quick)
+	idA, tokA := seatedPlayer(t, a)
+	idB, _ := seatedPlayer(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, ws := range []string{
+		"ws" + strings.TrimPrefix(a.URL(), "http") + "/ws/tables/" + idA + "?role=player&token=" + tokA,
+		"ws" + strings.TrimPrefix(a.URL(), "http") + "/ws/tables/" + idB + "?role=spectator", // passed on to b
+	} {
+		conn, _, err := websocket.Dial(ctx, ws, &websocket.DialOptions{Subprotocols: []string{"tavern.v1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+		if _, _, err := conn.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var o struct {
+		Tables       int `json:"tables"`
+		TablesActive int `json:"tables_active"`
+		Connections  struct{ Players, Spectators int }
+	}
+	for _, tv := range []*Tavern{a, b} {
+		for {
+			getAdmin(t, tv, "/api/admin/overview", &o)
+			if o.Tables == 2 && o.TablesActive == 2 && o.Connections.Players == 1 && o.Connections.Spectators == 1 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("overview of %s: %+v, want 2 tables, 2 active, 1 player and 1 spectator", tv.URL(), o)
+			case <-time.After(50 * time.Millisecond):
+			}
 		}
 	}
 }
