@@ -305,10 +305,25 @@ func unreachable(err error) bool {
 	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57P") || strings.Contains(err.Error(), "conn closed")
 }
 
+// rolledBack reports an error that ended the transaction for a reason
+// of the session, not of the statement: a serialization failure or a
+// deadlock (40001, 40P01), a query cancelled (57014), or a session ended
+// by idle_in_transaction_session_timeout (25P03: a node that was paused
+// inside a commit, woken after its lease moved). Nothing was applied, and
+// trying again may work.
+func rolledBack(err error) bool {
+	switch pgCode(err) {
+	case "40001", "40P01", "57014", "25P03":
+		return true
+	}
+	return false
+}
+
 // withUnavailable marks err EUNAVAILABLE when the database is out of
-// reach.
+// reach or rolled the transaction back for a reason of its own, so that
+// the client is told to send it again rather than `internal`.
 func withUnavailable(err error) error {
-	if unreachable(err) {
+	if unreachable(err) || rolledBack(err) {
 		return fmt.Errorf("%w (%w)", errUnavailable, err)
 	}
 	return err

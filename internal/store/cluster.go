@@ -3,14 +3,18 @@ package store
 import (
 	"errors"
 	"time"
+
+	"tavern/internal/engine"
 )
 
 // ErrFenced fails a commit of a table this node no longer owns
 // (DESIGN.md "Beyond one machine": another node claimed it, with a higher
 // epoch). Nothing of the commit was written; the table must unload
 // without reloading, and its sockets close 1012 so that clients reconnect
-// to the owner.
-var ErrFenced = errors.New("store: this node no longer owns the table; not applied")
+// to the owner. It is an engine EUNAVAILABLE error, so the act or line
+// it refuses reaches its client as the protocol's `unavailable` (send it
+// again), never `internal`.
+var ErrFenced = engine.Errorf(engine.EUNAVAILABLE, "The table moved to another server; not saved, try again.")
 
 // ErrNotOwner fails the load of a table another live node owns: the
 // request belongs there (PROTOCOL.md "Several nodes").
