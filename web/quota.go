@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -36,6 +38,17 @@ func (q Quotas) withDefaults() Quotas {
 	return q
 }
 
+// QuotaStore counts creations in the store, for a cluster: every node
+// then sees what the others allowed (DESIGN.md "Beyond one machine").
+// TakeQuota records one creation of kind by key unless key made limit of
+// them within window, and then returns id 0 and how long until one leaves
+// the window; ReturnQuota gives a recorded one back. internal/pgdb is one.
+// Implementations must be safe for concurrent use.
+type QuotaStore interface {
+	TakeQuota(ctx context.Context, kind, key string, limit int, window time.Duration) (id int64, wait time.Duration, err error)
+	ReturnQuota(ctx context.Context, id int64) error
+}
+
 // maxQuotaKeys bounds the addresses a quota remembers; past it, addresses
 // whose bucket is full again are forgotten.
 const maxQuotaKeys = 10000
@@ -49,6 +62,12 @@ type quota struct {
 	now    func() time.Time
 	mu     sync.Mutex
 	by     map[string]*bucket
+	// shared, when set, counts in the store instead, as kind: at most
+	// burst creations within the time the bucket takes to fill (the same
+	// rate and burst), over the whole cluster.
+	shared QuotaStore
+	kind   string
+	log    *slog.Logger
 }
 
 type bucket struct {
@@ -101,6 +120,29 @@ func (q *quota) take(key string) (refund func(), wait time.Duration) {
 	}, 0
 }
 
+// takeShared is take for a quota counted in the store. A store that
+// cannot count lets the creation through (which then meets the same
+// store), rather than refusing everyone.
+func (q *quota) takeShared(ctx context.Context, key string) (refund func(), wait time.Duration) {
+	window := time.Duration(q.burst / q.perSec * float64(time.Second))
+	id, wait, err := q.shared.TakeQuota(ctx, q.kind, key, int(q.burst), window)
+	if err != nil {
+		q.log.Warn("quota not counted", "what", q.kind, "addr", key, "err", err)
+		return func() {}, 0
+	}
+	if id == 0 {
+		return nil, max(wait, time.Second)
+	}
+	return func() {
+		// The request's context may be done by now.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := q.shared.ReturnQuota(ctx, id); err != nil {
+			q.log.Warn("quota not refunded", "what", q.kind, "addr", key, "err", err)
+		}
+	}, 0
+}
+
 // clientAddr is the address quotas count by: the peer's IP. Forwarding
 // headers are not trusted, as anyone can send them.
 func clientAddr(r *http.Request) string {
@@ -116,7 +158,12 @@ func clientAddr(r *http.Request) string {
 // When the quota is spent it answers 429 with Retry-After (whole seconds,
 // rounded up) and returns nil.
 func (s *Server) allow(w http.ResponseWriter, r *http.Request, q *quota, what string) (refund func()) {
-	refund, wait := q.take(clientAddr(r))
+	var wait time.Duration
+	if q != nil && q.shared != nil {
+		refund, wait = q.takeShared(r.Context(), clientAddr(r))
+	} else {
+		refund, wait = q.take(clientAddr(r))
+	}
 	if refund != nil {
 		return refund
 	}

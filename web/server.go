@@ -92,6 +92,10 @@ type Config struct {
 	// Quotas bound player and table creation per client address; the zero
 	// value takes the defaults (see Quotas).
 	Quotas Quotas
+	// QuotaStore, if set, counts those creations in the store, so that
+	// the quotas hold over every node of a cluster; without it each
+	// quota is a token bucket in memory.
+	QuotaStore QuotaStore
 	// Ask, if set, answers the operator's questions (the data agent);
 	// without it the Ask page says it is not configured.
 	Ask Asker
@@ -178,6 +182,11 @@ func newServer(t tables, cfg Config) *Server {
 		s.playerQuota = newQuota(q.PlayersPerMinute, q.PlayersBurst, time.Now)
 		s.tableQuota = newQuota(q.TablesPerMinute, q.TablesBurst, time.Now)
 		s.adventureQuota = newQuota(q.TablesPerMinute, q.TablesBurst, time.Now)
+		if cfg.QuotaStore != nil {
+			for kind, q := range map[string]*quota{"players": s.playerQuota, "tables": s.tableQuota, "adventures": s.adventureQuota} {
+				q.shared, q.kind, q.log = cfg.QuotaStore, kind, s.log
+			}
+		}
 		s.validateQuota = newQuota(validatesPerMinute, validatesBurst, time.Now)
 	}
 	s.handler = readDeadline(s.routes())

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"tavern/internal/pgdb"
 	"tavern/internal/tavern"
 )
 
@@ -52,11 +53,35 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := t.Listen(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Tavern is open: %s/ (DM: %s, database: %s)\n", t.URL(), t.DM, cfg.DB)
+	database := cfg.DB
+	if pgdb.IsURL(database) {
+		database = "PostgreSQL " + pgdb.Where(database) // never its password
+	}
+	opened := func() {
+		fmt.Fprintf(stdout, "Tavern is open: %s/ (DM: %s, database: %s)\n", t.URL(), t.DM, database)
+	}
+	select {
+	case <-t.Ready():
+		opened()
+	default:
+		fmt.Fprintf(stdout, "Tavern is listening at %s/ and serves once its database (%s) is reachable\n", t.URL(), database)
+	}
 	if t.AdminTokenMade {
 		fmt.Fprintf(stdout, "Admin: %s/admin?token=%s\n", t.URL(), t.AdminToken)
 	} else {
 		fmt.Fprintf(stdout, "Admin: %s/admin (token: TAVERN_ADMIN_TOKEN)\n", t.URL())
+	}
+	select {
+	case <-t.Ready():
+	default:
+		// Said again once it serves, for whoever waits for the line.
+		go func() {
+			select {
+			case <-t.Ready():
+				opened()
+			case <-ctx.Done():
+			}
+		}()
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- t.Serve() }()

@@ -561,8 +561,14 @@ func (h *Hub) Overview(ctx context.Context, since time.Time) (Overview, error) {
 	if h.cfg.Health != nil {
 		o.Models = h.cfg.Health.Models(h.cfg.Now())
 	}
-	if o.Nodes, err = h.nodes(ctx); err != nil {
+	var load *nodesLoad
+	if o.Nodes, load, err = h.nodes(ctx); err != nil {
 		return Overview{}, err
+	}
+	if load != nil {
+		// On a cluster the sockets and the active tables are every
+		// node's, not only those loaded here (nodes.go).
+		o.Connections, o.TablesActive = load.Connections, load.Active
 	}
 	return o, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 )
 
 func TestErrorCode(t *testing.T) {
@@ -25,6 +26,10 @@ func TestErrorCode(t *testing.T) {
 		{"plain error", errors.New("sql: /var/secret.db locked"), CodeInternal, "Internal error.", http.StatusInternalServerError},
 		{"hub refusal", fmt.Errorf("act: %w", protoErr(CodeNotYourTurn, "It is Vesna's turn.")), CodeNotYourTurn, "It is Vesna's turn.", http.StatusConflict},
 		{"not seated", protoErr(CodeNotSeated, "You have no seat."), CodeNotSeated, "You have no seat.", http.StatusForbidden},
+		// A commit the store did not apply is to be sent again (a cluster's
+		// fault tests saw these answered internal).
+		{"fenced", fmt.Errorf("commit to table t1: held under epoch 3: %w", store.ErrFenced), CodeUnavailable, store.ErrFenced.Error(), http.StatusServiceUnavailable},
+		{"chain broken", store.ErrChainBroken, CodeUnavailable, store.ErrChainBroken.Error(), http.StatusServiceUnavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, msg := ErrorCode(tc.err)

@@ -100,27 +100,62 @@ func (h *Hub) cluster() Cluster {
 	return c
 }
 
-// nodes lists the nodes for the overview: the store's, or this one.
-func (h *Hub) nodes(ctx context.Context) ([]NodeView, error) {
+// Connections returns this hub's players' and spectators' sockets and
+// its active tables (open, with a socket or a running turn), counted as
+// the overview counts them, for the node's row. Safe for concurrent use.
+func (h *Hub) Connections() (players, spectators, active int) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, t := range h.tables {
+		c := t.admin.Load()
+		if c == nil || c.Closed {
+			continue
+		}
+		players += c.Players
+		spectators += c.Spectators
+		if c.Busy || c.Players+c.Spectators > 0 {
+			active++
+		}
+	}
+	return players, spectators, active
+}
+
+// nodesLoad adds up what the live nodes of a cluster serve, as their rows
+// say (renewed every few seconds).
+type nodesLoad struct {
+	Connections Connections
+	Active      int
+}
+
+// nodes lists the nodes for the overview: the store's, or this one. On a
+// cluster it adds up their load too (nil on one node: the hub's own
+// tables are all there is).
+func (h *Hub) nodes(ctx context.Context) ([]NodeView, *nodesLoad, error) {
 	c := h.cluster()
 	if c == nil {
 		h.mu.RLock()
 		loaded := len(h.tables)
 		h.mu.RUnlock()
-		return []NodeView{{ID: localNode, State: "alive", Tables: loaded, Sockets: h.Sockets()}}, nil
+		return []NodeView{{ID: localNode, State: "alive", Tables: loaded, Sockets: h.Sockets()}}, nil, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	ns, err := c.Nodes(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]NodeView, 0, len(ns))
+	load := &nodesLoad{}
 	for _, n := range ns {
 		exp := n.ExpiresAt
 		out = append(out, NodeView{ID: n.ID, Addr: n.Addr, State: n.State, Tables: n.Tables, Sockets: n.Sockets, ExpiresAt: &exp})
+		if n.State != "dead" {
+			load.Connections.Players += n.Players
+			load.Connections.Spectators += n.Spectators
+			load.Active += n.Active
+		}
 	}
-	return out, nil
+	return out, load, nil
 }
 
 // setOwners fills the owner of each row of the operator's list: the

@@ -294,6 +294,18 @@ func newInviteCode() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
+// InviteID returns the id of the table whose invite code is code, as the
+// store has it (ENOTFOUND if none), without loading the table: a node
+// routes a /join/ request by it to the node that runs the table. Safe for
+// concurrent use.
+func (h *Hub) InviteID(ctx context.Context, code string) (string, error) {
+	if code == "" || len(code) > maxInviteLen {
+		return "", engine.Errorf(engine.ENOTFOUND, "no such invite")
+	}
+	sum := sha256.Sum256([]byte(code))
+	return h.cfg.Store.TableByInvite(ctx, sum[:])
+}
+
 // InviteTable returns the summary of the table whose current invite code
 // is code, for the join page: ENOTFOUND if no open table has it (an old
 // code, a closed table) or if player playerID is banned there.
@@ -302,8 +314,7 @@ func (h *Hub) InviteTable(ctx context.Context, code, playerID string) (TableSumm
 	if code == "" || len(code) > maxInviteLen {
 		return TableSummary{}, invalid
 	}
-	sum := sha256.Sum256([]byte(code))
-	id, err := h.cfg.Store.TableByInvite(ctx, sum[:])
+	id, err := h.InviteID(ctx, code)
 	if engine.ErrorCode(err) == engine.ENOTFOUND {
 		return TableSummary{}, invalid
 	}

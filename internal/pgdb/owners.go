@@ -47,7 +47,10 @@ type NodeConfig struct {
 	// Sockets, if set, gives the node's open websockets for its row (the
 	// operator's overview).
 	Sockets func() int
-	Log     *slog.Logger
+	// Connections, if set, gives the node's players' and spectators'
+	// sockets and its active tables, for its row.
+	Connections func() (players, spectators, active int)
+	Log         *slog.Logger
 }
 
 // node is this process's membership (Join).
@@ -152,9 +155,14 @@ func (d *DB) renew(ctx context.Context, n *node) {
 	if n.cfg.Sockets != nil {
 		sockets = n.cfg.Sockets()
 	}
+	var players, spectators, active int
+	if n.cfg.Connections != nil {
+		players, spectators, active = n.cfg.Connections()
+	}
 	rctx, cancel := context.WithTimeout(ctx, n.cfg.Renew)
-	ct, err := d.pool.Exec(rctx, `UPDATE nodes SET expires_at = now() + $2::interval, tables = $3, sockets = $4, state = $5
-		WHERE id = $1 AND expires_at > now()`, id, n.cfg.TTL.String(), tables, sockets, state)
+	ct, err := d.pool.Exec(rctx, `UPDATE nodes SET expires_at = now() + $2::interval, tables = $3, sockets = $4, state = $5,
+		players = $6, spectators = $7, active = $8
+		WHERE id = $1 AND expires_at > now()`, id, n.cfg.TTL.String(), tables, sockets, state, players, spectators, active)
 	cancel()
 	switch {
 	case err != nil && time.Since(renewed) < n.cfg.TTL:
@@ -571,10 +579,11 @@ func (d *DB) SetAddr(ctx context.Context, addr string) error {
 // is "dead" until the sweep removes it).
 func (d *DB) Nodes(ctx context.Context) ([]store.Node, error) {
 	var out []store.Node
-	err := each(ctx, d.pool, `SELECT id, addr, CASE WHEN expires_at <= now() THEN 'dead' ELSE state END, tables, sockets, expires_at
+	err := each(ctx, d.pool, `SELECT id, addr, CASE WHEN expires_at <= now() THEN 'dead' ELSE state END, tables, sockets, expires_at,
+		players, spectators, active
 		FROM nodes ORDER BY started_at, id`, nil, func(r pgx.Rows) error {
 		var n store.Node
-		if err := r.Scan(&n.ID, &n.Addr, &n.State, &n.Tables, &n.Sockets, &n.ExpiresAt); err != nil {
+		if err := r.Scan(&n.ID, &n.Addr, &n.State, &n.Tables, &n.Sockets, &n.ExpiresAt, &n.Players, &n.Spectators, &n.Active); err != nil {
 			return err
 		}
 		n.ExpiresAt = n.ExpiresAt.UTC()

@@ -81,6 +81,18 @@ func IsURL(s string) bool {
 	return false
 }
 
+// Where names the database url points at, as host:port/database, for
+// the logs: never its password.
+func Where(url string) string {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	return where(cfg)
+}
+
+func where(c *pgconn.Config) string { return fmt.Sprintf("%s:%d/%s", c.Host, c.Port, c.Database) }
+
 // Open connects to the database at url (postgres://…), checks that it
 // sorts text bytewise (the C collation: text order is time order, as on
 // SQLite) and applies any pending migration, under an advisory lock so
@@ -109,7 +121,7 @@ func Open(ctx context.Context, url string, opt Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	where := where(&cfg.ConnConfig.Config)
 	if err := checkDatabase(ctx, pool); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
@@ -293,10 +305,25 @@ func unreachable(err error) bool {
 	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57P") || strings.Contains(err.Error(), "conn closed")
 }
 
+// rolledBack reports an error that ended the transaction for a reason
+// of the session, not of the statement: a serialization failure or a
+// deadlock (40001, 40P01), a query cancelled (57014), or a session ended
+// by idle_in_transaction_session_timeout (25P03: a node that was paused
+// inside a commit, woken after its lease moved). Nothing was applied, and
+// trying again may work.
+func rolledBack(err error) bool {
+	switch pgCode(err) {
+	case "40001", "40P01", "57014", "25P03":
+		return true
+	}
+	return false
+}
+
 // withUnavailable marks err EUNAVAILABLE when the database is out of
-// reach.
+// reach or rolled the transaction back for a reason of its own, so that
+// the client is told to send it again rather than `internal`.
 func withUnavailable(err error) error {
-	if unreachable(err) {
+	if unreachable(err) || rolledBack(err) {
 		return fmt.Errorf("%w (%w)", errUnavailable, err)
 	}
 	return err

@@ -20,7 +20,6 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 
 	"tavern/internal/engine"
@@ -95,8 +94,9 @@ type Commit struct {
 }
 
 // ErrChainBroken fails a commit queued behind a failed commit of its chain
-// (Commit.Chain): it was not applied.
-var ErrChainBroken = errors.New("store: an earlier commit of its chain failed; not applied")
+// (Commit.Chain): it was not applied. It is an engine EUNAVAILABLE error
+// (the protocol's `unavailable`: send it again).
+var ErrChainBroken = engine.Errorf(engine.EUNAVAILABLE, "An earlier change of the table was not saved; not saved either, try again.")
 
 // ErrUnavailable fails a write the storage could not take (a full disk, an
 // I/O error, a read-only file): nothing of it was applied, and a later try

@@ -85,23 +85,13 @@ func (c *Config) nodeAddr() (string, error) {
 }
 
 // openStore opens the store the DB setting names: PostgreSQL for a
-// postgres:// URL, else the SQLite file, whose single-writer lock it takes
-// first (released by the returned function, after the store is closed).
+// postgres:// URL (one attempt: New waits for one out of reach), else the
+// SQLite file, whose single-writer lock it takes first (released by the
+// returned function, after the store is closed). It sets t.PG or t.Store.
 func (t *Tavern) openStore(ctx context.Context) (Store, func() error, error) {
 	cfg := t.Config
 	if cfg.postgres() {
 		pg, err := pgdb.Open(ctx, cfg.DB, pgdb.Options{MaxConns: cfg.DBMaxConns})
-		for pgdb.Unreachable(err) {
-			// A node may start before its database: it waits for it
-			// (not listening, so a load balancer's check fails).
-			t.Log.Warn("PostgreSQL is out of reach; trying again in 2s", "err", err)
-			select {
-			case <-ctx.Done():
-				return nil, nil, fmt.Errorf("%w (waiting for PostgreSQL: %w)", ctx.Err(), err)
-			case <-time.After(2 * time.Second):
-			}
-			pg, err = pgdb.Open(ctx, cfg.DB, pgdb.Options{MaxConns: cfg.DBMaxConns})
-		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -136,7 +126,7 @@ func (t *Tavern) join(ctx context.Context) error {
 	h := t.Hub
 	err = t.PG.Join(ctx, pgdb.NodeConfig{
 		Addr: addr, TTL: t.Config.LeaseTTL, Renew: t.Config.LeaseRenew, Sweep: t.Config.OrphanSweep,
-		Lost: h.Unload, Adopt: h.Adopt, Sockets: h.Sockets, Log: t.Log,
+		Lost: h.Unload, Adopt: h.Adopt, Sockets: h.Sockets, Connections: h.Connections, Log: t.Log,
 	})
 	if err != nil {
 		return fmt.Errorf("join the cluster: %w", err)

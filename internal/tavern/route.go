@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -44,10 +45,12 @@ type router struct {
 	token []byte
 	log   *slog.Logger
 	proxy *httputil.ReverseProxy
+	// invite returns the id of the table an invite code opens.
+	invite func(ctx context.Context, code string) (string, error)
 }
 
-func newRouter(next http.Handler, pg *pgdb.DB, token string, log *slog.Logger) *router {
-	rt := &router{next: next, pg: pg, token: []byte(token), log: log}
+func newRouter(next http.Handler, pg *pgdb.DB, token string, log *slog.Logger, invite func(ctx context.Context, code string) (string, error)) *router {
+	rt := &router{next: next, pg: pg, token: []byte(token), log: log, invite: invite}
 	rt.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			to := pr.In.Context().Value(ownerKey{}).(*url.URL)
@@ -80,6 +83,11 @@ func tableOf(path string) string {
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	forwarded := rt.verify(r)
 	id := tableOf(r.URL.Path)
+	if code, ok := strings.CutPrefix(r.URL.Path, "/join/"); ok && rt.invite != nil {
+		// An invite link names its table only through the store; an
+		// unknown code is the local node's to answer (404).
+		id, _ = rt.invite(r.Context(), code)
+	}
 	if id == "" {
 		rt.next.ServeHTTP(w, r)
 		return
@@ -126,16 +134,25 @@ func (rt *router) owner(ctx context.Context, id string) (string, string, error) 
 // unavailable answers a request the client should send again shortly:
 // 503 Retry-After: 1, or for a websocket handshake a socket closed 1013.
 func unavailable(w http.ResponseWriter, r *http.Request) {
+	tryAgain(w, r, 1, "the table is changing hands", "The table is changing hands; try again.")
+}
+
+// tryAgain answers a request the client should send again in retry
+// seconds: 503 `unavailable` with Retry-After and message in the error
+// body (PROTOCOL.md), or for a websocket handshake a socket closed 1013
+// with reason.
+func tryAgain(w http.ResponseWriter, r *http.Request, retry int, reason, message string) {
 	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		if c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"tavern.v1"}}); err == nil {
-			c.Close(websocket.StatusTryAgainLater, "the table is changing hands")
+			c.Close(websocket.StatusTryAgainLater, reason)
 		}
 		return
 	}
-	w.Header().Set("Retry-After", "1")
+	body, _ := json.Marshal(map[string]map[string]string{"error": {"code": "unavailable", "message": message}})
+	w.Header().Set("Retry-After", strconv.Itoa(retry))
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusServiceUnavailable)
-	fmt.Fprintln(w, `{"error":{"code":"unavailable","message":"The table is changing hands; try again."}}`)
+	w.Write(append(body, '\n'))
 }
 
 // sign sets the hop headers of a request forwarded for client.

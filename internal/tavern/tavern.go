@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -52,7 +53,9 @@ type Tavern struct {
 	// game (Metrics) and HTTP.
 	Registry *prometheus.Registry
 	Metrics  *hub.Metrics
-	Handler  http.Handler
+	// Handler serves every request: the built server's, or, while the
+	// store is out of reach at start, the answers of waitstore.go.
+	Handler http.Handler
 	// DM names the game master: "offline", or the models.
 	DM string
 	// AdminToken is the operator's token; AdminTokenMade says it was made
@@ -70,6 +73,14 @@ type Tavern struct {
 	data      *dataset.Dataset
 	stopPprof func()
 	http      *http.Server
+	// handler is what Handler serves now; readyc is closed once the
+	// store is open and the server built (Ready). stopWait and waitDone
+	// stop and await the wait for a store out of reach at start.
+	handler  atomic.Pointer[http.Handler]
+	readyc   chan struct{}
+	ready    bool // under mu
+	stopWait context.CancelFunc
+	waitDone chan struct{}
 
 	mu      sync.Mutex
 	ln      net.Listener
@@ -114,9 +125,44 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("load adventures: %w", err)
 	}
-	if t.DB, t.unlockDB, err = t.openStore(ctx); err != nil {
+	// PROTOCOL.md "Operator (admin)": without a configured token, a new
+	// one for this run.
+	t.AdminToken = cfg.AdminToken
+	if t.AdminToken == "" {
+		t.AdminToken, t.AdminTokenMade = rand.Text(), true
+	}
+	// Websockets and streams are long-lived and set their own deadlines;
+	// the other routes get web.ReadTimeout per request (web.Server).
+	// Headers over web.MaxHeaderBytes are answered by the handler, with
+	// the JSON error body; net/http's own plain-text 431 lies above.
+	t.Handler = http.HandlerFunc(t.serveHTTP)
+	t.http = &http.Server{Handler: t.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: web.ServerMaxHeaderBytes}
+	t.readyc = make(chan struct{})
+
+	store, unlock, err := t.openStore(ctx)
+	if err != nil && cfg.postgres() && pgdb.Unreachable(err) {
+		// A node may start before its database: it listens at once and
+		// answers 503 until the database is reachable (waitstore.go).
+		t.awaitStore(ctx, lib, err)
+		return t, nil
+	}
+	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	t.DB, t.unlockDB = store, unlock
+	if err := t.build(ctx, lib); err != nil {
+		return nil, err
+	}
+	t.setReady()
+	return t, nil
+}
+
+// build makes the rest of the server once the store is open: the
+// metrics, the agents, the hub (started) and the web handler. On error,
+// Close (or unbuild) releases what it made.
+func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error) {
+	cfg := t.Config
 
 	t.Registry = prometheus.NewRegistry()
 	t.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -140,7 +186,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	t.health = &agent.Health{}
 	t.budget = &agent.Budget{DayUSD: cfg.BudgetDayUSD}
 	if err := loadBudget(ctx, t.DB, t.budget, time.Now()); err != nil {
-		return nil, fmt.Errorf("load the budgets: %w", err)
+		return fmt.Errorf("load the budgets: %w", err)
 	}
 	t.runner, t.dataModel, t.DM = t.agents()
 	if cfg.Runner != nil {
@@ -152,7 +198,7 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 	// offline analyst.
 	var asker web.Asker
 	if t.data, err = t.openData(ctx); err != nil {
-		return nil, fmt.Errorf("open the data agent's views: %w", err)
+		return fmt.Errorf("open the data agent's views: %w", err)
 	}
 	// The offline analyst reads who is online from the hub, once it is
 	// built (online is set below).
@@ -184,37 +230,30 @@ func New(ctx context.Context, cfg Config) (_ *Tavern, err error) {
 		return out, nil
 	}
 	if err := t.join(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	if err := h.Start(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	t.alerts.start(cfg.AlertEvery, func(err error) { t.Log.Warn("alert rules", "err", err) })
 
-	// PROTOCOL.md "Operator (admin)": without a configured token, a new
-	// one for this run.
-	t.AdminToken = cfg.AdminToken
-	if t.AdminToken == "" {
-		t.AdminToken, t.AdminTokenMade = rand.Text(), true
-	}
 	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
 	wc := web.Config{Hub: h, Players: t.DB, Log: t.Log, AdminToken: t.AdminToken, Quotas: quotas, Ask: asker, Metrics: t.Registry, Adventures: shelf,
 		Operator: &operator{store: t.DB, hub: h, budget: t.budget, alerts: t.alerts, now: time.Now}}
+	if t.PG != nil {
+		// Every node counts the cluster's creations.
+		wc.QuotaStore = t.PG
+	}
 	if cfg.Web != nil {
 		cfg.Web(&wc)
 	}
-	t.Handler = web.New(wc).Handler()
+	var served http.Handler = web.New(wc).Handler()
 	if t.PG != nil {
-		t.Handler = newRouter(t.Handler, t.PG, cfg.ClusterToken, t.Log)
+		served = newRouter(served, t.PG, cfg.ClusterToken, t.Log, h.InviteID)
 	}
-	// Websockets and streams are long-lived and set their own deadlines;
-	// the other routes get web.ReadTimeout per request (web.Server).
-	// Headers over web.MaxHeaderBytes are answered by the handler, with
-	// the JSON error body; net/http's own plain-text 431 lies above.
-	t.http = &http.Server{Handler: t.Handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
-		MaxHeaderBytes: web.ServerMaxHeaderBytes}
-	return t, nil
+	t.handler.Store(&served)
+	return nil
 }
 
 // agents builds the game master's runner from the settings: the OpenAI
@@ -287,7 +326,8 @@ func (t *Tavern) Listen() error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	t.ln = &closeSignal{Listener: ln, closed: t.lnClosed}
-	if t.PG != nil && t.Config.NodeAddr == "" {
+	// Before Ready, the node's address is set once the store is (setReady).
+	if t.ready && t.PG != nil && t.Config.NodeAddr == "" {
 		if err := t.PG.SetAddr(context.Background(), ln.Addr().String()); err != nil {
 			return fmt.Errorf("listen: %w", err)
 		}
@@ -358,6 +398,11 @@ func (t *Tavern) Close() error {
 }
 
 func (t *Tavern) close() error {
+	if t.stopWait != nil {
+		// Whatever the wait built is in t's fields once it has returned.
+		t.stopWait()
+		<-t.waitDone
+	}
 	t.mu.Lock()
 	t.closed = true
 	serving, ln := t.serving, t.ln

@@ -1,0 +1,101 @@
+package tavern
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"tavern/internal/pgtest"
+)
+
+// TestQuotaAcrossNodes: the table-creation quota of a client address
+// counts what every node allowed: ten tables made over two nodes spend
+// the burst, and the next is refused 429 with Retry-After on either; a
+// table refused as invalid costs nothing.
+func TestQuotaAcrossNodes(t *testing.T) {
+	url := pgtest.URL(t)
+	tune := func(c *Config) {
+		c.LeaseRenew, c.LeaseTTL = time.Hour, 2*time.Hour
+		c.Quotas, c.QuotaTables = true, 1 // a burst of 10, then one a minute
+	}
+	nodes := []*Tavern{node(t, url, tune), node(t, url, tune)}
+	var p map[string]any
+	postJSON(t, nodes[0].URL()+"/api/players", "", map[string]any{"name": "Ann"}, &p)
+	token := p["token"].(string)
+	create := func(tv *Tavern, spec map[string]any) int {
+		var out map[string]any
+		return postJSON(t, tv.URL()+"/api/tables", token, spec, &out)
+	}
+	for i := range 10 {
+		if i == 5 {
+			if code := create(nodes[1], map[string]any{"name": "Bad", "ruleset": "d7"}); code != http.StatusBadRequest {
+				t.Fatalf("an invalid table: %d, want 400", code)
+			}
+		}
+		if code := create(nodes[i%2], map[string]any{"name": "T" + strconv.Itoa(i)}); code != http.StatusCreated {
+			t.Fatalf("table %d on node %d: %d, want 201", i, i%2, code)
+		}
+	}
+	for i, tv := range nodes {
+		req, _ := http.NewRequest("POST", tv.URL()+"/api/tables", strings.NewReader(`{"name":"One too many"}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
+			t.Errorf("the eleventh table on node %d: %d, Retry-After %q, want 429 with one", i, res.StatusCode, res.Header.Get("Retry-After"))
+		}
+	}
+}
+
+// TestOverviewAcrossNodes: the operator's overview, asked of any node,
+// adds up every node's sockets and active tables (their rows), not only
+// the tables the asked node runs.
+func TestOverviewAcrossNodes(t *testing.T) {
+	url := pgtest.URL(t)
+	quick := func(c *Config) { c.LeaseRenew, c.LeaseTTL = 50*time.Millisecond, time.Hour }
+	a, b := node(t, url, quick), node(t, url, quick)
+	idA, tokA := seatedPlayer(t, a)
+	idB, _ := seatedPlayer(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, ws := range []string{
+		"ws" + strings.TrimPrefix(a.URL(), "http") + "/ws/tables/" + idA + "?role=player&token=" + tokA,
+		"ws" + strings.TrimPrefix(a.URL(), "http") + "/ws/tables/" + idB + "?role=spectator", // passed on to b
+	} {
+		conn, _, err := websocket.Dial(ctx, ws, &websocket.DialOptions{Subprotocols: []string{"tavern.v1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+		if _, _, err := conn.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var o struct {
+		Tables       int `json:"tables"`
+		TablesActive int `json:"tables_active"`
+		Connections  struct{ Players, Spectators int }
+	}
+	for _, tv := range []*Tavern{a, b} {
+		for {
+			getAdmin(t, tv, "/api/admin/overview", &o)
+			if o.Tables == 2 && o.TablesActive == 2 && o.Connections.Players == 1 && o.Connections.Spectators == 1 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("overview of %s: %+v, want 2 tables, 2 active, 1 player and 1 spectator", tv.URL(), o)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+}
