@@ -64,6 +64,7 @@ func (s *Server) adminRoutes(hf func(pattern string, h http.HandlerFunc)) {
 	hf("GET /api/admin/tables/{id}/history/{agent}", a(s.apiAdminHistory))
 	hf("GET /api/admin/llm", a(s.apiAdminLLM))
 	s.operatorRoutes(hf, a)
+	s.dataAgentRoutes(hf, a)
 }
 
 // moderation is one operator action: its page form path (POST
@@ -648,6 +649,12 @@ func adminRound(a hub.AdminTable) string {
 }
 
 func turnLink(c store.LLMCall) string {
+	if c.TableID == "" && c.Agent == agent.AgentData {
+		// The data agent's calls name their conversation's question
+		// (agent.AskTurn); its history is not per table.
+		conv, _, _ := strings.Cut(c.Turn, "/")
+		return "/admin/agents/data#" + conv
+	}
 	u := "/admin/tables/" + c.TableID + "?agent=" + c.Agent
 	if c.Turn != "" {
 		u += "#" + c.Turn
