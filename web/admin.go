@@ -648,20 +648,6 @@ func adminRound(a hub.AdminTable) string {
 	return strconv.Itoa(*a.Round)
 }
 
-func turnLink(c store.LLMCall) string {
-	if c.TableID == "" && c.Agent == agent.AgentData {
-		// The data agent's calls name their conversation's question
-		// (agent.AskTurn); its history is not per table.
-		conv, _, _ := strings.Cut(c.Turn, "/")
-		return "/admin/agents/data#" + conv
-	}
-	u := "/admin/tables/" + c.TableID + "?agent=" + c.Agent
-	if c.Turn != "" {
-		u += "#" + c.Turn
-	}
-	return u
-}
-
 func errKind(c store.LLMCall) string {
 	if c.Error == "" {
 		return ""

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"tavern/internal/agent"
@@ -174,4 +175,20 @@ func (s *Server) apiAskExport(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("history exported", "agent", agent.AgentData, "conversation", id, "by", actorName(r.Context()))
 	s.writeJSONL(w, r, file, lines)
+}
+
+// turnLink is where a model call's turn is shown: a table's session
+// browser, or the data agent's history for its calls.
+func turnLink(c store.LLMCall) string {
+	if c.TableID == "" && c.Agent == agent.AgentData {
+		// The data agent's calls name their conversation's question
+		// (agent.AskTurn); its history is not per table.
+		conv, _, _ := strings.Cut(c.Turn, "/")
+		return "/admin/agents/data#" + conv
+	}
+	u := "/admin/tables/" + c.TableID + "?agent=" + c.Agent
+	if c.Turn != "" {
+		u += "#" + c.Turn
+	}
+	return u
 }

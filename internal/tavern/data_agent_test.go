@@ -103,6 +103,9 @@ func TestDataAgentHistory(t *testing.T) {
 			t.Errorf("the data agent's page lacks %q", want)
 		}
 	}
+	if llm := s.page("/admin/llm"); !strings.Contains(llm, `href="/admin/agents/data#`+off.Conversation+`"`) {
+		t.Error("the LLM page's failed data agent call does not link to its conversation")
+	}
 	_, tok := s.player("Ann")
 	var tb map[string]any
 	s.call("POST", "/api/tables", tok, map[string]any{"name": "Quiet"}, &tb)
