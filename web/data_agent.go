@@ -26,7 +26,7 @@ type DataConversation struct {
 }
 
 // DataTurn is one question of a conversation and the model calls made
-// for it (none when the offline analyst answered).
+// for it (none when the offline analyst answered without a model).
 type DataTurn struct {
 	dataset.ConversationTurn
 	Calls []store.LLMCall `json:"calls"`
