@@ -40,7 +40,7 @@ func (t *Tracker) Update(firing []Alert, now time.Time) (raised []Alert, cleared
 	for _, a := range firing {
 		seen[a.ID] = true
 		if r, ok := t.active[a.ID]; ok {
-			r.Summary, r.Severity = a.Summary, a.Severity
+			r.Summary, r.Severity, r.Value = a.Summary, a.Severity, a.Value
 			continue
 		}
 		r := &Record{Alert: a}
