@@ -1,6 +1,7 @@
 // Browser test of the operator's console, continued: the alert banner on
-// every console page, a player's page (found by search, then banned), and
-// an Ask conversation reopened from the list. It starts its own server
+// every console page, a player's page (found by search, then banned), an
+// Ask conversation reopened from the list, and the data agent's history
+// opened from a table's session browser. It starts its own server
 // (bin/tavern, built by e2e/run.sh) on a scratch database, with a model
 // server that refuses connections, so turns fail (an action waits, raising
 // the action alert) and Ask falls back to the offline analyst with a note.
@@ -108,6 +109,23 @@ async function main() {
     assert((await page.locator('label[for="ask-question"]').textContent()).includes('Follow-up'), 'a follow-up continues it');
     await shot(page, 'operator-ask');
     log('ok   Ask conversation reopened');
+
+    // The data agent's own history, from a table's session browser: the
+    // conversation with its question, SQL, answer and its failed model call.
+    await waitFor('the data agent\'s logged call', async () => {
+      const h = await api('GET', '/api/admin/agents/data/history', null, token);
+      return h.conversations.some((c) => c.conversation === conv && c.turns[0].calls.length > 0);
+    });
+    await page.goto(`${base}/admin/tables/${table.id}#sessions`);
+    await Promise.all([page.waitForNavigation(), page.click('#data-agent-link')]);
+    const hist = page.locator(`#data-agent-history details[data-conversation="${conv}"]`);
+    await hist.locator('summary').click();
+    assert((await hist.locator('.data-question').first().textContent()) === q, 'the data agent history shows the question');
+    assert((await hist.locator('.data-answer').first().textContent()) === answer, 'the data agent history shows the answer');
+    assert(/FROM v_tables/.test(await hist.locator('.data-sql').first().textContent()), 'the data agent history shows the SQL');
+    assert(await hist.locator('.data-calls .pill.failed').count() > 0, 'the data agent history shows the failed model call');
+    await page.screenshot({ path: path.join(outDir, 'operator-data-agent.png'), fullPage: true });
+    log('ok   data agent history');
 
     const errs = errors.filter((e) => !/favicon/.test(e));
     assert(errs.length === 0, 'browser console errors:\n' + errs.join('\n'));

@@ -64,6 +64,7 @@ func (s *Server) adminRoutes(hf func(pattern string, h http.HandlerFunc)) {
 	hf("GET /api/admin/tables/{id}/history/{agent}", a(s.apiAdminHistory))
 	hf("GET /api/admin/llm", a(s.apiAdminLLM))
 	s.operatorRoutes(hf, a)
+	s.dataAgentRoutes(hf, a)
 }
 
 // moderation is one operator action: its page form path (POST
@@ -645,14 +646,6 @@ func adminRound(a hub.AdminTable) string {
 		return ""
 	}
 	return strconv.Itoa(*a.Round)
-}
-
-func turnLink(c store.LLMCall) string {
-	u := "/admin/tables/" + c.TableID + "?agent=" + c.Agent
-	if c.Turn != "" {
-		u += "#" + c.Turn
-	}
-	return u
 }
 
 func errKind(c store.LLMCall) string {

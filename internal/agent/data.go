@@ -109,6 +109,9 @@ func (a *DataAgent) Ask(ctx context.Context, conversation, question string, prog
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
+	// The call log ties each model call to its question, so that the
+	// operator's history view lists the calls under it.
+	ctx = WithTurn(ctx, AskTurn(conversation, turn))
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	run := &DataRun{Progress: progress}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 
 	"tavern/internal/dataset"
@@ -85,6 +86,34 @@ func (a *DataAgent) ConversationTurns(ctx context.Context, id string) ([]dataset
 	}
 	if out == nil {
 		return nil, errors.New("conversation " + id + " has no messages")
+	}
+	return out, nil
+}
+
+// AskTurn is what the call log records as the turn of the data agent's
+// model calls for question turn of conversation: the conversation's id,
+// "/" and the question's number (the table agents' calls record "t12").
+func AskTurn(conversation string, turn int) string {
+	return conversation + "/" + strconv.Itoa(turn)
+}
+
+// ConversationMessages returns every message of conversation id as
+// stored, oldest first, in the Chat Completions format (the export
+// history_data.jsonl). ENOTFOUND if there is no such conversation.
+func (a *DataAgent) ConversationMessages(ctx context.Context, id string) ([]json.RawMessage, error) {
+	if id == "" || len(id) > 64 {
+		return nil, engine.Errorf(engine.ENOTFOUND, "There is no conversation %q.", id)
+	}
+	rows, err := a.Conversations.Conversation(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, engine.Errorf(engine.ENOTFOUND, "There is no conversation %q.", id)
+	}
+	out := make([]json.RawMessage, len(rows))
+	for i, r := range rows {
+		out[i] = r.Body
 	}
 	return out, nil
 }

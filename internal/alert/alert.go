@@ -76,21 +76,32 @@ type Inputs struct {
 	Nodes []Node
 }
 
-// Alert is one firing alert, as GET /api/admin/alerts lists it.
+// Alert is one firing alert, as GET /api/admin/alerts lists it. Value is
+// what its Rule measured and Threshold the setting it reached, in the
+// rule's unit: a share for the error rate, seconds for latencies and
+// waits, USD for spend, 1 and 0 for a missing node.
 type Alert struct {
-	ID       string    `json:"id"`
-	Severity string    `json:"severity"`
-	Summary  string    `json:"summary"`
-	Since    time.Time `json:"since"`
-	TableID  string    `json:"table_id,omitempty"`
+	ID        string    `json:"id"`
+	Rule      string    `json:"rule"`
+	Severity  string    `json:"severity"`
+	Summary   string    `json:"summary"`
+	Since     time.Time `json:"since"`
+	TableID   string    `json:"table_id,omitempty"`
+	Value     float64   `json:"value"`
+	Threshold float64   `json:"threshold"`
 }
 
 // Evaluate returns the alerts the rules raise on in at now, sorted by
 // id; Since is now (the Tracker keeps the first time).
 func Evaluate(th Thresholds, in Inputs, now time.Time) []Alert {
 	var out []Alert
-	fire := func(id, sev, table, format string, args ...any) {
-		out = append(out, Alert{ID: id, Severity: sev, Summary: fmt.Sprintf(format, args...), Since: now, TableID: table})
+	fire := func(rule, about, sev, table string, value, threshold float64, format string, args ...any) {
+		id := rule
+		if about != "" {
+			id += ":" + about
+		}
+		out = append(out, Alert{ID: id, Rule: rule, Severity: sev, Summary: fmt.Sprintf(format, args...), Since: now, TableID: table,
+			Value: value, Threshold: threshold})
 	}
 	win := th.window()
 	for _, m := range in.Models {
@@ -103,30 +114,30 @@ func Evaluate(th Thresholds, in Inputs, now time.Time) []Alert {
 			if m.Errors == m.Calls {
 				sev = Critical
 			}
-			fire(RuleModelErrors+":"+m.Model, sev, "", "Model %s failed %d of %d calls (%.0f%%) in the last %s (threshold %.0f%%).",
+			fire(RuleModelErrors, m.Model, sev, "", rate, th.ModelErrorRate, "Model %s failed %d of %d calls (%.0f%%) in the last %s (threshold %.0f%%).",
 				m.Model, m.Errors, m.Calls, rate*100, short(win), th.ModelErrorRate*100)
 		}
 		if th.ModelP95 > 0 && m.P95 >= th.ModelP95 {
-			fire(RuleModelLatency+":"+m.Model, Warning, "", "Model %s answers slowly: p95 %s over the last %s (threshold %s).",
+			fire(RuleModelLatency, m.Model, Warning, "", m.P95.Seconds(), th.ModelP95.Seconds(), "Model %s answers slowly: p95 %s over the last %s (threshold %s).",
 				m.Model, short(m.P95), short(win), short(th.ModelP95))
 		}
 	}
 	if th.SpendHourUSD > 0 && in.SpendHourUSD >= th.SpendHourUSD {
-		fire(RuleSpendHour, Warning, "", "The models cost $%.2f in the last hour (threshold $%.2f).", in.SpendHourUSD, th.SpendHourUSD)
+		fire(RuleSpendHour, "", Warning, "", in.SpendHourUSD, th.SpendHourUSD, "The models cost $%.2f in the last hour (threshold $%.2f).", in.SpendHourUSD, th.SpendHourUSD)
 	}
 	if th.ActionWait > 0 {
 		for table, since := range in.Waiting {
 			if w := now.Sub(since); w >= th.ActionWait {
-				fire(RuleActionWait+":"+table, Warning, table, "A player's action has waited %s at table %s (threshold %s).", short(w), table, short(th.ActionWait))
+				fire(RuleActionWait, table, Warning, table, w.Seconds(), th.ActionWait.Seconds(), "A player's action has waited %s at table %s (threshold %s).", short(w), table, short(th.ActionWait))
 			}
 		}
 	}
 	if th.CommitP95 > 0 && in.Commits > 0 && in.CommitP95 >= th.CommitP95 {
-		fire(RuleCommit, Critical, "", "The store commits slowly: p95 %s over the last %s (threshold %s).", short(in.CommitP95), short(win), short(th.CommitP95))
+		fire(RuleCommit, "", Critical, "", in.CommitP95.Seconds(), th.CommitP95.Seconds(), "The store commits slowly: p95 %s over the last %s (threshold %s).", short(in.CommitP95), short(win), short(th.CommitP95))
 	}
 	for _, n := range in.Nodes {
 		if n.State == "dead" {
-			fire(RuleNodeMissing+":"+n.ID, Critical, "", "Node %s (%s) is missing: its lease expired.", n.ID, n.Addr)
+			fire(RuleNodeMissing, n.ID, Critical, "", 1, 0, "Node %s (%s) is missing: its lease expired.", n.ID, n.Addr)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })

@@ -98,3 +98,32 @@ func TestRecorder(t *testing.T) {
 		t.Errorf("spend %v, commits %d p95 %v", in.SpendHourUSD, in.Commits, in.CommitP95)
 	}
 }
+
+// TestTrackerChangesAndRestore: Update says what it raised and cleared,
+// and a tracker restored from a history keeps it, its firing alerts
+// firing (with their first time) until an Update clears them.
+func TestTrackerChangesAndRestore(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	var tr Tracker
+	a := Alert{ID: "spend_per_hour", Rule: RuleSpendHour, Severity: Warning, Summary: "one", Value: 6, Threshold: 5}
+	b := Alert{ID: "node_missing:n2", Rule: RuleNodeMissing, Severity: Critical, Summary: "n2"}
+	raised, cleared := tr.Update([]Alert{a, b}, t0)
+	if len(raised) != 2 || len(cleared) != 0 || !raised[0].Since.Equal(t0) || raised[0].Value != 6 {
+		t.Fatalf("raised %+v cleared %v", raised, cleared)
+	}
+	if raised, cleared = tr.Update([]Alert{a}, t0.Add(time.Minute)); len(raised) != 0 || len(cleared) != 1 || cleared[0] != b.ID {
+		t.Fatalf("raised %+v cleared %v: want %s cleared", raised, cleared, b.ID)
+	}
+
+	var back Tracker
+	back.Restore(tr.History(0))
+	if h := back.History(0); len(h) != 2 || h[0].ID != b.ID || h[0].Cleared == nil || h[1].Cleared != nil {
+		t.Fatalf("restored history %+v", h)
+	}
+	if act := back.Active(); len(act) != 1 || act[0].ID != a.ID || !act[0].Since.Equal(t0) {
+		t.Fatalf("restored active %+v: want %s since t0", act, a.ID)
+	}
+	if raised, cleared := back.Update(nil, t0.Add(2*time.Minute)); len(raised) != 0 || len(cleared) != 1 || cleared[0] != a.ID {
+		t.Errorf("raised %+v cleared %v: want the restored alert cleared", raised, cleared)
+	}
+}

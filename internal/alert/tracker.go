@@ -1,6 +1,7 @@
 package alert
 
 import (
+	"sort"
 	"sync"
 	"time"
 )
@@ -26,8 +27,9 @@ type Tracker struct {
 }
 
 // Update takes one evaluation's alerts at now: new ones are raised, those
-// no longer firing are cleared.
-func (t *Tracker) Update(firing []Alert, now time.Time) {
+// no longer firing are cleared. It returns the alerts it raised (Since is
+// now) and the ids of those it cleared, for a store to keep.
+func (t *Tracker) Update(firing []Alert, now time.Time) (raised []Alert, cleared []string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.active == nil {
@@ -38,11 +40,12 @@ func (t *Tracker) Update(firing []Alert, now time.Time) {
 	for _, a := range firing {
 		seen[a.ID] = true
 		if r, ok := t.active[a.ID]; ok {
-			r.Summary, r.Severity = a.Summary, a.Severity
+			r.Summary, r.Severity, r.Value = a.Summary, a.Severity, a.Value
 			continue
 		}
 		r := &Record{Alert: a}
 		r.Since = now
+		raised = append(raised, r.Alert)
 		t.active[a.ID] = r
 		t.history = append(t.history, r)
 		if len(t.history) > historyLen {
@@ -54,6 +57,26 @@ func (t *Tracker) Update(firing []Alert, now time.Time) {
 			c := now
 			r.Cleared = &c
 			delete(t.active, id)
+			cleared = append(cleared, id)
+		}
+	}
+	sort.Strings(cleared)
+	return raised, cleared
+}
+
+// Restore starts the tracker from a stored history h, newest first (as
+// History returns it): the alerts not cleared fire again until the next
+// Update says otherwise. Call it before the first Update.
+func (t *Tracker) Restore(h []Record) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.active = map[string]*Record{}
+	t.history = t.history[:0]
+	for i := min(len(h), historyLen) - 1; i >= 0; i-- {
+		r := h[i]
+		t.history = append(t.history, &r)
+		if r.Cleared == nil {
+			t.active[r.ID] = &r
 		}
 	}
 }

@@ -79,6 +79,12 @@ func (h *Hub) ErasePlayer(ctx context.Context, playerID string) error {
 				t.seats[i].PlayerName = store.ErasedName
 			}
 		}
+		if !t.eraseRecent(playerID) {
+			// A commit in flight failed: the table restarts from the
+			// store, and the erasure must be tried again.
+			errs.Add(1)
+			return 0
+		}
 		blank := func(st *engine.State) bool {
 			changed := false
 			for _, c := range st.Party {
@@ -111,6 +117,27 @@ func (h *Hub) ErasePlayer(ctx context.Context, playerID string) error {
 		return fmt.Errorf("erase player %s: %d tables could not save the erasure", playerID, errs.Load())
 	}
 	return nil
+}
+
+// eraseRecent makes the events the table holds in memory say what the
+// store's will once erased: the snapshot's recent events and a resume's
+// gap come from them, until the table unloads. The commits in flight are
+// waited for first, so that every event of the player is in the store
+// before its erasure and in recent now. The history cache is dropped: the
+// next turn reads the erased history back. It reports false if a commit
+// in flight failed and the table restarts instead.
+func (t *table) eraseRecent(playerID string) bool {
+	t.drain()
+	if t.evicted {
+		return false
+	}
+	for i, e := range t.recent {
+		if r, ok := engine.ErasePlayerFrom(e, playerID, store.ErasedName); ok {
+			t.recent[i] = r
+		}
+	}
+	t.hist.invalidate()
+	return true
 }
 
 // AllowPlayer lifts ClosePlayer's refusal of playerID's joining sockets

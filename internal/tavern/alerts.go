@@ -11,30 +11,47 @@ import (
 	"tavern/internal/store"
 )
 
+// alertStore is what the alerts need of the store: the open actions the
+// rules read and the history they keep.
+type alertStore interface {
+	OldestOpenActions(ctx context.Context) (map[string]time.Time, error)
+	RaiseAlert(ctx context.Context, r store.AlertRecord) error
+	ClearAlert(ctx context.Context, alertID string, at time.Time) error
+	AlertHistory(ctx context.Context, limit int) ([]store.AlertRecord, error)
+}
+
 // alerts runs the operator's alert rules (internal/alert) every
 // AlertEvery and on demand, over what the recorder saw of the models and
-// the store and the store's open actions. Safe for concurrent use.
+// the store and the store's open actions, and keeps what it raises and
+// clears in the store, so the history outlives a restart. Safe for
+// concurrent use.
 type alerts struct {
 	th      alert.Thresholds
 	rec     *alert.Recorder
 	tracker *alert.Tracker
-	open    func(ctx context.Context) (map[string]time.Time, error)
+	store   alertStore
+	// log reports what could not be written to the history: the rules
+	// go on without it (a full disk is when they matter most).
+	log func(err error)
 	// nodes, if set, lists the cluster's nodes (nil with SQLite: one node).
 	nodes func() []alert.Node
 	now   func() time.Time
 
 	mu       sync.Mutex
 	lastWait time.Duration // the oldest open action's wait at the last run
+	// evalMu makes one run at a time update the tracker and write what
+	// changed, so a clear is never written before its raise.
+	evalMu sync.Mutex
 
 	stop chan struct{}
 	done sync.WaitGroup
 }
 
-func newAlerts(cfg Config, open func(ctx context.Context) (map[string]time.Time, error)) *alerts {
+func newAlerts(cfg Config, st alertStore, log func(err error)) *alerts {
 	return &alerts{
 		th: alert.Thresholds{ModelErrorRate: cfg.AlertModelErrorRate, ModelMinCalls: 5, ModelP95: cfg.AlertModelP95,
 			SpendHourUSD: cfg.AlertSpendHourUSD, ActionWait: cfg.AlertActionWait, CommitP95: cfg.AlertCommitP95, Window: 5 * time.Minute},
-		rec: &alert.Recorder{}, tracker: &alert.Tracker{}, open: open, now: time.Now, stop: make(chan struct{}),
+		rec: &alert.Recorder{}, tracker: &alert.Tracker{}, store: st, log: log, now: time.Now, stop: make(chan struct{}),
 	}
 }
 
@@ -46,12 +63,35 @@ func (a *alerts) call(c store.LLMCall) {
 // commit is the store's commit observer's part (db.WriteObserver.Commit).
 func (a *alerts) commit(wait time.Duration) { a.rec.Commit(a.now(), wait) }
 
-// evaluate runs the rules now and updates the tracker.
+// restore reads the stored history back into the tracker: the last
+// alerts raised, those not cleared firing until the next run.
+func (a *alerts) restore(ctx context.Context) error {
+	rows, err := a.store.AlertHistory(ctx, historyShown)
+	if err != nil {
+		return err
+	}
+	h := make([]alert.Record, len(rows))
+	for i, r := range rows {
+		h[i] = alert.Record{Alert: alert.Alert{ID: r.AlertID, Rule: r.Rule, Severity: r.Severity, Summary: r.Summary, Since: r.RaisedAt,
+			TableID: r.TableID, Value: r.Value, Threshold: r.Threshold}, Cleared: r.ClearedAt}
+	}
+	a.tracker.Restore(h)
+	return nil
+}
+
+// historyShown is how much of the stored history the tracker holds: more
+// than the overview shows.
+const historyShown = 200
+
+// evaluate runs the rules now, updates the tracker and writes what it
+// raised and cleared to the store.
 func (a *alerts) evaluate(ctx context.Context) error {
+	a.evalMu.Lock()
+	defer a.evalMu.Unlock()
 	now := a.now()
 	in := alert.Inputs{}
 	a.rec.Fill(&in, now, a.th.Window)
-	open, err := a.open(ctx)
+	open, err := a.store.OldestOpenActions(ctx)
 	if err != nil {
 		return err
 	}
@@ -66,7 +106,18 @@ func (a *alerts) evaluate(ctx context.Context) error {
 	a.mu.Lock()
 	a.lastWait = oldest
 	a.mu.Unlock()
-	a.tracker.Update(alert.Evaluate(a.th, in, now), now)
+	raised, cleared := a.tracker.Update(alert.Evaluate(a.th, in, now), now)
+	for _, r := range raised {
+		if err := a.store.RaiseAlert(ctx, store.AlertRecord{AlertID: r.ID, Rule: r.Rule, Severity: r.Severity, Summary: r.Summary,
+			Value: r.Value, Threshold: r.Threshold, TableID: r.TableID, RaisedAt: r.Since}); err != nil {
+			a.log(err)
+		}
+	}
+	for _, id := range cleared {
+		if err := a.store.ClearAlert(ctx, id, now); err != nil {
+			a.log(err)
+		}
+	}
 	return nil
 }
 

@@ -24,5 +24,5 @@ type operatorStore interface {
 	RevokeConsoleUser(ctx context.Context, id string) error
 	TableFlags(ctx context.Context) (map[string]store.TableFlags, error)
 	AllHistory(ctx context.Context, tableID, agentName string) ([]store.AgentMessage, error)
-	OldestOpenActions(ctx context.Context) (map[string]time.Time, error)
+	alertStore
 }

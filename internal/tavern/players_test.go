@@ -3,6 +3,7 @@ package tavern
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -126,6 +127,39 @@ func TestPlayersBanAndErase(t *testing.T) {
 	_, story := get(t, s.srv.URL+"/api/tables/"+id+"/story?format=md")
 	if !strings.Contains(story, "deleted player") || strings.Contains(story, name) {
 		t.Errorf("story after the erasure: %.500s", story)
+	}
+	// The table is still loaded: its snapshot and a resume from seq 0
+	// (its recent events in memory) hold neither the name nor the chat.
+	frames := func(c *wsClient, what string, last func(f map[string]any) bool) string {
+		var all strings.Builder
+		c.await(what, func(f map[string]any) bool {
+			b, _ := json.Marshal(f)
+			all.Write(b)
+			return last(f)
+		})
+		c.c.CloseNow()
+		return all.String()
+	}
+	snap := frames(s.dial(id, other, "player"), "the snapshot", func(f map[string]any) bool { return f["type"] == "snapshot" })
+	if !strings.Contains(snap, "deleted player") || !strings.Contains(snap, `"recent"`) {
+		t.Errorf("snapshot after the erasure names no deleted player or has no recent events: %.300s", snap)
+	}
+	var seq float64
+	resume := frames(s.dial(id, other, "player&since=0"), "the resume up to now", func(f map[string]any) bool {
+		if f["type"] == "welcome" {
+			seq = f["seq"].(float64)
+		}
+		return f["type"] == "event" && f["seq"] == seq
+	})
+	if !strings.Contains(resume, `"kind":"chat"`) {
+		t.Errorf("the resume from 0 has no chat event: %.300s", resume)
+	}
+	for what, text := range map[string]string{"snapshot": snap, "resume from 0": resume} {
+		for _, secret := range []string{name, chat} {
+			if strings.Contains(text, secret) {
+				t.Errorf("the %s after the erasure holds %q", what, secret)
+			}
+		}
 	}
 
 	// Close writes everything out; then every text column is searched.
