@@ -169,7 +169,7 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 	t.Metrics = hub.NewMetrics(t.Registry)
 	t.alerts = newAlerts(cfg, t.DB, func(err error) { t.Log.Warn("alert history", "err", err) })
 	if err := t.alerts.restore(ctx); err != nil {
-		return nil, fmt.Errorf("load the alert history: %w", err)
+		return fmt.Errorf("load the alert history: %w", err)
 	}
 	t.alerts.register(t.Registry)
 	commit := func(wait time.Duration, failed bool) {
