@@ -446,6 +446,14 @@ func (h *Hub) Ban(ctx context.Context, id string, p engine.Player, target string
 	if err := checkPlayerID(target); err != nil {
 		return err
 	}
+	// The owner's right is checked first: a non-owner learns nothing of
+	// which players exist.
+	if _, err := h.ownerOf(id, p.ID, "Only the table's owner may do this."); err != nil {
+		return err
+	}
+	if err := h.playerExists(ctx, target); err != nil {
+		return err
+	}
 	return h.byOwner(ctx, id, p, "ban", func(t *table) error {
 		if target == p.ID {
 			return engine.Errorf(engine.EINVALID, "You cannot ban yourself from your own table.")
@@ -477,6 +485,35 @@ func (h *Hub) Ban(ctx context.Context, id string, p engine.Player, target string
 		}
 		return nil
 	})
+}
+
+// players is a store that can look a player up; internal/db and
+// internal/pgdb are.
+type players interface {
+	Player(ctx context.Context, id string) (engine.Player, error)
+}
+
+// playerExists returns ENOTFOUND unless the store knows player id: a ban
+// of nobody would be stored and listed. A store that cannot say lets it
+// through.
+func (h *Hub) playerExists(ctx context.Context, id string) error {
+	s := h.cfg.Store
+	if d, ok := s.(deadlined); ok {
+		s = d.s
+	}
+	ps, ok := s.(players)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	if _, err := ps.Player(ctx, id); err != nil {
+		if engine.ErrorCode(err) == engine.ENOTFOUND {
+			return engine.Errorf(engine.ENOTFOUND, "No such player.")
+		}
+		return fmt.Errorf("ban: look up player %s: %w", id, err)
+	}
+	return nil
 }
 
 // Unban lifts player target's ban at table id, for its owner p.
