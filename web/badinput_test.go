@@ -291,7 +291,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "kick stranger private", method: "DELETE", path: tbl(w.priv, "/seats/1"), token: w.stranger, status: 404, code: notFound},
 		{name: "kick stranger public", method: "DELETE", path: tbl(w.pub, "/seats/1"), token: w.stranger, status: 403, code: forbidden},
 		{name: "kick empty seat", method: "DELETE", path: tbl(w.pub, "/seats/4"), token: w.owner, status: 404, code: notFound},
-		{name: "kick junk seat", method: "DELETE", path: tbl(w.pub, "/seats/" + long(100)), token: w.owner, status: 404, code: notFound},
+		{name: "kick junk seat", method: "DELETE", path: tbl(w.pub, "/seats/"+long(100)), token: w.owner, status: 404, code: notFound},
 		{name: "kick unknown table", method: "DELETE", path: tbl("t-nope", "/seats/1"), token: w.owner, status: 404, code: notFound},
 
 		// Bans.
@@ -304,9 +304,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "ban as member", method: "POST", path: tbl(w.pub, "/bans"), body: `{"player_id":"` + w.otherID + `"}`, token: w.member, status: 403, code: forbidden},
 		{name: "ban stranger private", method: "POST", path: tbl(w.priv, "/bans"), body: `{"player_id":"` + w.otherID + `"}`, token: w.stranger, status: 404, code: notFound},
 		{name: "ban oversized", method: "POST", path: tbl(w.pub, "/bans"), body: huge, token: w.owner, status: 413, code: tooLarge},
-		{name: "unban not banned", method: "DELETE", path: tbl(w.pub, "/bans/" + w.otherID), token: w.owner, status: 404, code: notFound},
-		{name: "unban as member", method: "DELETE", path: tbl(w.pub, "/bans/" + w.otherID), token: w.member, status: 403, code: forbidden},
-		{name: "unban stranger private", method: "DELETE", path: tbl(w.priv, "/bans/" + w.otherID), token: w.stranger, status: 404, code: notFound},
+		{name: "unban not banned", method: "DELETE", path: tbl(w.pub, "/bans/"+w.otherID), token: w.owner, status: 404, code: notFound},
+		{name: "unban as member", method: "DELETE", path: tbl(w.pub, "/bans/"+w.otherID), token: w.member, status: 403, code: forbidden},
+		{name: "unban stranger private", method: "DELETE", path: tbl(w.priv, "/bans/"+w.otherID), token: w.stranger, status: 404, code: notFound},
 
 		// The owner's pause.
 		{name: "pause as member", method: "POST", path: tbl(w.pub, "/pause"), token: w.member, status: 403, code: forbidden},
@@ -340,9 +340,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "note anonymous", method: "POST", path: tbl(w.pub, "/notes"), body: `{"text":"mine"}`, status: 401, code: unauth},
 		{name: "notes of unknown table", method: "GET", path: tbl("t-nope", "/notes"), status: 404, code: notFound},
 		{name: "note remove unknown", method: "DELETE", path: tbl(w.pub, "/notes/n-nope"), token: w.owner, status: 404, code: notFound},
-		{name: "note remove junk id", method: "DELETE", path: tbl(w.pub, "/notes/" + long(100)), token: w.owner, status: 404, code: notFound},
-		{name: "note remove not author", method: "DELETE", path: tbl(w.pub, "/notes/" + w.note), token: w.other, status: 403, code: forbidden},
-		{name: "note remove stranger private", method: "DELETE", path: tbl(w.priv, "/notes/" + w.note), token: w.stranger, status: 404, code: notFound},
+		{name: "note remove junk id", method: "DELETE", path: tbl(w.pub, "/notes/"+long(100)), token: w.owner, status: 404, code: notFound},
+		{name: "note remove not author", method: "DELETE", path: tbl(w.pub, "/notes/"+w.note), token: w.other, status: 403, code: forbidden},
+		{name: "note remove stranger private", method: "DELETE", path: tbl(w.priv, "/notes/"+w.note), token: w.stranger, status: 404, code: notFound},
 
 		// Narration edits.
 		{name: "edit empty", method: "POST", path: seq(w.pub, w.narration, "/edit"), body: `{"text":""}`, token: w.owner, status: 400, code: bad},
