@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder/websocket"
+
 	"tavern/web"
 )
 
@@ -443,3 +445,74 @@ func TestBadInputChangesNothing(t *testing.T) {
 }
 
 func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// Bad frames on the websocket: each is answered with an error frame of
+// the protocol's code, echoing the id when it could be read, the socket
+// stays open, and nothing is logged or queued: after them the owner can
+// still queue exactly as many whispers as a table holds.
+func TestBadFramesChangeNothing(t *testing.T) {
+	w := newBadWorld(t)
+	owner := w.e.ws(w.pub, "spectator", w.owner)
+	member := w.e.ws(w.pub, "player", w.member)
+	watcher := w.e.ws(w.pub, "spectator", w.stranger)
+	long := func(n int) string { return strings.Repeat("c", n) }
+	cases := []struct {
+		name  string
+		conn  *wsConn
+		frame string
+		id    string // the error frame's id ("" when it cannot be read)
+		code  string
+	}{
+		{"not json", member, `{"type": "act", "id": "a1", "text": `, "", "bad_request"},
+		{"not an object", member, `["act"]`, "", "bad_request"},
+		{"unknown type", member, `{"type": "shout", "id": "a2", "text": "hi"}`, "a2", "bad_request"},
+		{"text not a string", member, `{"type": "act", "id": "a3", "text": 5}`, "", "bad_request"},
+		{"id too long", member, `{"type": "act", "id": "` + long(65) + `", "text": "hi"}`, "", "bad_request"},
+		{"act without id", member, `{"type": "act", "text": "I look around."}`, "", "bad_request"},
+		{"act empty", member, `{"type": "act", "id": "a4", "text": ""}`, "a4", "bad_request"},
+		{"act too long", member, `{"type": "act", "id": "a5", "text": "` + long(2001) + `"}`, "a5", "bad_request"},
+		{"ability act too long", member, `{"type": "act", "id": "a6", "text": "I cast firebolt at ` + long(2000) + `"}`, "a6", "bad_request"},
+		{"say too long", member, `{"type": "say", "id": "a7", "text": "` + long(501) + `"}`, "a7", "bad_request"},
+		{"act by a spectator", watcher, `{"type": "act", "id": "a8", "text": "we take a short rest"}`, "a8", "forbidden"},
+		{"whisper by a player", member, `{"type": "whisper", "id": "w1", "text": "make it easy"}`, "w1", "forbidden"},
+		{"whisper by a spectator", watcher, `{"type": "whisper", "id": "w2", "text": "make it easy"}`, "w2", "forbidden"},
+		{"whisper without id", owner, `{"type": "whisper", "text": "make it easy"}`, "", "bad_request"},
+		{"whisper empty", owner, `{"type": "whisper", "id": "w3", "text": " "}`, "w3", "bad_request"},
+		{"whisper too long", owner, `{"type": "whisper", "id": "w4", "text": "` + long(1001) + `"}`, "w4", "bad_request"},
+		{"whisper control character", owner, `{"type": "whisper", "id": "w5", "text": "a\u0000b"}`, "w5", "bad_request"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := w.fingerprint(t)
+			if err := c.conn.c.Write(t.Context(), websocket.MessageText, []byte(c.frame)); err != nil {
+				t.Fatal(err)
+			}
+			f := c.conn.until("error frame", func(f wsFrame) bool { return f.Type == "error" || f.Type == "ack" })
+			if f.Type != "error" || f.Code != c.code || f.ID != c.id || f.Message == "" {
+				t.Errorf("answer = %s, want an error %s with id %q", f.raw, c.code, c.id)
+			}
+			// The socket is still open: a ping is answered.
+			c.conn.send(map[string]string{"type": "ping", "id": "p-" + c.name})
+			c.conn.until("pong", func(f wsFrame) bool { return f.Type == "pong" && f.ID == "p-"+c.name })
+			after := w.fingerprint(t)
+			for k, v := range before {
+				if after[k] != v {
+					t.Errorf("%s changed %s:\nbefore %s\nafter  %s", c.name, k, v, after[k])
+				}
+			}
+		})
+	}
+	// None of the refused whispers was queued: five wait at most.
+	for i := range 6 {
+		id := "ok" + jsonInt(int64(i))
+		owner.send(map[string]string{"type": "whisper", "id": id, "text": "The miller lies."})
+		f := owner.until("whisper answer", func(f wsFrame) bool { return (f.Type == "ack" || f.Type == "error") && f.ID == id })
+		want := "ack"
+		if i == 5 {
+			want = "error"
+		}
+		if f.Type != want {
+			t.Errorf("whisper %d: %s, want %s", i+1, f.raw, want)
+		}
+	}
+}
