@@ -516,3 +516,16 @@ func TestBadFramesChangeNothing(t *testing.T) {
 		}
 	}
 }
+
+// A table holds 30 notes: the 31st is refused 409 and stored nowhere.
+func TestNoteOverTheLimitChangesNothing(t *testing.T) {
+	w := newBadWorld(t)
+	for i := range 30 {
+		r := w.e.do("POST", "/api/tables/"+w.idle+"/notes", map[string]any{"text": "Fact " + jsonInt(int64(i))}, w.owner)
+		if r.status != http.StatusCreated {
+			t.Fatalf("note %d: %d %s", i+1, r.status, r.body)
+		}
+	}
+	w.run(t, []badCase{{name: "31st note", method: "POST", path: "/api/tables/" + w.idle + "/notes",
+		body: `{"text":"One too many."}`, token: w.owner, status: http.StatusConflict, code: "conflict"}})
+}
