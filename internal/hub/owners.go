@@ -64,6 +64,10 @@ const (
 	// ReasonServerBan closes the sockets of a player the operator banned
 	// from the whole server (PROTOCOL.md "Operator, continued").
 	ReasonServerBan = "banned by the operator"
+	// ReasonNotOpen closes the sockets of a viewer the table is no longer
+	// open to: it went private, or the invite code they came with was
+	// replaced.
+	ReasonNotOpen = "this table is no longer open to you"
 )
 
 // Who freed a seat, in player_left's "by" and the audit's.
@@ -231,7 +235,7 @@ func refusedReason(err error) string {
 	case errors.Is(err, errSeatGone):
 		return "your seat was freed"
 	case engine.ErrorCode(err) == engine.ENOTFOUND:
-		return "this table is no longer open to you"
+		return ReasonNotOpen
 	}
 	return ""
 }
@@ -282,9 +286,24 @@ func (h *Hub) Invite(ctx context.Context, id string, p engine.Player) (string, e
 		}
 		t.own.invite = sum[:]
 		t.publishAccess()
+		t.closeUnseen()
 		return nil
 	})
 	return code, err
+}
+
+// closeUnseen closes, with 4003, every socket whose viewer may no longer
+// see the table (PROTOCOL.md "Table owners": a private table is open only
+// to its owner, its seated players and the holders of its current invite
+// code; a replaced code stops working at once). Runs on the table
+// goroutine, after publishAccess.
+func (t *table) closeUnseen() {
+	a := t.access.Load()
+	for c := range t.clients {
+		if a.sees(t.id, c.viewer) != nil {
+			c.close(CloseFreed, ReasonNotOpen)
+		}
+	}
 }
 
 // newInviteCode is 128 random bits, URL-safe.
@@ -363,6 +382,9 @@ func (h *Hub) Patch(ctx context.Context, id string, p engine.Player, patch engin
 			t.sinceJob = append(t.sinceJob, func(st *engine.State) { st.Config = cfg })
 		}
 		t.updateSummary()
+		if patch.Private != nil && *patch.Private {
+			t.closeUnseen()
+		}
 		t.armTimer()
 		t.stateChanged()
 		out = *t.summary.Load()
