@@ -2,7 +2,9 @@ package web_test
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,4 +72,40 @@ func TestSocketsCloseWhenTheTableIsNoLongerOpen(t *testing.T) {
 	}
 	ping(owner, "owner")
 	ping(player, "player")
+}
+
+// A stream (SSE) read with an invite code ends once the code is replaced:
+// the next event is not written to it.
+func TestStreamEndsWhenTheTableIsNoLongerOpen(t *testing.T) {
+	w := newBadWorld(t)
+	e := w.e
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/api/tables/"+w.priv+"/stream?invite="+w.invite, nil)
+	req.Header.Set("Authorization", "Bearer "+w.stranger)
+	res, err := e.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("stream with the invite: %d", res.StatusCode)
+	}
+	first := make([]byte, 64)
+	if _, err := res.Body.Read(first); err != nil { // "retry: 2000"
+		t.Fatal(err)
+	}
+	if r := e.do("POST", "/api/tables/"+w.priv+"/invite", nil, w.owner); r.status != http.StatusCreated {
+		t.Fatalf("rotate: %d %s", r.status, r.body)
+	}
+	if r := e.do("POST", "/api/tables/"+w.priv+"/notes", map[string]any{"text": "Only for us now."}, w.owner); r.status != http.StatusCreated {
+		t.Fatalf("note: %d %s", r.status, r.body)
+	}
+	rest, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("the stream did not end after the rotation: %v (read %s)", err, rest)
+	}
+	if strings.Contains(string(rest), "Only for us now.") {
+		t.Errorf("the stream went on after the rotation: %s", rest)
+	}
 }
