@@ -32,9 +32,18 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	if !s.visible(w, r, id) {
+	v, _, err := s.viewer(r, false)
+	if err == nil {
+		err = s.hub.Visible(r.Context(), id, v)
+	}
+	if err != nil {
+		s.error(w, r, err)
 		return
 	}
+	// The table may stop being open to this viewer while it reads (made
+	// private, its invite code replaced, a ban): nothing more is written
+	// after that, as the websocket is closed (PROTOCOL.md "Table owners").
+	open := func() bool { return s.hub.Visible(r.Context(), id, v) == nil }
 	sinceStr := r.Header.Get("Last-Event-ID")
 	if sinceStr == "" {
 		sinceStr = r.URL.Query().Get("since")
@@ -83,6 +92,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+			if !open() {
+				return
+			}
 			if _, err := w.Write([]byte(": ping\n\n")); err != nil || rc.Flush() != nil {
 				return
 			}
@@ -111,6 +123,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 				default:
 					break drain
 				}
+			}
+			if !open() {
+				return
 			}
 			if _, err := w.Write(buf.Bytes()); err != nil || rc.Flush() != nil {
 				return

@@ -62,6 +62,10 @@ type client struct {
 	// batch: the client opted into messages holding a JSON array of
 	// frames (?batch=1); state: into state frames (?state=1).
 	batch, state bool
+	// viewer is who the socket was let in as (its player and the invite
+	// code it came with): a table that stops being open to that viewer
+	// closes it (owners.go closeUnseen). Set before the join.
+	viewer Viewer
 	// wake holds one pending signal for the writer: frames to write, or
 	// a close.
 	wake chan struct{}
@@ -228,6 +232,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	c := newClient(conn, t.log, rl, p)
 	c.burst = up.burst
 	c.batch, c.state = q.Get("batch") == "1", q.Get("state") == "1"
+	c.viewer = viewer
 	// Reads are not tied to the hub's context: on shutdown the table closes
 	// the socket with 1001, and the close handshake needs the reader.
 	ctx := context.Background()

@@ -71,14 +71,15 @@ type Cluster interface {
 }
 
 // NodeView is one node in the operator's overview (PROTOCOL.md "Several
-// nodes"). ExpiresAt is when its lease lapses (absent on SQLite).
+// nodes"). ExpiresAt is when its lease lapses: null on SQLite, whose one
+// node holds no lease, but always present, as the protocol lists it.
 type NodeView struct {
 	ID        string     `json:"id"`
 	Addr      string     `json:"addr"`
 	State     string     `json:"state"`
 	Tables    int        `json:"tables"`
 	Sockets   int        `json:"sockets"`
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	ExpiresAt *time.Time `json:"expires_at"`
 }
 
 // OwnerView is the node that runs a table, in the operator's list.

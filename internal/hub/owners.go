@@ -64,6 +64,10 @@ const (
 	// ReasonServerBan closes the sockets of a player the operator banned
 	// from the whole server (PROTOCOL.md "Operator, continued").
 	ReasonServerBan = "banned by the operator"
+	// ReasonNotOpen closes the sockets of a viewer the table is no longer
+	// open to: it went private, or the invite code they came with was
+	// replaced.
+	ReasonNotOpen = "this table is no longer open to you"
 )
 
 // Who freed a seat, in player_left's "by" and the audit's.
@@ -231,7 +235,7 @@ func refusedReason(err error) string {
 	case errors.Is(err, errSeatGone):
 		return "your seat was freed"
 	case engine.ErrorCode(err) == engine.ENOTFOUND:
-		return "this table is no longer open to you"
+		return ReasonNotOpen
 	}
 	return ""
 }
@@ -282,9 +286,24 @@ func (h *Hub) Invite(ctx context.Context, id string, p engine.Player) (string, e
 		}
 		t.own.invite = sum[:]
 		t.publishAccess()
+		t.closeUnseen()
 		return nil
 	})
 	return code, err
+}
+
+// closeUnseen closes, with 4003, every socket whose viewer may no longer
+// see the table (PROTOCOL.md "Table owners": a private table is open only
+// to its owner, its seated players and the holders of its current invite
+// code; a replaced code stops working at once). Runs on the table
+// goroutine, after publishAccess.
+func (t *table) closeUnseen() {
+	a := t.access.Load()
+	for c := range t.clients {
+		if a.sees(t.id, c.viewer) != nil {
+			c.close(CloseFreed, ReasonNotOpen)
+		}
+	}
 }
 
 // newInviteCode is 128 random bits, URL-safe.
@@ -374,6 +393,9 @@ func (h *Hub) Patch(ctx context.Context, id string, p engine.Player, patch engin
 			t.sinceJob = append(t.sinceJob, func(st *engine.State) { st.Config = cfg })
 		}
 		t.updateSummary()
+		if patch.Private != nil && *patch.Private {
+			t.closeUnseen()
+		}
 		t.armTimer()
 		t.stateChanged()
 		out = *t.summary.Load()
@@ -457,6 +479,14 @@ func (h *Hub) Ban(ctx context.Context, id string, p engine.Player, target string
 	if err := checkPlayerID(target); err != nil {
 		return err
 	}
+	// The owner's right is checked first: a non-owner learns nothing of
+	// which players exist.
+	if _, err := h.ownerOf(id, p.ID, "Only the table's owner may do this."); err != nil {
+		return err
+	}
+	if err := h.playerExists(ctx, target); err != nil {
+		return err
+	}
 	return h.byOwner(ctx, id, p, "ban", func(t *table) error {
 		if target == p.ID {
 			return engine.Errorf(engine.EINVALID, "You cannot ban yourself from your own table.")
@@ -488,6 +518,35 @@ func (h *Hub) Ban(ctx context.Context, id string, p engine.Player, target string
 		}
 		return nil
 	})
+}
+
+// players is a store that can look a player up; internal/db and
+// internal/pgdb are.
+type players interface {
+	Player(ctx context.Context, id string) (engine.Player, error)
+}
+
+// playerExists returns ENOTFOUND unless the store knows player id: a ban
+// of nobody would be stored and listed. A store that cannot say lets it
+// through.
+func (h *Hub) playerExists(ctx context.Context, id string) error {
+	s := h.cfg.Store
+	if d, ok := s.(deadlined); ok {
+		s = d.s
+	}
+	ps, ok := s.(players)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	if _, err := ps.Player(ctx, id); err != nil {
+		if engine.ErrorCode(err) == engine.ENOTFOUND {
+			return engine.Errorf(engine.ENOTFOUND, "No such player.")
+		}
+		return fmt.Errorf("ban: look up player %s: %w", id, err)
+	}
+	return nil
 }
 
 // Unban lifts player target's ban at table id, for its owner p.

@@ -191,14 +191,18 @@ func (t *table) retcon(ctx context.Context, p engine.Player, then string) (Retco
 }
 
 // restoredState is the state before save point pt's turn, with the party
-// as the seats are now: a character who sat down since stays, one whose
-// player left since goes.
+// as the seats are now (a character who sat down since stays, one whose
+// player left since goes) and the table's settings as they are now.
 func (t *table) restoredState(pt store.SavePoint) (*engine.State, error) {
 	var st engine.State
 	if err := json.Unmarshal(pt.State, &st); err != nil {
 		return nil, fmt.Errorf("read the save point of turn %d: %w", pt.Turn, err)
 	}
 	st.Catalogue = t.st.Catalogue
+	// The settings are the owner's, not the story's: a retcon keeps them
+	// as they are now, or a table switched to npc_hp "words" after the
+	// turn would show NPC numbers again while its summary says "words".
+	st.Config = t.st.Config
 	seated := map[string]bool{}
 	for _, s := range t.seats {
 		seated[s.CharacterID] = true
