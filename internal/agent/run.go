@@ -137,9 +137,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("%w: model: %w", ErrTurnFailed, err)
 		}
-		res.Usage.PromptTokens += resp.Usage.PromptTokens
-		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		res.Usage.CachedTokens += resp.Usage.CachedTokens
+		res.Usage = res.Usage.Plus(resp.Usage)
 		p.answer(ctx, resp.Message)
 		if p.tc.Output == nil && p.calls > maxCalls {
 			return fail("more than %d tool calls", maxCalls)
