@@ -46,3 +46,18 @@ func TestAdminOnlyRefusesCrossOrigin(t *testing.T) {
 		})
 	}
 }
+
+// A role check reached without an identity (a route not wrapped in
+// adminOnly by mistake) grants nothing: not root, not moderator.
+func TestRoleChecksRefuseNoIdentity(t *testing.T) {
+	s := newServer(nil, Config{Players: noPlayers{}, AdminToken: "admin-test-token"})
+	for name, wrap := range map[string]func(http.HandlerFunc) http.HandlerFunc{"moderator": s.moderator, "rootOnly": s.rootOnly} {
+		ran := false
+		h := wrap(func(w http.ResponseWriter, r *http.Request) { ran = true })
+		rec := httptest.NewRecorder()
+		h(rec, httptest.NewRequest("POST", "http://tavern.test/api/admin/tables/t1/pause", nil))
+		if ran || rec.Code != http.StatusForbidden {
+			t.Errorf("%s without an identity: ran %v, status %d, want 403", name, ran, rec.Code)
+		}
+	}
+}

@@ -28,13 +28,12 @@ func withIdentity(ctx context.Context, id consoleIdentity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }
 
-// identity returns who the request signed in as; the root token when
-// adminOnly set nothing (routes that predate console users).
+// identity returns who the request signed in as (set by adminOnly); the
+// zero identity, with no role, when nothing did: a route left unwrapped by
+// mistake must grant nothing.
 func identity(ctx context.Context) consoleIdentity {
-	if id, ok := ctx.Value(identityKey{}).(consoleIdentity); ok {
-		return id
-	}
-	return consoleIdentity{Name: RoleRoot, Role: RoleRoot}
+	id, _ := ctx.Value(identityKey{}).(consoleIdentity)
+	return id
 }
 
 // actorName names who acted, for moderation events and log lines.
@@ -46,11 +45,22 @@ var errViewerOnly = &apiError{code: hub.CodeForbidden, message: "Your console ro
 // errRootOnly answers a request only the root token may make.
 var errRootOnly = &apiError{code: hub.CodeForbidden, message: "Only the root admin token may do this."}
 
-// moderator lets through moderators and root; a viewer gets 403.
+// errNoRole answers a request that reached a role check unsigned.
+var errNoRole = &apiError{code: hub.CodeForbidden, message: "This needs a console role."}
+
+// canModerate reports whether id may moderate: root and moderators.
+func canModerate(id consoleIdentity) bool { return id.Role == RoleRoot || id.Role == RoleModerator }
+
+// moderator lets through moderators and root; a viewer, or a request
+// without an identity, gets 403.
 func (s *Server) moderator(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if identity(r.Context()).Role == RoleViewer {
-			s.refuseRole(w, r, errViewerOnly)
+		if id := identity(r.Context()); !canModerate(id) {
+			e := errNoRole
+			if id.Role == RoleViewer {
+				e = errViewerOnly
+			}
+			s.refuseRole(w, r, e)
 			return
 		}
 		h(w, r)
