@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"tavern/internal/hub"
 )
@@ -85,13 +84,4 @@ func (s *Server) refuseRole(w http.ResponseWriter, r *http.Request, e *apiError)
 		return
 	}
 	s.render(w, r, http.StatusForbidden, adminError(http.StatusForbidden, e.message, "/admin"))
-}
-
-// parseUSD reads a form's amount of USD, 0 to maxBudgetUSD.
-func parseUSD(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v != v || v < 0 || v > maxBudgetUSD {
-		return 0, badRequest("Want an amount of USD from 0 (no budget) to 1000000.")
-	}
-	return v, nil
 }

@@ -3,8 +3,8 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,9 +92,6 @@ func (s *Server) operatorRoutes(hf func(pattern string, h http.HandlerFunc), a f
 	hf("PUT /api/admin/tables/{id}/budget", a(s.moderator(s.apiTableBudget)))
 }
 
-// maxBudgetUSD bounds a table's budget: a typo of a few digits, not a cap.
-const maxBudgetUSD = 1_000_000
-
 type budgetRequest struct {
 	USDPerDay *float64 `json:"usd_per_day"`
 }
@@ -112,8 +109,8 @@ func (s *Server) apiTableBudget(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	if req.USDPerDay == nil || math.IsNaN(*req.USDPerDay) || *req.USDPerDay < 0 || *req.USDPerDay > maxBudgetUSD {
-		s.error(w, r, badRequest("usd_per_day: want a number of USD from 0 (no budget) to 1000000."))
+	if req.USDPerDay == nil {
+		s.error(w, r, badRequest("usd_per_day: want a number of USD (0: no budget)."))
 		return
 	}
 	if err := s.setBudget(r, id, *req.USDPerDay); err != nil {
@@ -129,7 +126,9 @@ func (s *Server) pageTableBudget(w http.ResponseWriter, r *http.Request) {
 	var v float64
 	if err == nil {
 		r.Body = http.MaxBytesReader(w, r.Body, 4096)
-		v, err = parseUSD(r.FormValue("usd_per_day"))
+		if v, err = strconv.ParseFloat(r.FormValue("usd_per_day"), 64); err != nil {
+			err = badRequest("usd_per_day: want a number of USD (0: no budget).")
+		}
 	}
 	if err == nil {
 		err = s.setBudget(r, id, v)

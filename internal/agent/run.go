@@ -77,6 +77,8 @@ type Result struct {
 	Events   []engine.Event
 	Messages []Message
 	Usage    Usage
+	// budgetNotice: Events carry the budget notice (see Runner.Told).
+	budgetNotice bool
 }
 
 // ErrTurnFailed is returned (wrapped) when the model could not finish a
@@ -149,6 +151,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 		res.Events = append([]engine.Event{engine.SystemEvent(SystemBudget,
 			"The DM's model budget for today is spent ("+strings.TrimPrefix(budget.Reason, "the ")+
 				"): the offline narrator plays this table until midnight UTC.")}, res.Events...)
+		res.budgetNotice = true
 	}
 	res.Messages = p.msgs
 	return res, nil

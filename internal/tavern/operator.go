@@ -51,7 +51,15 @@ func loadBudget(ctx context.Context, store operatorStore, b *agent.Budget, now t
 	return nil
 }
 
+// maxBudgetUSD bounds a table's budget: a typo of a few digits, not a cap.
+const maxBudgetUSD = 1_000_000
+
+// SetTableBudget validates usd (0 to maxBudgetUSD, EINVALID otherwise),
+// the one check of every way to set a budget, and stores it.
 func (o *operator) SetTableBudget(ctx context.Context, tableID string, usd float64, by string) error {
+	if !(usd >= 0 && usd <= maxBudgetUSD) { // NaN fails both
+		return engine.Errorf(engine.EINVALID, "usd_per_day: want a number of USD from 0 (no budget) to 1000000.")
+	}
 	if err := o.store.SetTableBudget(ctx, tableID, usd, by); err != nil {
 		return err
 	}
@@ -80,7 +88,7 @@ func (o *operator) Budgets(ctx context.Context) (web.Budgets, error) {
 			return
 		}
 		seen[id] = true
-		over := (limits[id] > 0 && spent[id] >= limits[id]) || (b.DayUSD > 0 && total >= b.DayUSD)
+		over := o.budget.Over(id)
 		b.Tables = append(b.Tables, web.TableSpend{TableID: id, Name: name, USDPerDay: limits[id], TodayUSD: spent[id], Over: over})
 	}
 	for _, t := range o.hub.List() {
