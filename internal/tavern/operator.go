@@ -91,7 +91,12 @@ func (o *operator) Budgets(ctx context.Context) (web.Budgets, error) {
 		over := o.budget.Over(id)
 		b.Tables = append(b.Tables, web.TableSpend{TableID: id, Name: name, USDPerDay: limits[id], TodayUSD: spent[id], Over: over})
 	}
-	for _, t := range o.hub.List() {
+	// Every stored table, private and closed ones too: all of them spend.
+	tables, err := o.hub.AdminTables(ctx)
+	if err != nil {
+		return web.Budgets{}, fmt.Errorf("budgets: %w", err)
+	}
+	for _, t := range tables {
 		add(t.ID, t.Name)
 	}
 	for id := range spent {
@@ -182,12 +187,9 @@ func (o *operator) RevokeConsoleUser(ctx context.Context, id, by string) error {
 }
 
 func (o *operator) ExportHistory(ctx context.Context, tableID, agentName string) ([]json.RawMessage, error) {
-	flags, err := o.store.TableFlags(ctx)
-	if err != nil {
+	// The one table's row, not every table's flags: ENOTFOUND when none.
+	if _, err := o.store.TableAccess(ctx, tableID); err != nil {
 		return nil, err
-	}
-	if _, ok := flags[tableID]; !ok {
-		return nil, engine.Errorf(engine.ENOTFOUND, "No table %s.", tableID)
 	}
 	rows, err := o.store.AllHistory(ctx, tableID, agentName)
 	if err != nil {
