@@ -27,8 +27,8 @@ func liked(g store.FeedbackGroup) string {
 }
 
 // feedbackSince returns the players' scores since since, grouped, or nil
-// if the hub keeps none (a test fake) or the store fails (the LLM page
-// shows the rest).
+// if the hub keeps none (a test fake) or the store fails (logged; the LLM
+// page shows the rest).
 func (s *Server) feedbackSince(ctx context.Context, since time.Time) []store.FeedbackGroup {
 	oh, ok := s.hub.(ownerHub)
 	if !ok {
@@ -36,6 +36,7 @@ func (s *Server) feedbackSince(ctx context.Context, since time.Time) []store.Fee
 	}
 	gs, err := oh.FeedbackGroups(ctx, since)
 	if err != nil {
+		s.log.Warn("feedback scores not read", "err", err)
 		return nil
 	}
 	return gs

@@ -26,8 +26,9 @@ type alerts struct {
 	mu       sync.Mutex
 	lastWait time.Duration // the oldest open action's wait at the last run
 
-	stop chan struct{}
-	done sync.WaitGroup
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     sync.WaitGroup
 }
 
 func newAlerts(cfg Config, open func(ctx context.Context) (map[string]time.Time, error)) *alerts {
@@ -102,12 +103,10 @@ func (a *alerts) start(every time.Duration, log func(err error)) {
 	}()
 }
 
+// close stops the rules' loop and waits for it; safe to call twice, and
+// concurrently.
 func (a *alerts) close() {
-	select {
-	case <-a.stop:
-	default:
-		close(a.stop)
-	}
+	a.stopOnce.Do(func() { close(a.stop) })
 	a.done.Wait()
 }
 
