@@ -61,3 +61,21 @@ func TestRoleChecksRefuseNoIdentity(t *testing.T) {
 		}
 	}
 }
+
+// Without a shelf the adventures' routes are not registered: the API's
+// catch-all answers them 404 and the pages are the HTML 404.
+func TestNoShelfNoAdventureRoutes(t *testing.T) {
+	h := newServer(nil, Config{Players: noPlayers{}}).routes()
+	for path, want := range map[string]int{
+		"/api/adventures":             http.StatusNotFound,
+		"/api/adventures/greyhollow":  http.StatusNotFound,
+		"/adventures":                 http.StatusNotFound,
+		"/api/adventures/schema.json": http.StatusOK,
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "http://tavern.test"+path, nil))
+		if rec.Code != want {
+			t.Errorf("GET %s = %d, want %d", path, rec.Code, want)
+		}
+	}
+}
