@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"tavern/internal/alert"
 	"tavern/internal/engine"
-	"tavern/internal/hub"
 	"tavern/internal/store"
 )
 
@@ -241,9 +239,9 @@ func (s *Server) apiAdminExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	file := r.PathValue("file")
-	agentName, found := strings.CutPrefix(strings.TrimSuffix(file, ".jsonl"), "history_")
-	if !found || !strings.HasSuffix(file, ".jsonl") || (agentName != engine.AgentNarrative && agentName != engine.AgentCombat) {
-		s.error(w, r, &apiError{status: http.StatusNotFound, code: hub.CodeNotFound, message: "Exports: history_narrative.jsonl, history_combat.jsonl."})
+	agentName, err := exportAgent(file)
+	if err != nil {
+		s.error(w, r, err)
 		return
 	}
 	lines, err := s.operator.ExportHistory(r.Context(), id, agentName)
