@@ -66,30 +66,26 @@ var errAdminThrottled = &apiError{code: hub.CodeRateLimited,
 	message: "Too many wrong admin tokens from your address; retry in " + strconv.Itoa(int(adminTryEvery/time.Second)) + " s."}
 
 // admitAdmin reports whether tok is the admin token or a console user's
-// (PROTOCOL.md "Operator, continued"), and who it is. A wrong token costs
-// the request's address a try; an address with none left is answered
-// 429 here, its token unchecked, and answered is true. No token costs
-// nothing (a visit to the sign-in form).
+// (PROTOCOL.md "Operator, continued"), and who it is. The token is checked
+// first: a right one always passes, so a guesser sharing the operator's
+// address (a NAT) cannot lock the operator out. Only a wrong token costs
+// the address a try; once none is left it is answered 429 here, and
+// answered is true. No token costs nothing (a visit to the sign-in form).
 func (s *Server) admitAdmin(w http.ResponseWriter, r *http.Request, tok string) (id consoleIdentity, ok, answered bool) {
 	if tok == "" {
 		return id, false, false
 	}
-	// Every try takes one of the address's tries; the right token gives
-	// it back, so only wrong ones are counted.
-	refund, _ := s.adminTries.take(clientAddr(r))
-	if refund == nil {
+	if s.isAdmin(tok) {
+		return consoleIdentity{Name: RoleRoot, Role: RoleRoot}, true, false
+	}
+	if u, found := s.consoleUser(r, tok); found {
+		return u, true, false
+	}
+	if refund, _ := s.adminTries.take(clientAddr(r)); refund == nil {
 		s.log.Warn("admin: token throttled", "remote", r.RemoteAddr)
 		w.Header().Set("Retry-After", strconv.Itoa(int(adminTryEvery/time.Second)))
 		s.error(w, r, errAdminThrottled)
 		return id, false, true
-	}
-	if s.isAdmin(tok) {
-		refund()
-		return consoleIdentity{Name: RoleRoot, Role: RoleRoot}, true, false
-	}
-	if u, found := s.consoleUser(r, tok); found {
-		refund()
-		return u, true, false
 	}
 	return id, false, false
 }

@@ -46,3 +46,36 @@ func TestAdminOnlyRefusesCrossOrigin(t *testing.T) {
 		})
 	}
 }
+
+// A role check reached without an identity (a route not wrapped in
+// adminOnly by mistake) grants nothing: not root, not moderator.
+func TestRoleChecksRefuseNoIdentity(t *testing.T) {
+	s := newServer(nil, Config{Players: noPlayers{}, AdminToken: "admin-test-token"})
+	for name, wrap := range map[string]func(http.HandlerFunc) http.HandlerFunc{"moderator": s.moderator, "rootOnly": s.rootOnly} {
+		ran := false
+		h := wrap(func(w http.ResponseWriter, r *http.Request) { ran = true })
+		rec := httptest.NewRecorder()
+		h(rec, httptest.NewRequest("POST", "http://tavern.test/api/admin/tables/t1/pause", nil))
+		if ran || rec.Code != http.StatusForbidden {
+			t.Errorf("%s without an identity: ran %v, status %d, want 403", name, ran, rec.Code)
+		}
+	}
+}
+
+// Without a shelf the adventures' routes are not registered: the API's
+// catch-all answers them 404 and the pages are the HTML 404.
+func TestNoShelfNoAdventureRoutes(t *testing.T) {
+	h := newServer(nil, Config{Players: noPlayers{}}).routes()
+	for path, want := range map[string]int{
+		"/api/adventures":             http.StatusNotFound,
+		"/api/adventures/greyhollow":  http.StatusNotFound,
+		"/adventures":                 http.StatusNotFound,
+		"/api/adventures/schema.json": http.StatusOK,
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "http://tavern.test"+path, nil))
+		if rec.Code != want {
+			t.Errorf("GET %s = %d, want %d", path, rec.Code, want)
+		}
+	}
+}

@@ -25,8 +25,13 @@ type Adventures interface {
 	Fork(ctx context.Context, p engine.Player, id string) (adventures.Entry, error)
 }
 
+// adventureRoutes registers the shelf's routes, none but the schema when
+// there is no shelf: its handlers may then count on s.adventures.
 func (s *Server) adventureRoutes(hf func(string, http.HandlerFunc)) {
 	hf("GET /api/adventures/schema.json", s.adventureSchema)
+	if s.adventures == nil {
+		return
+	}
 	hf("GET /api/adventures", s.listAdventures)
 	hf("POST /api/adventures", s.authed(s.createAdventure))
 	hf("POST /api/adventures/validate", s.validateAdventure)
@@ -42,8 +47,6 @@ func (s *Server) adventureRoutes(hf func(string, http.HandlerFunc)) {
 // The editor checks a source as its author types, a request a second at
 // most when typing fast (static/editor.js waits for a pause).
 const validatesPerMinute, validatesBurst = 120, 30
-
-var errNoAdventures = &apiError{code: hub.CodeNotFound, message: "Adventures are not served here."}
 
 // problemsBody is the 400 answer of a source with mistakes: the error
 // body with every problem.
@@ -89,10 +92,6 @@ func (s *Server) adventureSchema(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listAdventures(w http.ResponseWriter, r *http.Request) {
-	if s.adventures == nil {
-		s.error(w, r, errNoAdventures)
-		return
-	}
 	list, err := s.adventures.List(r.Context())
 	if err != nil {
 		s.error(w, r, err)
@@ -105,10 +104,6 @@ func (s *Server) listAdventures(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getAdventure(w http.ResponseWriter, r *http.Request) {
-	if s.adventures == nil {
-		s.error(w, r, errNoAdventures)
-		return
-	}
 	e, err := s.adventures.Entry(r.Context(), r.PathValue("id"))
 	if err == nil && e.Hidden {
 		err = engine.Errorf(engine.ENOTFOUND, "No adventure %q.", r.PathValue("id"))
@@ -124,10 +119,6 @@ func (s *Server) getAdventure(w http.ResponseWriter, r *http.Request) {
 // source, stored nowhere. It has a quota of its own, more generous than
 // creation's.
 func (s *Server) validateAdventure(w http.ResponseWriter, r *http.Request) {
-	if s.adventures == nil {
-		s.error(w, r, errNoAdventures)
-		return
-	}
 	if s.allow(w, r, s.validateQuota, "checks") == nil {
 		return
 	}
@@ -144,10 +135,6 @@ func (s *Server) validateAdventure(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createAdventure(w http.ResponseWriter, r *http.Request, p engine.Player) {
-	if s.adventures == nil {
-		s.error(w, r, errNoAdventures)
-		return
-	}
 	src, err := readYAML(r)
 	if err != nil {
 		s.error(w, r, err)
@@ -162,10 +149,6 @@ func (s *Server) createAdventure(w http.ResponseWriter, r *http.Request, p engin
 }
 
 func (s *Server) replaceAdventure(w http.ResponseWriter, r *http.Request, p engine.Player) {
-	if s.adventures == nil {
-		s.error(w, r, errNoAdventures)
-		return
-	}
 	src, err := readYAML(r)
 	if err != nil {
 		s.error(w, r, err)
@@ -180,10 +163,6 @@ func (s *Server) replaceAdventure(w http.ResponseWriter, r *http.Request, p engi
 }
 
 func (s *Server) forkAdventure(w http.ResponseWriter, r *http.Request, p engine.Player) {
-	if s.adventures == nil {
-		s.error(w, r, errNoAdventures)
-		return
-	}
 	refund := s.allow(w, r, s.adventureQuota, "adventures")
 	if refund == nil {
 		return
@@ -213,10 +192,6 @@ func (s *Server) stored(w http.ResponseWriter, r *http.Request, st int, e advent
 }
 
 func (s *Server) hideAdventure(w http.ResponseWriter, r *http.Request, p engine.Player) {
-	if s.adventures == nil {
-		s.error(w, r, errNoAdventures)
-		return
-	}
 	if err := s.adventures.Hide(r.Context(), p, r.PathValue("id")); err != nil {
 		s.error(w, r, err)
 		return

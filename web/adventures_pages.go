@@ -9,10 +9,6 @@ import (
 
 // adventuresPage is GET /adventures.
 func (s *Server) adventuresPage(w http.ResponseWriter, r *http.Request) {
-	if s.adventures == nil {
-		s.notFoundPage(w, r)
-		return
-	}
 	list, err := s.adventures.List(r.Context())
 	if err != nil {
 		s.pageError(w, r, err)
@@ -24,10 +20,6 @@ func (s *Server) adventuresPage(w http.ResponseWriter, r *http.Request) {
 // newAdventurePage is GET /adventures/new: the editor, starting from the
 // small example of docs/adventures.md.
 func (s *Server) newAdventurePage(w http.ResponseWriter, r *http.Request) {
-	if s.adventures == nil {
-		s.notFoundPage(w, r)
-		return
-	}
 	v := editorView{Player: s.pagePlayer(r), Source: string(adventures.Starter()), Version: s.assetVersion}
 	s.render(w, r, http.StatusOK, editorPage(v))
 }
@@ -35,10 +27,6 @@ func (s *Server) newAdventurePage(w http.ResponseWriter, r *http.Request) {
 // editAdventurePage is GET /adventures/{id}/edit: its author saves over
 // it; anyone else may play or fork it.
 func (s *Server) editAdventurePage(w http.ResponseWriter, r *http.Request) {
-	if s.adventures == nil {
-		s.notFoundPage(w, r)
-		return
-	}
 	p := s.pagePlayer(r)
 	e, err := s.adventures.Entry(r.Context(), r.PathValue("id"))
 	if err == nil && e.Hidden && (p == nil || p.ID != e.AuthorID) {

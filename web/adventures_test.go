@@ -131,18 +131,15 @@ func TestAdventureForkReplace(t *testing.T) {
 	old := e.do("POST", "/api/tables", map[string]any{"name": "Old", "adventure": id}, ann).json(t)["id"].(string)
 
 	changed := strings.Replace(src, "A smoky common room.", "A bright, scrubbed common room.", 1)
-	if r := e.yaml("PUT", "/api/adventures/"+id, changed, bob); r.status != http.StatusForbidden {
-		t.Errorf("Bob replaces Ann's: %d %s", r.status, r.body)
-	}
+	// The editor forks on exactly this answer (its code, not its words).
+	wantError(t, e.yaml("PUT", "/api/adventures/"+id, changed, bob), http.StatusForbidden, "forbidden")
 	if r := e.yaml("PUT", "/api/adventures/"+id, "id: x\n", ann); r.status != http.StatusBadRequest {
 		t.Errorf("a bad replacement: %d", r.status)
 	}
 	if r := e.yaml("PUT", "/api/adventures/"+id, changed, ann); r.status != http.StatusOK {
 		t.Fatalf("Ann replaces hers: %d %s", r.status, r.body)
 	}
-	if r := e.yaml("PUT", "/api/adventures/greyhollow", changed, ann); r.status != http.StatusForbidden {
-		t.Errorf("replace a built-in: %d", r.status)
-	}
+	wantError(t, e.yaml("PUT", "/api/adventures/greyhollow", changed, ann), http.StatusForbidden, "forbidden")
 	fresh := e.do("POST", "/api/tables", map[string]any{"name": "New", "adventure": id}, ann).json(t)["id"].(string)
 	desc := func(table string) string {
 		return e.do("GET", "/api/tables/"+table, nil, "").json(t)["location"].(map[string]any)["description"].(string)

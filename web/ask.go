@@ -21,6 +21,12 @@ import (
 // concurrent use.
 type Asker interface {
 	Ask(ctx context.Context, conversation, question string, progress func(event string, step dataset.Step)) (dataset.Reply, error)
+	// ListConversations returns the past conversations, most recent
+	// first.
+	ListConversations(ctx context.Context) ([]dataset.ConversationSummary, error)
+	// ConversationTurns returns one conversation's questions and
+	// answers; ENOTFOUND if there is none.
+	ConversationTurns(ctx context.Context, id string) ([]dataset.ConversationTurn, error)
 }
 
 // askRequest is the body of POST /api/admin/ask.
@@ -123,7 +129,7 @@ func (a *askStream) send(event string, v any) {
 // follow up when ?conversation= names one.
 func (s *Server) askPage(w http.ResponseWriter, r *http.Request) {
 	v := askView{Conversation: r.URL.Query().Get("conversation"), Enabled: s.ask != nil}
-	if h, ok := s.ask.(askHistory); ok {
+	if h := s.ask; h != nil {
 		var err error
 		if v.History, err = h.ListConversations(r.Context()); err != nil {
 			s.adminFail(w, r, err)
@@ -200,17 +206,10 @@ func cellText(v any) string {
 	}
 }
 
-// askHistory is the part of the data agent that keeps conversations
-// (agent.DataAgent): an Asker without it has no history to show.
-type askHistory interface {
-	ListConversations(ctx context.Context) ([]dataset.ConversationSummary, error)
-	ConversationTurns(ctx context.Context, id string) ([]dataset.ConversationTurn, error)
-}
-
 // askConversations is GET /api/admin/ask → {"conversations": [...]}.
 func (s *Server) askConversations(w http.ResponseWriter, r *http.Request) {
-	h, ok := s.ask.(askHistory)
-	if !ok {
+	h := s.ask
+	if h == nil {
 		writeJSON(w, http.StatusOK, map[string]any{"conversations": []dataset.ConversationSummary{}})
 		return
 	}
@@ -225,8 +224,8 @@ func (s *Server) askConversations(w http.ResponseWriter, r *http.Request) {
 // askConversation is GET /api/admin/ask/{conversation} →
 // {"conversation", "turns": [{"turn", "question", "answer", "sql"}]}.
 func (s *Server) askConversation(w http.ResponseWriter, r *http.Request) {
-	h, ok := s.ask.(askHistory)
-	if !ok {
+	h := s.ask
+	if h == nil {
 		s.error(w, r, &apiError{code: hub.CodeNotFound, message: "No such conversation."})
 		return
 	}

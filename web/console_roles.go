@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"tavern/internal/hub"
 )
@@ -28,13 +27,12 @@ func withIdentity(ctx context.Context, id consoleIdentity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }
 
-// identity returns who the request signed in as; the root token when
-// adminOnly set nothing (routes that predate console users).
+// identity returns who the request signed in as (set by adminOnly); the
+// zero identity, with no role, when nothing did: a route left unwrapped by
+// mistake must grant nothing.
 func identity(ctx context.Context) consoleIdentity {
-	if id, ok := ctx.Value(identityKey{}).(consoleIdentity); ok {
-		return id
-	}
-	return consoleIdentity{Name: RoleRoot, Role: RoleRoot}
+	id, _ := ctx.Value(identityKey{}).(consoleIdentity)
+	return id
 }
 
 // actorName names who acted, for moderation events and log lines.
@@ -46,11 +44,22 @@ var errViewerOnly = &apiError{code: hub.CodeForbidden, message: "Your console ro
 // errRootOnly answers a request only the root token may make.
 var errRootOnly = &apiError{code: hub.CodeForbidden, message: "Only the root admin token may do this."}
 
-// moderator lets through moderators and root; a viewer gets 403.
+// errNoRole answers a request that reached a role check unsigned.
+var errNoRole = &apiError{code: hub.CodeForbidden, message: "This needs a console role."}
+
+// canModerate reports whether id may moderate: root and moderators.
+func canModerate(id consoleIdentity) bool { return id.Role == RoleRoot || id.Role == RoleModerator }
+
+// moderator lets through moderators and root; a viewer, or a request
+// without an identity, gets 403.
 func (s *Server) moderator(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if identity(r.Context()).Role == RoleViewer {
-			s.refuseRole(w, r, errViewerOnly)
+		if id := identity(r.Context()); !canModerate(id) {
+			e := errNoRole
+			if id.Role == RoleViewer {
+				e = errViewerOnly
+			}
+			s.refuseRole(w, r, e)
 			return
 		}
 		h(w, r)
@@ -75,13 +84,4 @@ func (s *Server) refuseRole(w http.ResponseWriter, r *http.Request, e *apiError)
 		return
 	}
 	s.render(w, r, http.StatusForbidden, adminError(http.StatusForbidden, e.message, "/admin"))
-}
-
-// parseUSD reads a form's amount of USD, 0 to maxBudgetUSD.
-func parseUSD(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v != v || v < 0 || v > maxBudgetUSD {
-		return 0, badRequest("Want an amount of USD from 0 (no budget) to 1000000.")
-	}
-	return v, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"tavern/internal/hub"
+	"tavern/internal/store"
 )
 
 // apiError is an error the handlers produce themselves, already in protocol
@@ -59,9 +60,10 @@ func status(err error) (int, string, string) {
 // error writes err as the protocol's error body, logging internal errors.
 func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
 	st, code, msg := status(err)
-	if st == http.StatusServiceUnavailable {
+	if errors.Is(err, store.ErrNotOwner) {
 		// PROTOCOL.md "Several nodes": a table changing hands is served
-		// again within a second.
+		// again within a second. Other 503s (a full disk, the model down)
+		// promise no such thing.
 		w.Header().Set("Retry-After", "1")
 	}
 	if st >= 500 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -145,9 +146,9 @@ func (s *Server) exportHistory(w http.ResponseWriter, r *http.Request, p engine.
 		return
 	}
 	file := r.PathValue("file")
-	agentName, found := strings.CutPrefix(strings.TrimSuffix(file, ".jsonl"), "history_")
-	if !found || !strings.HasSuffix(file, ".jsonl") || (agentName != engine.AgentNarrative && agentName != engine.AgentCombat) {
-		s.error(w, r, &apiError{status: http.StatusNotFound, code: hub.CodeNotFound, message: "Exports: history_narrative.jsonl, history_combat.jsonl."})
+	agentName, err := exportAgent(file)
+	if err != nil {
+		s.error(w, r, err)
 		return
 	}
 	lines, err := mh.ExportHistory(r.Context(), id, p.ID, agentName)
@@ -156,6 +157,22 @@ func (s *Server) exportHistory(w http.ResponseWriter, r *http.Request, p engine.
 		return
 	}
 	s.writeJSONL(w, r, file, lines)
+}
+
+// errNoExport answers an export file that is none of exportAgents'.
+var errNoExport = &apiError{status: http.StatusNotFound, code: hub.CodeNotFound, message: "Exports: history_narrative.jsonl, history_combat.jsonl."}
+
+// exportAgent returns the agent an export's file name names,
+// history_<agent>.jsonl, or errNoExport.
+func exportAgent(file string) (string, error) {
+	name, ok := strings.CutSuffix(file, ".jsonl")
+	if ok {
+		name, ok = strings.CutPrefix(name, "history_")
+	}
+	if !ok || !slices.Contains(exportAgents, name) {
+		return "", errNoExport
+	}
+	return name, nil
 }
 
 // writeJSONL answers lines as the file name, one JSON value a line.

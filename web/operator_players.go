@@ -160,7 +160,7 @@ func (s *Server) adminPlayerPage(w http.ResponseWriter, r *http.Request) {
 		s.adminFail(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, adminPlayer(p, identity(r.Context()).Role != RoleViewer))
+	s.render(w, r, http.StatusOK, adminPlayer(p, canModerate(identity(r.Context()))))
 }
 
 func scoreWord(score int) string {

@@ -69,6 +69,7 @@ type tables interface {
 	Quests(ctx context.Context, tableID string) ([]hub.QuestView, error)
 	Inventory(ctx context.Context, tableID string, p engine.Player) (hub.Character, error)
 	ownerTables // web/owners.go
+	ownerHub    // web/notes.go
 }
 
 // Config is what a Server needs.

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"tavern/adventures"
@@ -43,9 +44,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	opts := balance.Options{Fights: *fights, Workers: *workers}
 	for _, s := range strings.Split(*sizes, ",") {
-		var n int
-		if _, err := fmt.Sscan(strings.TrimSpace(s), &n); err != nil {
-			return fmt.Errorf("bad party size %q", s)
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("-sizes: %q is not a whole number of characters (want e.g. 1,2,3,4)", s)
 		}
 		opts.Sizes = append(opts.Sizes, n)
 	}

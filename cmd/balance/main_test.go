@@ -28,4 +28,9 @@ func TestRunWritesTheTable(t *testing.T) {
 	if err := run(context.Background(), []string{"-sizes", "5"}, nil); err == nil {
 		t.Error("a party of five was accepted")
 	}
+	for _, bad := range []string{"3x", "1,2x", "", "one"} {
+		if err := run(context.Background(), []string{"-sizes", bad, "-out", out}, nil); err == nil || !strings.Contains(err.Error(), "-sizes") {
+			t.Errorf("-sizes %q: %v, want refused naming -sizes", bad, err)
+		}
+	}
 }

@@ -24,15 +24,16 @@ type Budget struct {
 	total   float64
 	spent   map[string]float64 // by table, today
 	limits  map[string]float64 // by table, USD a day; absent or 0: none
-	noticed map[string]bool    // tables told today that they went offline
+	noticed map[string]bool    // tables told today that they went offline (Told)
 }
 
 // BudgetState is a table's standing against its budgets.
 type BudgetState struct {
 	// Over is true once the table or the server spent its day's budget.
 	Over bool
-	// Notice is true the first time Over is seen for a table on a day:
-	// that turn tells the table (a `system` event `budget`).
+	// Notice is true while Over and the table was not told yet today:
+	// the turn tells the table (a `system` event `budget`), and
+	// Budget.Told marks it told once that turn is committed.
 	Notice bool
 	// Reason says which budget is spent, for the notice and the logs.
 	Reason string
@@ -105,8 +106,8 @@ func (b *Budget) Today() (total float64, byTable map[string]float64) {
 	return b.total, maps.Clone(b.spent)
 }
 
-// Check returns tableID's standing now, and marks it told when it is
-// newly over budget today.
+// Check returns tableID's standing now. It changes nothing: the notice
+// stays due (Notice) until Told marks it told.
 func (b *Budget) Check(tableID string) BudgetState {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -117,11 +118,25 @@ func (b *Budget) Check(tableID string) BudgetState {
 	} else if b.DayUSD > 0 && b.total >= b.DayUSD {
 		st.Over, st.Reason = true, "the server's daily model budget is spent"
 	}
-	if st.Over && !b.noticed[tableID] {
-		b.noticed[tableID] = true
-		st.Notice = true
-	}
+	st.Notice = st.Over && !b.noticed[tableID]
 	return st
+}
+
+// Over reports whether tableID, or the server, spent its day's budget.
+func (b *Budget) Over(tableID string) bool { return b.Check(tableID).Over }
+
+// Told marks tableID told today that it plays offline (told true), once
+// the turn carrying the notice is committed; told false makes the notice
+// due again, when that commit failed after all.
+func (b *Budget) Told(tableID string, told bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.roll(b.now())
+	if told {
+		b.noticed[tableID] = true
+	} else {
+		delete(b.noticed, tableID)
+	}
 }
 
 // budgetModel returns the model a turn of the table in ctx plays with:
@@ -136,6 +151,15 @@ func (r *Runner) budgetModel(ctx context.Context, model Model) (Model, BudgetSta
 		return model, st
 	}
 	return r.Offline, st
+}
+
+// Told marks the budget notice res carried as told for tableID (told
+// true, once the turn is committed) or due again (false, its commit
+// failed). A result without the notice changes nothing.
+func (r *Runner) Told(tableID string, res Result, told bool) {
+	if r != nil && res.budgetNotice && r.Budget != nil {
+		r.Budget.Told(tableID, told)
+	}
 }
 
 // SystemBudget is the code of the `system` event that tells a table its

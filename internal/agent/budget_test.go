@@ -20,8 +20,12 @@ func TestBudgetDay(t *testing.T) {
 	if st := b.Check("t1"); !st.Over || !st.Notice {
 		t.Fatalf("at budget: %+v, want over and a notice", st)
 	}
-	if st := b.Check("t1"); !st.Over || st.Notice {
-		t.Fatalf("again: %+v, want over without a second notice", st)
+	if st := b.Check("t1"); !st.Over || !st.Notice {
+		t.Fatalf("again, not yet told: %+v, want the notice still due", st)
+	}
+	b.Told("t1", true)
+	if st := b.Check("t1"); !st.Over || st.Notice || !b.Over("t1") {
+		t.Fatalf("once told: %+v, want over without a second notice", st)
 	}
 	if st := b.Check("t2"); st.Over {
 		t.Fatalf("another table: %+v", st)

@@ -33,6 +33,15 @@ type Conversations interface {
 	Conversation(ctx context.Context, id string) ([]store.AgentMessage, error)
 	// AppendConversation adds msgs to conversation id, creating it.
 	AppendConversation(ctx context.Context, id string, msgs []store.AgentMessage) error
+	ConversationList
+}
+
+// ConversationList lists the stored conversations (part of
+// Conversations).
+type ConversationList interface {
+	// AskConversations lists at most limit conversations, the most
+	// recently updated first.
+	AskConversations(ctx context.Context, limit int) ([]store.AskConversation, error)
 }
 
 // DataAgent answers the operator's questions about the server's own

@@ -9,24 +9,13 @@ import (
 
 	"tavern/internal/dataset"
 	"tavern/internal/engine"
-	"tavern/internal/store"
 )
-
-// ConversationList lists the stored conversations. internal/db
-// satisfies it.
-type ConversationList interface {
-	AskConversations(ctx context.Context, limit int) ([]store.AskConversation, error)
-}
 
 // ListConversations returns the past conversations, most recent first
 // (PROTOCOL.md "Operator, continued": GET /api/admin/ask), each with its
-// first question; none when the store cannot list them.
+// first question.
 func (a *DataAgent) ListConversations(ctx context.Context) ([]dataset.ConversationSummary, error) {
-	l, ok := a.Conversations.(ConversationList)
-	if !ok {
-		return []dataset.ConversationSummary{}, nil
-	}
-	cs, err := l.AskConversations(ctx, 100)
+	cs, err := a.Conversations.AskConversations(ctx, 100)
 	if err != nil {
 		return nil, err
 	}

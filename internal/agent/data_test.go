@@ -343,6 +343,10 @@ func (c *memConversations) AppendConversation(_ context.Context, id string, msgs
 	return nil
 }
 
+func (c *memConversations) AskConversations(context.Context, int) ([]store.AskConversation, error) {
+	return nil, nil
+}
+
 func TestDataAgentHostileModel(t *testing.T) {
 	// The model only ever sends a statement from hostile, the next one
 	// each call. Every one is refused, the agent gives up after the

@@ -82,6 +82,12 @@ type Usage struct {
 	CachedTokens     int `json:"cached_tokens"`
 }
 
+// Plus is the sum of two usages: the cost of two calls.
+func (u Usage) Plus(v Usage) Usage {
+	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens,
+		CachedTokens: u.CachedTokens + v.CachedTokens}
+}
+
 // Response is the assistant message a model returned.
 type Response struct {
 	Message Message

@@ -77,6 +77,8 @@ type Result struct {
 	Events   []engine.Event
 	Messages []Message
 	Usage    Usage
+	// budgetNotice: Events carry the budget notice (see Runner.Told).
+	budgetNotice bool
 }
 
 // ErrTurnFailed is returned (wrapped) when the model could not finish a
@@ -137,9 +139,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("%w: model: %w", ErrTurnFailed, err)
 		}
-		res.Usage.PromptTokens += resp.Usage.PromptTokens
-		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		res.Usage.CachedTokens += resp.Usage.CachedTokens
+		res.Usage = res.Usage.Plus(resp.Usage)
 		p.answer(ctx, resp.Message)
 		if p.tc.Output == nil && p.calls > maxCalls {
 			return fail("more than %d tool calls", maxCalls)
@@ -151,6 +151,7 @@ func (r *Runner) Run(ctx context.Context, t *Turn) (Result, error) {
 		res.Events = append([]engine.Event{engine.SystemEvent(SystemBudget,
 			"The DM's model budget for today is spent ("+strings.TrimPrefix(budget.Reason, "the ")+
 				"): the offline narrator plays this table until midnight UTC.")}, res.Events...)
+		res.budgetNotice = true
 	}
 	res.Messages = p.msgs
 	return res, nil

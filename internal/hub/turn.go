@@ -181,11 +181,17 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 			m := *archive
 			planned = &m
 		}
+		runner := t.h.cfg.Runner
 		if pc, runErr = t.queue(ctx, c, turnID, func(err error) {
 			if err == nil {
 				t.archived(archive)
+			} else {
+				runner.Told(t.id, res, false)
 			}
 		}); runErr == nil {
+			// Told once queued: the next turn may start before the store
+			// writes this one, and must not tell the table again.
+			runner.Told(t.id, res, true)
 			pc.st = st
 			t.st = st
 			t.turnQueued(j)

@@ -189,12 +189,16 @@ func (m *Model) Complete(ctx context.Context, req agent.Request) (agent.Response
 			len(req.Tools) > 0 && len(resp.Message.ToolCalls) == 0 {
 			// Tools offered and none called: a server that sends tool
 			// calls only without streaming looks like this. Ask again so.
-			var again agent.Response
-			if again, err = m.attemptUnstreamed(ctx, params, nil); err == nil {
+			// Both calls are paid for; if the second fails, the streamed
+			// answer stands (the players have read it already).
+			if again, aerr := m.attemptUnstreamed(ctx, params, nil); aerr == nil {
 				if len(again.Message.ToolCalls) > 0 && !m.toolsUnstreamed.Swap(true) {
 					m.log.Warn("the model server sends tool calls only without streaming: calls with tools no longer stream", "model", m.cfg.Model)
 				}
+				again.Usage = again.Usage.Plus(resp.Usage)
 				resp = again
+			} else {
+				m.log.Warn("asking again without streaming failed: the streamed answer stands", "model", m.cfg.Model, "agent", req.Agent, "err", aerr)
 			}
 		}
 		if err == nil {
@@ -275,26 +279,41 @@ func (m *Model) attempt(ctx context.Context, params sdk.ChatCompletionNewParams,
 			if cause := context.Cause(actx); errors.Is(cause, errNoFirstToken) || errors.Is(cause, errStalled) {
 				return agent.Response{}, fmt.Errorf("%w: %w", cause, err)
 			}
-			if callCtx.Err() != nil {
-				return agent.Response{}, fmt.Errorf("%w after %s: %w", errCallTimeout, m.cfg.CallTimeout, err)
-			}
+		}
+		if terr := m.timedOut(ctx, callCtx, err); terr != nil {
+			return agent.Response{}, terr
 		}
 		return agent.Response{}, streamError(err)
 	}
-	if len(acc.Choices) == 0 {
+	return response(acc.ChatCompletion)
+}
+
+// timedOut marks err as errCallTimeout when callCtx, the attempt's own
+// deadline, ended it while the caller's ctx was still alive; else nil.
+func (m *Model) timedOut(ctx, callCtx context.Context, err error) error {
+	if ctx.Err() == nil && callCtx.Err() != nil {
+		return fmt.Errorf("%w after %s: %w", errCallTimeout, m.cfg.CallTimeout, err)
+	}
+	return nil
+}
+
+// response converts a completion, streamed and accumulated or not, into
+// the agent's form: the first choice and the usage.
+func response(c sdk.ChatCompletion) (agent.Response, error) {
+	if len(c.Choices) == 0 {
 		return agent.Response{}, errEmptyResponse
 	}
-	msg := acc.Choices[0].Message
+	msg := c.Choices[0].Message
 	out := agent.Message{Role: "assistant", Content: msg.Content}
 	for i, tc := range msg.ToolCalls {
 		id := tc.ID
 		if id == "" { // some compatible servers leave it out
-			id = fmt.Sprintf("call_%s_%d", acc.ID, i)
+			id = fmt.Sprintf("call_%s_%d", c.ID, i)
 		}
 		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: id, Type: "function",
 			Function: agent.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
 	}
-	u := acc.Usage
+	u := c.Usage
 	return agent.Response{Message: out, Usage: agent.Usage{
 		PromptTokens:     int(u.PromptTokens),
 		CompletionTokens: int(u.CompletionTokens),

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"fmt"
 
 	sdk "github.com/openai/openai-go/v3"
 
@@ -42,41 +41,27 @@ func (m *Model) attemptUnstreamed(ctx context.Context, params sdk.ChatCompletion
 	callCtx, cancel := context.WithTimeout(ctx, m.cfg.CallTimeout)
 	defer cancel()
 	params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{} // refused without stream by some servers
-	resp, err := m.client.Chat.Completions.New(callCtx, params)
+	c, err := m.client.Chat.Completions.New(callCtx, params)
 	if err != nil {
-		if ctx.Err() == nil && callCtx.Err() != nil {
-			return agent.Response{}, fmt.Errorf("%w after %s: %w", errCallTimeout, m.cfg.CallTimeout, err)
+		if terr := m.timedOut(ctx, callCtx, err); terr != nil {
+			return agent.Response{}, terr
 		}
 		return agent.Response{}, err
 	}
-	if len(resp.Choices) == 0 {
-		return agent.Response{}, errEmptyResponse
-	}
-	msg := resp.Choices[0].Message
-	out := agent.Message{Role: "assistant", Content: msg.Content}
-	for i, tc := range msg.ToolCalls {
-		id := tc.ID
-		if id == "" {
-			id = fmt.Sprintf("call_%s_%d", resp.ID, i)
-		}
-		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: id, Type: "function",
-			Function: agent.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
+	resp, err := response(*c)
+	if err != nil {
+		return agent.Response{}, err
 	}
 	if onDelta != nil {
-		if msg.Content != "" {
-			onDelta(msg.Content)
+		if resp.Message.Content != "" {
+			onDelta(resp.Message.Content)
 		}
-		for _, tc := range out.ToolCalls {
+		for _, tc := range resp.Message.ToolCalls {
 			var sc narrationScanner
 			if text := sc.feed(tc.Function.Arguments); text != "" {
 				onDelta(text)
 			}
 		}
 	}
-	u := resp.Usage
-	return agent.Response{Message: out, Usage: agent.Usage{
-		PromptTokens:     int(u.PromptTokens),
-		CompletionTokens: int(u.CompletionTokens),
-		CachedTokens:     int(u.PromptTokensDetails.CachedTokens),
-	}}, nil
+	return resp, nil
 }

@@ -60,3 +60,47 @@ func TestServerWithoutStreamedToolCalls(t *testing.T) {
 		})
 	}
 }
+
+// In auto mode a streamed answer without tool calls is asked again
+// unstreamed: both calls are paid for, and when the second fails the
+// streamed answer is the result, not a reason to start over.
+func TestAutoAskAgain(t *testing.T) {
+	req := agent.Request{Agent: "narrative", Messages: []agent.Message{{Role: "user", Content: "look"}},
+		Tools: []agent.ToolSpec{{Name: "respond", Parameters: map[string]any{"type": "object"}}}}
+	streamed := openaitest.Reply{Content: "The door creaks.", Usage: &agent.Usage{PromptTokens: 100, CompletionTokens: 10, CachedTokens: 64}}
+	for _, tc := range []struct {
+		name      string
+		again     openaitest.Reply
+		wantUsage agent.Usage
+		wantTools int
+	}{
+		{"second answers", openaitest.Reply{ToolCalls: []agent.ToolCall{openaitest.Call("respond", map[string]any{"narration": "The door creaks."})},
+			Usage: &agent.Usage{PromptTokens: 100, CompletionTokens: 20}},
+			agent.Usage{PromptTokens: 200, CompletionTokens: 30, CachedTokens: 64}, 1},
+		{"second fails", openaitest.Reply{Status: 500, Error: "boom"},
+			agent.Usage{PromptTokens: 100, CompletionTokens: 10, CachedTokens: 64}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := openaitest.New(t, nil)
+			fake.Push(streamed, tc.again)
+			m := openai.New(openai.Config{BaseURL: fake.URL, Model: "fake-gm", CallTimeout: time.Minute, Streaming: openai.StreamAuto,
+				Backoff: func(int) time.Duration { return 0 }})
+			resp, err := m.Complete(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Usage != tc.wantUsage {
+				t.Errorf("usage %+v, want %+v", resp.Usage, tc.wantUsage)
+			}
+			if len(resp.Message.ToolCalls) != tc.wantTools {
+				t.Errorf("tool calls %v, want %d", resp.Message.ToolCalls, tc.wantTools)
+			}
+			if tc.wantTools == 0 && resp.Message.Content != "The door creaks." {
+				t.Errorf("content %q, want the streamed answer", resp.Message.Content)
+			}
+			if n := len(fake.Requests()); n != 2 {
+				t.Errorf("%d requests, want 2", n)
+			}
+		})
+	}
+}

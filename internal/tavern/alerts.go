@@ -43,8 +43,9 @@ type alerts struct {
 	// changed, so a clear is never written before its raise.
 	evalMu sync.Mutex
 
-	stop chan struct{}
-	done sync.WaitGroup
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     sync.WaitGroup
 }
 
 func newAlerts(cfg Config, st alertStore, log func(err error)) *alerts {
@@ -153,12 +154,10 @@ func (a *alerts) start(every time.Duration, log func(err error)) {
 	}()
 }
 
+// close stops the rules' loop and waits for it; safe to call twice, and
+// concurrently.
 func (a *alerts) close() {
-	select {
-	case <-a.stop:
-	default:
-		close(a.stop)
-	}
+	a.stopOnce.Do(func() { close(a.stop) })
 	a.done.Wait()
 }
 

@@ -36,8 +36,10 @@ func TestBudgetGoesOffline(t *testing.T) {
 	if st := s.call("PUT", "/api/admin/tables/"+id+"/budget", "admin", map[string]any{"usd_per_day": 0.5}, &set); st != http.StatusOK || set["usd_per_day"] != 0.5 {
 		t.Fatalf("set budget: %d %v", st, set)
 	}
-	if st := s.call("PUT", "/api/admin/tables/"+id+"/budget", "admin", map[string]any{"usd_per_day": -1}, nil); st != http.StatusBadRequest {
-		t.Errorf("a negative budget: %d, want 400", st)
+	for _, bad := range []any{-1, 2_000_000, nil} {
+		if st := s.call("PUT", "/api/admin/tables/"+id+"/budget", "admin", map[string]any{"usd_per_day": bad}, nil); st != http.StatusBadRequest {
+			t.Errorf("a budget of %v: %d, want 400", bad, st)
+		}
 	}
 	if st := s.call("PUT", "/api/admin/tables/nope/budget", "admin", map[string]any{"usd_per_day": 1}, nil); st != http.StatusNotFound {
 		t.Errorf("budget of no table: %d, want 404", st)
@@ -114,6 +116,7 @@ func TestServerBudget(t *testing.T) {
 	if !st.Over || !st.Notice {
 		t.Fatalf("at the server's budget: %+v, want over and told", st)
 	}
+	b.Told("t2", true)
 	if st := b.Check("t2"); !st.Over || st.Notice {
 		t.Errorf("second check %+v: want over, told once", st)
 	}

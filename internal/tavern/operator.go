@@ -51,7 +51,15 @@ func loadBudget(ctx context.Context, store operatorStore, b *agent.Budget, now t
 	return nil
 }
 
+// maxBudgetUSD bounds a table's budget: a typo of a few digits, not a cap.
+const maxBudgetUSD = 1_000_000
+
+// SetTableBudget validates usd (0 to maxBudgetUSD, EINVALID otherwise),
+// the one check of every way to set a budget, and stores it.
 func (o *operator) SetTableBudget(ctx context.Context, tableID string, usd float64, by string) error {
+	if !(usd >= 0 && usd <= maxBudgetUSD) { // NaN fails both
+		return engine.Errorf(engine.EINVALID, "usd_per_day: want a number of USD from 0 (no budget) to 1000000.")
+	}
 	if err := o.store.SetTableBudget(ctx, tableID, usd, by); err != nil {
 		return err
 	}
@@ -80,10 +88,15 @@ func (o *operator) Budgets(ctx context.Context) (web.Budgets, error) {
 			return
 		}
 		seen[id] = true
-		over := (limits[id] > 0 && spent[id] >= limits[id]) || (b.DayUSD > 0 && total >= b.DayUSD)
+		over := o.budget.Over(id)
 		b.Tables = append(b.Tables, web.TableSpend{TableID: id, Name: name, USDPerDay: limits[id], TodayUSD: spent[id], Over: over})
 	}
-	for _, t := range o.hub.List() {
+	// Every stored table, private and closed ones too: all of them spend.
+	tables, err := o.hub.AdminTables(ctx)
+	if err != nil {
+		return web.Budgets{}, fmt.Errorf("budgets: %w", err)
+	}
+	for _, t := range tables {
 		add(t.ID, t.Name)
 	}
 	for id := range spent {
@@ -174,12 +187,9 @@ func (o *operator) RevokeConsoleUser(ctx context.Context, id, by string) error {
 }
 
 func (o *operator) ExportHistory(ctx context.Context, tableID, agentName string) ([]json.RawMessage, error) {
-	flags, err := o.store.TableFlags(ctx)
-	if err != nil {
+	// The one table's row, not every table's flags: ENOTFOUND when none.
+	if _, err := o.store.TableAccess(ctx, tableID); err != nil {
 		return nil, err
-	}
-	if _, ok := flags[tableID]; !ok {
-		return nil, engine.Errorf(engine.ENOTFOUND, "No table %s.", tableID)
 	}
 	rows, err := o.store.AllHistory(ctx, tableID, agentName)
 	if err != nil {

@@ -22,7 +22,7 @@ type operatorStore interface {
 	ConsoleUsers(ctx context.Context) ([]store.ConsoleUser, error)
 	ConsoleUserByTokenHash(ctx context.Context, hash []byte) (store.ConsoleUser, error)
 	RevokeConsoleUser(ctx context.Context, id string) error
-	TableFlags(ctx context.Context) (map[string]store.TableFlags, error)
+	TableAccess(ctx context.Context, tableID string) (store.Access, error)
 	AllHistory(ctx context.Context, tableID, agentName string) ([]store.AgentMessage, error)
 	alertStore
 }

@@ -427,11 +427,14 @@ func (t *Tavern) close() error {
 		t.alerts.close()
 	}
 	if t.Hub != nil {
-		// A commit the store retries on a full disk would hold its table,
-		// and so the hub's close, for as long as the disk stays full.
-		t.DB.StopRetries()
 		t.drain()
+		// A commit the store retries on a full disk would hold its table,
+		// and so the hub's close, for as long as the disk stays full; one
+		// that met a passing storage error lands if retried a little. So
+		// the retries stop only after ShutdownTimeout.
+		giveUp := time.AfterFunc(t.Config.ShutdownTimeout, t.DB.StopRetries)
 		errs = append(errs, t.Hub.Close())
+		giveUp.Stop()
 	}
 	if err := <-shut; !errors.Is(err, http.ErrServerClosed) {
 		errs = append(errs, err)

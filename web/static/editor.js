@@ -111,7 +111,10 @@ async function api(method, path, body, type) {
   try { j = await res.json(); } catch { /* 204 */ }
   if (!res.ok) {
     if (j && j.error && j.error.problems) showProblems(j.error.problems);
-    throw new Error((j && j.error && j.error.message) || `${res.status} ${res.statusText}`);
+    const err = new Error((j && j.error && j.error.message) || `${res.status} ${res.statusText}`);
+    err.status = res.status;
+    err.code = j && j.error && j.error.code;
+    throw err;
   }
   return j;
 }
@@ -128,7 +131,9 @@ async function save() {
     try {
       e = await api('PUT', `/api/adventures/${encodeURIComponent(id)}`, src.value, 'application/yaml');
     } catch (err) {
-      if (!/Only the author|built in/.test(err.message)) throw err;
+      // forbidden: built in, or someone else's (PROTOCOL.md "Adventures"):
+      // saving makes the viewer's own copy.
+      if (err.code !== 'forbidden') throw err;
       e = await api('POST', '/api/adventures', src.value, 'application/yaml');
     }
   }

@@ -293,6 +293,8 @@ function freedWhy(reason) {
   if (reason === 'removed by the table\'s owner') return 'The table\'s owner removed you from your seat. You are watching now.';
   if (reason === 'removed by the operator') return 'The operator freed your seat. You are watching now.';
   if (reason === 'banned from this table') return 'You are banned from this table.';
+  if (reason === 'banned by the operator') return 'The operator banned you from this server.';
+  if (reason === 'erased by the operator') return 'The operator erased your account.';
   return 'Your seat was freed. You are watching now.';
 }
 
