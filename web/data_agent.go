@@ -56,15 +56,10 @@ func (s *Server) dataAgentRoutes(hf func(pattern string, h http.HandlerFunc), a 
 }
 
 // dataAgentHistory returns the last limit conversations, newest first,
-// each with its questions and their model calls. An Asker that keeps no
-// conversations has none.
+// each with its questions and their model calls.
 func (s *Server) dataAgentHistory(ctx context.Context, limit int) ([]DataConversation, error) {
 	out := []DataConversation{}
-	h, ok := s.ask.(askHistory)
-	if !ok {
-		return out, nil
-	}
-	list, err := h.ListConversations(ctx)
+	list, err := s.ask.ListConversations(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +88,7 @@ func (s *Server) dataAgentHistory(ctx context.Context, limit int) ([]DataConvers
 		}
 	}
 	for _, c := range list {
-		turns, err := h.ConversationTurns(ctx, c.Conversation)
+		turns, err := s.ask.ConversationTurns(ctx, c.Conversation)
 		if err != nil {
 			return nil, err
 		}
