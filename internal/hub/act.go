@@ -37,7 +37,7 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string, answe
 	if t.job == nil {
 		status = "accepted"
 	}
-	_, err = t.queue(ctx, *commit, fmt.Sprintf("t%d", t.st.Game.Turn+1), func(err error) {
+	_, err = t.queue(ctx, *commit, engine.TurnLabel(t.st.Game.Turn+1), func(err error) {
 		if engine.ErrorCode(err) == engine.ECONFLICT {
 			err = refusal{err} // already stored (and maybe played) long ago
 		}

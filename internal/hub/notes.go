@@ -158,7 +158,7 @@ func (h *Hub) AddNote(ctx context.Context, tableID string, p engine.Player, text
 		n := store.Note{ID: newID("n"), Text: text, By: p.ID, ByName: p.Name, CreatedAt: h.cfg.Now().UTC()}
 		ev := engine.NewEvent(engine.NoteData{ID: n.ID, Text: n.Text, By: n.By})
 		c := store.Commit{Events: []engine.Event{ev}, Owner: &store.OwnerChange{AddNote: &n}}
-		if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+		if err := t.commit(ctx, c, t.turnLabel()); err != nil {
 			return fmt.Errorf("add note at %s: %w", t.id, err)
 		}
 		t.own.notes = append(t.own.notes, n)
@@ -190,7 +190,7 @@ func (h *Hub) RemoveNote(ctx context.Context, tableID string, p engine.Player, n
 		}
 		ev := engine.NewEvent(engine.NoteRemovedData{ID: noteID, By: p.ID})
 		c := store.Commit{Events: []engine.Event{ev}, Owner: &store.OwnerChange{RemoveNote: noteID}}
-		if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+		if err := t.commit(ctx, c, t.turnLabel()); err != nil {
 			return fmt.Errorf("remove note at %s: %w", t.id, err)
 		}
 		t.own.notes = append(t.own.notes[:i:i], t.own.notes[i+1:]...)

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"tavern/internal/engine"
 	"tavern/internal/store"
 )
@@ -416,17 +414,11 @@ func (h *Hub) Kick(ctx context.Context, id string, p engine.Player, seat string)
 				if s.PlayerID == p.ID {
 					return t.leave(ctx, p)
 				}
-				who := engine.Player{ID: s.PlayerID, Name: s.PlayerName}
-				return t.freeSeatBy(ctx, s, who, nil, ByOwner, CloseFreed, ReasonOwner)
+				return t.freeSeat(ctx, s, removal{by: ByOwner, code: CloseFreed, reason: ReasonOwner})
 			}
 		}
 		return engine.Errorf(engine.ENOTFOUND, "Nobody sits in seat %q.", seat)
 	})
-}
-
-// freeSeatBy is freeSeat whose player_left event says who freed the seat.
-func (t *table) freeSeatBy(ctx context.Context, s engine.Seat, p engine.Player, extra []engine.Event, by string, code websocket.StatusCode, reason string) error {
-	return t.freeSeatEvent(ctx, s, extra, engine.PlayerRemovedEvent(p, s.Seat, roleLabel(rolePlayer), by), p, code, reason)
 }
 
 // checkPlayerID refuses what cannot be a player id.
@@ -453,22 +445,27 @@ func (h *Hub) Ban(ctx context.Context, id string, p engine.Player, target string
 		if t.own.bans[target] {
 			return nil
 		}
-		c := store.Commit{Settings: &store.SettingsChange{Ban: target, BannedAt: t.h.cfg.Now().UTC()}}
-		if err := t.commit(ctx, c, t.turnLabel()); err != nil {
-			return fmt.Errorf("ban at %s: %w", t.id, err)
-		}
-		bans := make(map[string]bool, len(t.own.bans)+1)
-		for k := range t.own.bans {
-			bans[k] = true
-		}
-		bans[target] = true
-		t.own.bans = bans
-		t.publishAccess()
-		if s, ok := t.seatOf(target); ok {
-			who := engine.Player{ID: s.PlayerID, Name: s.PlayerName}
-			if err := t.freeSeatBy(ctx, s, who, nil, ByOwner, CloseFreed, ReasonBanned); err != nil {
-				return err
+		ban := &store.SettingsChange{Ban: target, BannedAt: t.h.cfg.Now().UTC()}
+		banned := func() {
+			bans := make(map[string]bool, len(t.own.bans)+1)
+			for k := range t.own.bans {
+				bans[k] = true
 			}
+			bans[target] = true
+			t.own.bans = bans
+			t.publishAccess()
+		}
+		if s, ok := t.seatOf(target); ok {
+			// The ban, the seat freed and player_left: one commit.
+			r := removal{by: ByOwner, settings: ban, code: CloseFreed, reason: ReasonBanned, applied: banned}
+			if err := t.freeSeat(ctx, s, r); err != nil {
+				return fmt.Errorf("ban at %s: %w", t.id, err)
+			}
+		} else {
+			if err := t.commit(ctx, store.Commit{Settings: ban}, t.turnLabel()); err != nil {
+				return fmt.Errorf("ban at %s: %w", t.id, err)
+			}
+			banned()
 		}
 		for cl := range t.clients {
 			if cl.playerID() == target {
@@ -519,7 +516,8 @@ func (h *Hub) OwnerResume(ctx context.Context, id string, p engine.Player) error
 	})
 }
 
-func (t *table) turnLabel() string { return fmt.Sprintf("t%d", t.st.Game.Turn) }
+// turnLabel is the id of the table's current turn.
+func (t *table) turnLabel() string { return engine.TurnLabel(t.st.Game.Turn) }
 
 // MyTable is a table in a player's own list (GET /api/players/me/tables).
 type MyTable struct {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"tavern/internal/engine"
@@ -156,7 +155,7 @@ func (t *table) retcon(ctx context.Context, p engine.Player, then string) (Retco
 	if err != nil {
 		return RetconResult{}, err
 	}
-	turn := "t" + strconv.Itoa(pt.Turn)
+	turn := engine.TurnLabel(pt.Turn)
 	res := RetconResult{Turn: turn, FromSeq: pt.FromSeq, ToSeq: t.numbered}
 	ev := engine.NewEvent(engine.RetconData{Turn: turn, FromSeq: res.FromSeq, ToSeq: res.ToSeq, By: p.ID, ActionID: pt.Action.ID, Then: then})
 	retry := then == RetconRetry

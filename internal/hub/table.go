@@ -61,10 +61,8 @@ type table struct {
 	flight  flight
 	seats   []engine.Seat
 	clients map[*client]struct{}
-	// actor names who takes the moderation action running now (moderate).
-	actor  string
-	subs   map[*sub]struct{}
-	recent []engine.Event
+	subs    map[*sub]struct{}
+	recent  []engine.Event
 	// acts is the action lifecycle: open actions, attempts, backoff.
 	acts *actions
 	job  *job

@@ -138,7 +138,7 @@ func (h *Hub) EditNarration(ctx context.Context, tableID string, p engine.Player
 		if edit != nil {
 			c.Owner = &store.OwnerChange{Edit: edit}
 		}
-		if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+		if err := t.commit(ctx, c, t.turnLabel()); err != nil {
 			return fmt.Errorf("edit narration %d at %s: %w", seq, t.id, err)
 		}
 		if edit != nil {
