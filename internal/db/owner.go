@@ -29,6 +29,11 @@ state = excluded.state, memories_before = excluded.memories_before, created_at =
 (SELECT turn FROM retcon_points WHERE table_id = ? ORDER BY turn DESC LIMIT ?)`
 )
 
+// qRetracted counts the retcons after narration ? whose range holds it:
+// engine.RetconData.Retracted for a narration, which no kind exempts.
+const qRetracted = `SELECT count(*) FROM events WHERE table_id = ? AND kind = 'retcon' AND seq > ?
+AND json_extract(data, '$.from_seq') <= ? AND json_extract(data, '$.to_seq') >= ?`
+
 // ownerWriteQueries are prepared with the other write statements: a save
 // point is written with every turn that resolves a player action.
 var ownerWriteQueries = []string{qInsertPoint, qTrimPoints}
@@ -91,13 +96,28 @@ func applyOwner(w *writeTx, c store.Commit, now string) error {
 			return err
 		}
 	}
+	if seq := o.EditOf; seq > 0 {
+		var n int
+		if err := w.conn.QueryRowContext(w.ctx, qRetracted, c.TableID, seq, seq, seq).Scan(&n); err != nil {
+			return fmt.Errorf("is narration %d retracted: %w", seq, err)
+		}
+		if n > 0 {
+			return store.ErrRetracted(seq)
+		}
+	}
 	if e := o.Edit; e != nil {
 		if !json.Valid(e.Body) {
 			return engine.Errorf(engine.EINVALID, "the edited message is not JSON")
 		}
-		if _, err := w.conn.ExecContext(w.ctx, `UPDATE agent_messages SET body = ? WHERE id = (SELECT id FROM agent_messages
-			WHERE table_id = ? AND agent = ? AND turn = ? ORDER BY id LIMIT 1 OFFSET ?)`, string(e.Body), c.TableID, e.Agent, e.Turn, e.Index); err != nil {
+		res, err := w.conn.ExecContext(w.ctx, `UPDATE agent_messages SET body = ? WHERE id = (SELECT id FROM agent_messages
+			WHERE table_id = ? AND agent = ? AND turn = ? ORDER BY id LIMIT 1 OFFSET ?)`, string(e.Body), c.TableID, e.Agent, e.Turn, e.Index)
+		if err != nil {
 			return fmt.Errorf("edit message: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("edit message: %w", err)
+		} else if n == 0 {
+			return store.ErrNoMessage(e)
 		}
 	}
 	return nil

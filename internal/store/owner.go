@@ -89,7 +89,15 @@ type OwnerChange struct {
 	Save        *SavePoint
 	Retcon      *Retcon
 	// Edit replaces one history message's body: a corrected narration.
+	// The commit fails with ENOTFOUND, writing nothing, if the message is
+	// not there.
 	Edit *HistoryEdit
+	// EditOf, when not 0, is the seq of the narration the commit's `edit`
+	// event corrects. If a retcon retracted it (a `retcon` event after it
+	// whose range holds it, engine.RetconData.Retracted), the commit fails
+	// with ECONFLICT and writes nothing: its turn's messages are gone, and
+	// another turn may have taken its number since.
+	EditOf int64
 	// Feedback stores a player's score of a narration (the last counts).
 	Feedback *Feedback
 }
@@ -100,6 +108,17 @@ type OwnerData struct {
 	Notes    []Note
 	Whispers []Whisper
 	Points   []SavePoint
+}
+
+// ErrRetracted fails a commit whose EditOf names narration seq, which a
+// retcon retracted.
+func ErrRetracted(seq int64) error {
+	return engine.Errorf(engine.ECONFLICT, "Event %d was undone by a retcon; it can no longer be corrected.", seq)
+}
+
+// ErrNoMessage fails a commit whose Edit finds no such history message.
+func ErrNoMessage(e *HistoryEdit) error {
+	return engine.Errorf(engine.ENOTFOUND, "No message %d of turn %d in the %s history.", e.Index, e.Turn, e.Agent)
 }
 
 // HistoryEdit replaces the body of the Index-th message (from 0, by id)
