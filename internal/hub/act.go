@@ -170,6 +170,10 @@ func (t *table) ackStatus(a engine.PendingAction) string {
 // say handles a player's `say` frame: answer gets "accepted" once the line
 // is durable, or the error.
 func (t *table) say(ctx context.Context, c *client, text string, answer func(status string, err error)) {
+	if err := t.open(); err != nil {
+		answer("", err)
+		return
+	}
 	ev := engine.ChatEvent(*c.player, text)
 	_, err := t.queue(ctx, store.Commit{Events: []engine.Event{ev}}, "", func(err error) { answer("accepted", err) })
 	if err != nil {

@@ -34,8 +34,10 @@ func (h *Hub) moderate(ctx context.Context, id, action string, closedOK bool, f 
 	}
 	by := ActorFrom(ctx)
 	err = t.callSystem(ctx, func() error {
-		if t.closed && !closedOK {
-			return engine.Errorf(engine.ECONFLICT, "The table is closed.")
+		if !closedOK {
+			if err := t.open(); err != nil {
+				return err
+			}
 		}
 		return f(t, by)
 	})

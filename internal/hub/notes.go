@@ -20,9 +20,6 @@ type NotesStore interface {
 	// OwnerData returns a table's notes, its unread whispers and its save
 	// points, each oldest first.
 	OwnerData(ctx context.Context, tableID string) (store.OwnerData, error)
-	// SetFeedback stores a player's score of a narration (the last one
-	// counts).
-	SetFeedback(ctx context.Context, f store.Feedback) error
 	// FeedbackGroups sums the scores given since since by model and
 	// prompt version.
 	FeedbackGroups(ctx context.Context, since time.Time) ([]store.FeedbackGroup, error)
@@ -32,12 +29,6 @@ func (d deadlined) OwnerData(ctx context.Context, tableID string) (store.OwnerDa
 	ctx, cancel := d.ctx(ctx)
 	defer cancel()
 	return d.s.OwnerData(ctx, tableID)
-}
-
-func (d deadlined) SetFeedback(ctx context.Context, f store.Feedback) error {
-	ctx, cancel := d.ctx(ctx)
-	defer cancel()
-	return d.s.SetFeedback(ctx, f)
 }
 
 func (d deadlined) FeedbackGroups(ctx context.Context, since time.Time) ([]store.FeedbackGroup, error) {
@@ -90,15 +81,6 @@ func noteView(n store.Note) NoteView {
 	return NoteView{ID: n.ID, Text: n.Text, By: n.By, ByName: n.ByName, CreatedAt: n.CreatedAt}
 }
 
-// ownerFor is ownerOnly whose refusal says what only the owner may do.
-func (h *Hub) ownerFor(tableID, playerID, what string) error {
-	err := h.ownerOnly(tableID, playerID)
-	if engine.ErrorCode(err) == engine.EFORBIDDEN {
-		return engine.Errorf(engine.EFORBIDDEN, "Only the table's owner may %s.", what)
-	}
-	return err
-}
-
 // noteTexts are the notes as the DM reads them.
 func (t *table) noteTexts() []string {
 	if len(t.own.notes) == 0 {
@@ -109,11 +91,6 @@ func (t *table) noteTexts() []string {
 		out[i] = n.Text
 	}
 	return out
-}
-
-// isOwner reports whether playerID owns the table.
-func (t *table) isOwner(playerID string) bool {
-	return t.meta.OwnerID != "" && t.meta.OwnerID == playerID
 }
 
 // Notes returns a table's notes, oldest first, for whoever may see the
@@ -148,8 +125,8 @@ func (h *Hub) AddNote(ctx context.Context, tableID string, p engine.Player, text
 		return NoteView{}, err
 	}
 	var v NoteView
-	err = t.call(ctx, func() error {
-		if _, seated := t.seatOf(p.ID); !seated && !t.isOwner(p.ID) {
+	err = t.callOpen(ctx, func() error {
+		if _, seated := t.seatOf(p.ID); !seated && !t.owns(p.ID) {
 			return engine.Errorf(engine.EFORBIDDEN, "Only the table's owner and its seated players may add notes.")
 		}
 		if len(t.own.notes) >= store.MaxNotes {
@@ -175,7 +152,7 @@ func (h *Hub) RemoveNote(ctx context.Context, tableID string, p engine.Player, n
 	if err != nil {
 		return err
 	}
-	return t.call(ctx, func() error {
+	return t.callOpen(ctx, func() error {
 		i := -1
 		for j, n := range t.own.notes {
 			if n.ID == noteID {
@@ -185,7 +162,7 @@ func (h *Hub) RemoveNote(ctx context.Context, tableID string, p engine.Player, n
 		if i < 0 {
 			return engine.Errorf(engine.ENOTFOUND, "No note %q at this table.", noteID)
 		}
-		if t.own.notes[i].By != p.ID && !t.isOwner(p.ID) {
+		if t.own.notes[i].By != p.ID && !t.owns(p.ID) {
 			return engine.Errorf(engine.EFORBIDDEN, "Only the note's author or the table's owner may remove it.")
 		}
 		ev := engine.NewEvent(engine.NoteRemovedData{ID: noteID, By: p.ID})
@@ -196,9 +173,4 @@ func (h *Hub) RemoveNote(ctx context.Context, tableID string, p engine.Player, n
 		t.own.notes = append(t.own.notes[:i:i], t.own.notes[i+1:]...)
 		return nil
 	})
-}
-
-// IsOwner reports whether playerID owns table tableID.
-func (h *Hub) IsOwner(tableID, playerID string) bool {
-	return playerID != "" && h.ownerOnly(tableID, playerID) == nil
 }

@@ -91,6 +91,9 @@ type ownerState struct {
 	notes    []store.Note
 	whispers []store.Whisper
 	points   []store.SavePoint
+	// retcons are the retcons made since the table loaded (retracted);
+	// the store knows the older ones.
+	retcons []engine.RetconData
 }
 
 // access is what decides who may see a table, published by the table
@@ -146,7 +149,7 @@ func (e *closedOut) Error() string { return "refused: " + e.reason }
 
 // member reports whether playerID owns the table or sits at it.
 func (a *access) member(playerID string) bool {
-	return playerID != "" && (playerID == a.owner || a.seated[playerID])
+	return a.owns(playerID) || playerID != "" && a.seated[playerID]
 }
 
 // sees returns nil if v may see table id: a public table, or a private
@@ -234,35 +237,13 @@ func refusedReason(err error) string {
 	return ""
 }
 
-// ownerOf returns the table if playerID owns it. A table the player may
-// not see is ENOTFOUND, one they see but do not own EFORBIDDEN with why.
-func (h *Hub) ownerOf(tableID, playerID, why string) (*table, error) {
-	t, err := h.table(tableID)
-	if err != nil {
-		return nil, err
-	}
-	a := t.access.Load()
-	if err := a.sees(tableID, Viewer{PlayerID: playerID}); err != nil {
-		return nil, err
-	}
-	if a.owner == "" || a.owner != playerID {
-		return nil, engine.Errorf(engine.EFORBIDDEN, "%s", why)
-	}
-	return t, nil
-}
-
 // byOwner runs f on the table goroutine for its owner p and logs it.
 func (h *Hub) byOwner(ctx context.Context, id string, p engine.Player, action string, f func(t *table) error) error {
-	t, err := h.ownerOf(id, p.ID, "Only the table's owner may do this.")
+	t, err := h.ownerOf(id, p.ID, "do this")
 	if err != nil {
 		return err
 	}
-	err = t.call(ctx, func() error {
-		if t.closed {
-			return engine.Errorf(engine.ECONFLICT, "The table is closed.")
-		}
-		return f(t)
-	})
+	err = t.callOpen(ctx, func() error { return f(t) })
 	if err == nil {
 		h.log.Info("owner action", "table", id, "action", action, "owner", p.ID)
 	}
@@ -398,15 +379,13 @@ func (h *Hub) Kick(ctx context.Context, id string, p engine.Player, seat string)
 	if err := a.sees(id, Viewer{PlayerID: p.ID}); err != nil {
 		return err
 	}
-	if a.owner != p.ID {
-		err := t.call(ctx, func() error {
-			s, ok := t.seatOf(p.ID)
-			if !ok || s.Seat != seat {
+	if !a.owns(p.ID) {
+		return t.callOpen(ctx, func() error {
+			if s, ok := t.seatOf(p.ID); !ok || s.Seat != seat {
 				return engine.Errorf(engine.EFORBIDDEN, "Only the table's owner may free another player's seat.")
 			}
 			return t.leave(ctx, p)
 		})
-		return err
 	}
 	return h.byOwner(ctx, id, p, "kick", func(t *table) error {
 		for _, s := range t.seats {

@@ -121,10 +121,7 @@ func (h *Hub) Retcon(ctx context.Context, tableID string, p engine.Player, then 
 	if then != RetconRetry && then != RetconDrop {
 		return RetconResult{}, engine.Errorf(engine.EINVALID, `then must be "retry" or "drop".`)
 	}
-	if err := h.ownerFor(tableID, p.ID, "undo a turn"); err != nil {
-		return RetconResult{}, err
-	}
-	t, err := h.table(tableID)
+	t, err := h.ownerOf(tableID, p.ID, "undo a turn")
 	if err != nil {
 		return RetconResult{}, err
 	}
@@ -142,9 +139,10 @@ func (h *Hub) Retcon(ctx context.Context, tableID string, p engine.Player, then 
 
 // retcon runs on the table goroutine (Retcon).
 func (t *table) retcon(ctx context.Context, p engine.Player, then string) (RetconResult, error) {
+	if err := t.open(); err != nil {
+		return RetconResult{}, err
+	}
 	switch {
-	case t.closed:
-		return RetconResult{}, engine.Errorf(engine.ECONFLICT, "The table is closed.")
 	case t.job != nil:
 		return RetconResult{}, engine.Errorf(engine.ECONFLICT, "A turn is being resolved; undo it once it ends.")
 	case len(t.own.points) == 0:
@@ -157,7 +155,8 @@ func (t *table) retcon(ctx context.Context, p engine.Player, then string) (Retco
 	}
 	turn := engine.TurnLabel(pt.Turn)
 	res := RetconResult{Turn: turn, FromSeq: pt.FromSeq, ToSeq: t.numbered}
-	ev := engine.NewEvent(engine.RetconData{Turn: turn, FromSeq: res.FromSeq, ToSeq: res.ToSeq, By: p.ID, ActionID: pt.Action.ID, Then: then})
+	undo := engine.RetconData{Turn: turn, FromSeq: res.FromSeq, ToSeq: res.ToSeq, By: p.ID, ActionID: pt.Action.ID, Then: then}
+	ev := engine.NewEvent(undo)
 	retry := then == RetconRetry
 	c := store.Commit{State: before, Events: []engine.Event{ev},
 		Owner: &store.OwnerChange{Retcon: &store.Retcon{Turn: pt.Turn, ActionID: pt.Action.ID, Reopen: retry}}}
@@ -167,6 +166,7 @@ func (t *table) retcon(ctx context.Context, p engine.Player, then string) (Retco
 	t.setState(before)
 	t.hist.invalidate()
 	t.own.points = t.own.points[:len(t.own.points)-1]
+	t.own.retcons = append(t.own.retcons, undo)
 	// The whispers the undone turns read wait again: the store says which.
 	if d, err := t.h.cfg.Store.OwnerData(ctx, t.id); err == nil {
 		t.own.whispers = d.Whispers
@@ -187,6 +187,12 @@ func (t *table) retcon(ctx context.Context, p engine.Player, then string) (Retco
 	}
 	t.maybeStart()
 	return res, nil
+}
+
+// retracted reports whether a retcon made since the table loaded
+// retracted event e.
+func (t *table) retracted(e engine.Event) bool {
+	return slices.ContainsFunc(t.own.retcons, func(r engine.RetconData) bool { return r.Retracted(e) })
 }
 
 // restoredState is the state before save point pt's turn, with the party
