@@ -43,17 +43,6 @@ const (
 	maxWhisperLen = 1000
 )
 
-// loadNotes reads the table's notes, whispers and save points as it loads.
-// A failure leaves them empty and is logged: the table plays on.
-func (t *table) loadNotes() {
-	d, err := t.h.cfg.Store.OwnerData(context.Background(), t.id)
-	if err != nil {
-		t.log.Error("load notes and save points", "err", err)
-		return
-	}
-	t.own.notes, t.own.whispers, t.own.points = d.Notes, d.Whispers, d.Points
-}
-
 // NoteView is a note as clients see it: PROTOCOL.md's fields, and the
 // author's name (additive).
 type NoteView struct {

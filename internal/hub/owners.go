@@ -120,17 +120,25 @@ func (t *table) publishAccess() {
 	t.access.Store(a)
 }
 
-// loadOwner reads the table's invite hash and bans from the store; get
-// calls it once, as the table loads.
+// loadOwner reads the owner's side of the table from the store: its
+// invite hash and bans, its notes, waiting whispers and save points. get
+// calls it once, as the table loads; a failure fails the load, as for the
+// rest of the table's data (a table without its bans would let a banned
+// player in; without its notes the DM would forget them).
 func (t *table) loadOwner(ctx context.Context) error {
 	a, err := t.h.cfg.Store.TableAccess(ctx, t.id)
 	if err != nil {
 		return fmt.Errorf("load access of %s: %w", t.id, err)
 	}
+	d, err := t.h.cfg.Store.OwnerData(ctx, t.id)
+	if err != nil {
+		return fmt.Errorf("load notes and save points of %s: %w", t.id, err)
+	}
 	t.own.invite, t.own.bans = a.InviteHash, map[string]bool{}
 	for _, p := range a.Bans {
 		t.own.bans[p] = true
 	}
+	t.own.notes, t.own.whispers, t.own.points = d.Notes, d.Whispers, d.Points
 	t.publishAccess()
 	return nil
 }

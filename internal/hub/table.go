@@ -115,7 +115,6 @@ func (h *Hub) newTable(d store.TableData) *table {
 	if recent, err := h.cfg.Store.Events(context.Background(), t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
 		t.recent = recent
 	}
-	t.loadNotes()
 	t.updateSummary()
 	return t
 }
