@@ -104,20 +104,34 @@ type access struct {
 	private, closed, words  bool
 	invite                  []byte
 	bans, seated, npcByName map[string]bool
+	// npcs is how many NPCs the state had when npcByName was made.
+	npcs int
 }
 
 // publishAccess publishes who may see the table now. Runs on the table
-// goroutine, with every summary update (seats, marks, settings).
-func (t *table) publishAccess() {
+// goroutine, with every summary update (seats, marks, settings), and when
+// a words table's NPCs change (publish).
+func (t *table) publishAccess() { t.access.Store(t.newAccess()) }
+
+// newAccess is the access of the table now.
+func (t *table) newAccess() *access {
 	a := &access{owner: t.meta.OwnerID, private: t.meta.Private, closed: t.closed, words: t.st.Config.Words(),
 		invite: t.own.invite, bans: t.own.bans, seated: make(map[string]bool, len(t.seats))}
 	for _, s := range t.seats {
 		a.seated[s.PlayerID] = true
 	}
 	if a.words {
-		a.npcByName = npcNames(t.st)
+		a.npcByName, a.npcs = npcNames(t.st), len(t.st.World.NPCs)
 	}
-	t.access.Store(a)
+	return a
+}
+
+// npcsStale reports whether a, the published access, misses NPCs the
+// state has now. NPCs are only ever added to a state (a retcon's state,
+// which has fewer, is published by updateSummary), so a count tells; it
+// costs no allocation, where remaking the access on every batch did.
+func (t *table) npcsStale(a *access) bool {
+	return t.st.Config.Words() && (!a.words || a.npcs != len(t.st.World.NPCs))
 }
 
 // loadOwner reads the owner's side of the table from the store: its

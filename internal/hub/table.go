@@ -438,8 +438,11 @@ func (t *table) snapshot() Snapshot {
 	}
 	s.Online = onlineSeats(t.clients) // who is connected (views.go)
 	if st.Config.Words() {
-		t.publishAccess() // the NPCs named since
-		t.access.Load().snapshotWords(&s)
+		a := t.access.Load()
+		if t.npcsStale(a) {
+			a = t.newAccess() // NPCs met since: read here, published by publish
+		}
+		a.snapshotWords(&s)
 	}
 	if st.Game.LastCombatResult != nil {
 		s.LastCombat = st.Game.LastCombatResult
@@ -487,8 +490,8 @@ func (t *table) unnumber(evs []engine.Event) { t.numbered -= int64(len(evs)) }
 func (t *table) publish(evs []engine.Event, data []json.RawMessage) {
 	changed := false
 	a := t.access.Load()
-	if t.st.Config.Words() {
-		t.publishAccess() // the NPCs this turn named
+	if t.npcsStale(a) {
+		t.publishAccess() // the NPCs this turn met
 		a = t.access.Load()
 	}
 	for i, e := range evs {
