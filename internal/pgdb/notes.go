@@ -180,15 +180,22 @@ func (d *DB) OwnerData(ctx context.Context, tableID string) (store.OwnerData, er
 		if err != nil {
 			return err
 		}
-		err = each(ctx, tx, "SELECT id, text, author, created_at FROM whispers WHERE table_id = $1 AND used_turn IS NULL ORDER BY id", []any{tableID}, func(r pgx.Rows) error {
+		err = each(ctx, tx, `SELECT id, text, author, created_at, used_turn FROM whispers WHERE table_id = $1
+AND (used_turn IS NULL OR used_turn >= (SELECT min(turn) FROM retcon_points WHERE table_id = $1)) ORDER BY id`, []any{tableID}, func(r pgx.Rows) error {
 			var wh store.Whisper
 			var at string
-			if err := r.Scan(&wh.ID, &wh.Text, &wh.By, &at); err != nil {
+			var used *int64
+			if err := r.Scan(&wh.ID, &wh.Text, &wh.By, &at, &used); err != nil {
 				return err
 			}
 			var err error
 			wh.CreatedAt, err = parseTime(at)
-			out.Whispers = append(out.Whispers, wh)
+			if used != nil {
+				wh.UsedTurn = int(*used)
+				out.Read = append(out.Read, wh)
+			} else {
+				out.Whispers = append(out.Whispers, wh)
+			}
 			return err
 		})
 		if err != nil {

@@ -28,6 +28,8 @@ type Whisper struct {
 	Text      string    `json:"text"`
 	By        string    `json:"by"`
 	CreatedAt time.Time `json:"created_at"`
+	// UsedTurn is the turn that read it; 0 while it waits.
+	UsedTurn int `json:"used_turn,omitempty"`
 }
 
 // Feedback is a seated player's score of one narration (event Seq): 1 or
@@ -108,6 +110,10 @@ type OwnerData struct {
 	Notes    []Note
 	Whispers []Whisper
 	Points   []SavePoint
+	// Read are the whispers read by the turns a retcon can still undo
+	// (from the oldest save point's turn on), oldest first, with the
+	// turn that read each: a retcon makes them wait again.
+	Read []Whisper
 }
 
 // ErrRetracted fails a commit whose EditOf names narration seq, which a

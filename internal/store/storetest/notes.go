@@ -104,6 +104,11 @@ func testSavePointsAndRetcon(t *testing.T, s NotesStore) {
 	if od.Points[4].Action.ID != "a7" || od.Points[4].FromSeq != 7 || len(od.Whispers) != 0 {
 		t.Fatalf("save point of turn 7: action %+v, from seq %d; whispers %+v", od.Points[4].Action, od.Points[4].FromSeq, od.Whispers)
 	}
+	// The whisper turn 6 read, which a retcon can still undo, comes with
+	// its turn.
+	if read := wh; len(od.Read) != 1 || od.Read[0].ID != read.ID || od.Read[0].UsedTurn != 6 || od.Read[0].Text != read.Text {
+		t.Fatalf("whispers read by undoable turns: %+v", od.Read)
+	}
 	if h, _ := s.ActiveHistory(ctx, "t1", engine.AgentNarrative, 0); len(h) != 1 {
 		t.Fatalf("active history before the retcons: %d messages, want 1", len(h))
 	}
@@ -158,8 +163,8 @@ func testSavePointsAndRetcon(t *testing.T, s NotesStore) {
 	if len(od.Points) != 3 || od.Points[2].Turn != 5 {
 		t.Errorf("save points after two retcons: turns %v", turns(od.Points))
 	}
-	if len(od.Whispers) != 1 || od.Whispers[0].ID != wh.ID {
-		t.Errorf("whispers after undoing the turn that read it: %+v", od.Whispers)
+	if len(od.Whispers) != 1 || od.Whispers[0].ID != wh.ID || od.Whispers[0].UsedTurn != 0 || len(od.Read) != 0 {
+		t.Errorf("whispers after undoing the turn that read it: %+v, read %+v", od.Whispers, od.Read)
 	}
 }
 
