@@ -91,6 +91,9 @@ type ownerState struct {
 	notes    []store.Note
 	whispers []store.Whisper
 	points   []store.SavePoint
+	// read are the whispers read by turns a retcon can still undo, with
+	// the turn that read each (store.OwnerData.Read).
+	read []store.Whisper
 	// retcons are the retcons made since the table loaded (retracted);
 	// the store knows the older ones.
 	retcons []engine.RetconData
@@ -152,7 +155,7 @@ func (t *table) loadOwner(ctx context.Context) error {
 	for _, p := range a.Bans {
 		t.own.bans[p] = true
 	}
-	t.own.notes, t.own.whispers, t.own.points = d.Notes, d.Whispers, d.Points
+	t.own.notes, t.own.whispers, t.own.points, t.own.read = d.Notes, d.Whispers, d.Points, d.Read
 	t.publishAccess()
 	return nil
 }

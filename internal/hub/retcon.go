@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -95,6 +96,10 @@ func (t *table) turnQueued(j *job) {
 		t.own.whispers = slices.DeleteFunc(t.own.whispers, func(w store.Whisper) bool {
 			return slices.ContainsFunc(j.owner.whispers, func(u store.Whisper) bool { return u.ID == w.ID })
 		})
+		for _, w := range j.owner.whispers {
+			w.UsedTurn = j.turnNo
+			t.own.read = append(t.own.read, w)
+		}
 	}
 	if j.owner.save != nil {
 		t.own.points = append(t.own.points, *j.owner.save)
@@ -102,6 +107,30 @@ func (t *table) turnQueued(j *job) {
 			t.own.points = slices.Delete(t.own.points, 0, over)
 		}
 	}
+	t.forgetRead()
+}
+
+// forgetRead lets go of the whispers read before the oldest turn a retcon
+// can undo: no retcon makes them wait again.
+func (t *table) forgetRead() {
+	oldest := 0
+	if len(t.own.points) > 0 {
+		oldest = t.own.points[0].Turn
+	}
+	t.own.read = slices.DeleteFunc(t.own.read, func(w store.Whisper) bool { return oldest == 0 || w.UsedTurn < oldest })
+}
+
+// unread makes the whispers read by turn from and after wait again, as
+// the store does with the retcon of turn from, oldest first.
+func (t *table) unread(from int) {
+	for _, w := range t.own.read {
+		if w.UsedTurn >= from {
+			w.UsedTurn = 0
+			t.own.whispers = append(t.own.whispers, w)
+		}
+	}
+	t.own.read = slices.DeleteFunc(t.own.read, func(w store.Whisper) bool { return w.UsedTurn >= from })
+	slices.SortFunc(t.own.whispers, func(a, b store.Whisper) int { return cmp.Compare(a.ID, b.ID) })
 }
 
 // RetconResult is what POST /api/tables/{id}/retcon answers.
@@ -167,12 +196,8 @@ func (t *table) retcon(ctx context.Context, p engine.Player, then string) (Retco
 	t.hist.invalidate()
 	t.own.points = t.own.points[:len(t.own.points)-1]
 	t.own.retcons = append(t.own.retcons, undo)
-	// The whispers the undone turns read wait again: the store says which.
-	if d, err := t.h.cfg.Store.OwnerData(ctx, t.id); err == nil {
-		t.own.whispers = d.Whispers
-	} else {
-		t.log.Warn("reload whispers after a retcon", "err", err)
-	}
+	t.unread(pt.Turn) // as the store did, with no read of it here
+	t.forgetRead()
 	if retry && !t.isAction(pt.Action.ID) {
 		if pt.Action.Kind == engine.ActionStart {
 			t.acts.admitStart(pt.Action)
