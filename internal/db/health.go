@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -157,27 +158,46 @@ type fault struct {
 	since time.Time
 }
 
-// health tracks whether the last write reached the disk.
-type health struct{ fault atomic.Pointer[fault] }
+// health tracks whether the last write reached the disk. Writes record
+// their outcome after they let the writer go, so two may record out of
+// order: each carries its place in the writer's order (writeOnce), and an
+// outcome older than the one recorded is dropped. Otherwise a failure
+// recorded after a later success would refuse every commit until the next
+// probe.
+type health struct {
+	mu    sync.Mutex
+	last  uint64 // the place of the newest outcome recorded
+	fault atomic.Pointer[fault]
+}
 
-// wrote notes the outcome of a write: a storage fault marks the store
-// unavailable (the first one's time kept), a success clears it. It
-// returns err, wrapped in store.ErrUnavailable if it is a storage fault.
-func (h *health) wrote(err error) error {
-	if err == nil {
-		if h.fault.Load() != nil {
-			h.fault.Store(nil)
-		}
-		return nil
-	}
-	if !storageFault(err) {
+// wrote notes the outcome of write n (its place in the writer's order): a
+// storage fault marks the store unavailable (the first one's time kept),
+// a success clears it; an outcome older than one already noted changes
+// nothing. It returns err, wrapped in store.ErrUnavailable if it is a
+// storage fault.
+func (h *health) wrote(n uint64, err error) error {
+	faulty := storageFault(err)
+	if err != nil && !faulty {
 		return err
 	}
-	f := &fault{err: err, since: time.Now()}
-	if old := h.fault.Load(); old != nil {
-		f.since = old.since
+	h.mu.Lock()
+	if n > h.last {
+		h.last = n
+		switch old := h.fault.Load(); {
+		case !faulty && old != nil:
+			h.fault.Store(nil)
+		case faulty:
+			f := &fault{err: err, since: time.Now()}
+			if old != nil {
+				f.since = old.since
+			}
+			h.fault.Store(f)
+		}
 	}
-	h.fault.Store(f)
+	h.mu.Unlock()
+	if !faulty {
+		return nil
+	}
 	return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 }
 

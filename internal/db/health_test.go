@@ -3,7 +3,9 @@ package db
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 
 	"tavern/internal/engine"
@@ -74,5 +76,35 @@ func TestFullStoreHoldsAndRecovers(t *testing.T) {
 	}
 	if err := d.Commit(ctx, bigAck("t1", 3)); err != nil {
 		t.Errorf("a commit after recovery = %v", err)
+	}
+}
+
+// TestHealthKeepsTheNewestOutcome: writes record their outcome after they
+// let the writer go, so a failure may be recorded after a later success.
+// The older outcome must not make the store unavailable again, nor an
+// older success clear a newer failure.
+func TestHealthKeepsTheNewestOutcome(t *testing.T) {
+	full := fmt.Errorf("write: %w", syscall.ENOSPC)
+	var h health
+	if err := h.wrote(2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.wrote(1, full); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("wrote(1, full) = %v, want store.ErrUnavailable for its caller", err)
+	}
+	if f := h.fault.Load(); f != nil {
+		t.Errorf("a failure older than the last success left the store unavailable: %v", f.err)
+	}
+	if err := h.wrote(4, full); !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("wrote(4, full) = %v", err)
+	}
+	if err := h.wrote(3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if h.fault.Load() == nil {
+		t.Error("a success older than the last failure made the store writable")
+	}
+	if err := h.wrote(5, nil); err != nil || h.fault.Load() != nil {
+		t.Errorf("a newer success = %v, fault %v; want the store writable", err, h.fault.Load())
 	}
 }

@@ -34,13 +34,8 @@ func Lock(path string) (unlock func() error, err error) {
 		return nil, fmt.Errorf("lock db: %w", unwritable(path, err))
 	}
 	if err := flock(f); err != nil {
-		holder, _ := os.ReadFile(name)
 		f.Close()
-		who := strings.TrimSpace(string(holder))
-		if who == "" {
-			who = "unknown"
-		}
-		return nil, fmt.Errorf("%w: %s is held by process %s (lock file %s); stop that server first, or give this one another -db", ErrLocked, path, who, name)
+		return nil, lockError(path, name, err)
 	}
 	host, _ := os.Hostname()
 	if err := f.Truncate(0); err == nil {
@@ -56,4 +51,19 @@ func Lock(path string) (unlock func() error, err error) {
 		// file while a second still waits on the old one.
 		return f.Close()
 	}, nil
+}
+
+// lockError is Lock's error when flock on lock file name fails with err:
+// only ErrLocked means another process holds it, and then the error names
+// that process; any other failure is reported as itself.
+func lockError(path, name string, err error) error {
+	if !errors.Is(err, ErrLocked) {
+		return fmt.Errorf("lock db %s (lock file %s): %w", path, name, err)
+	}
+	holder, _ := os.ReadFile(name)
+	who := strings.TrimSpace(string(holder))
+	if who == "" {
+		who = "unknown"
+	}
+	return fmt.Errorf("%w: %s is held by process %s (lock file %s); stop that server first, or give this one another -db", ErrLocked, path, who, name)
 }

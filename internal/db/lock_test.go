@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -35,4 +36,26 @@ func TestLockRefusesASecondHolder(t *testing.T) {
 		t.Fatalf("Lock after unlock: %v", err)
 	}
 	again()
+}
+
+// TestLockErrorOnlyHeldWhenHeld: a flock that fails for another reason
+// than a holder (no locks on this file system, an interrupted call) is
+// reported as itself, not as a server holding the file.
+func TestLockErrorOnlyHeldWhenHeld(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tavern.db")
+	name := path + ".lock"
+	if err := os.WriteFile(name, []byte("4242 on elsewhere\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	err := lockError(path, name, syscall.ENOLCK)
+	if errors.Is(err, ErrLocked) || strings.Contains(err.Error(), "held by") {
+		t.Errorf("lockError(ENOLCK) = %v, want no claim that the lock is held", err)
+	}
+	if !errors.Is(err, syscall.ENOLCK) {
+		t.Errorf("lockError(ENOLCK) = %v, want it to wrap ENOLCK", err)
+	}
+	err = lockError(path, name, ErrLocked)
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "process 4242 on elsewhere") {
+		t.Errorf("lockError(ErrLocked) = %v, want ErrLocked naming the holder", err)
+	}
 }

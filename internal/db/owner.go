@@ -29,6 +29,16 @@ state = excluded.state, memories_before = excluded.memories_before, created_at =
 (SELECT turn FROM retcon_points WHERE table_id = ? ORDER BY turn DESC LIMIT ?)`
 )
 
+// qRetracted counts the retcons after narration ? whose range holds it:
+// engine.RetconData.Retracted for a narration, which no kind exempts.
+const qRetracted = `SELECT count(*) FROM events WHERE table_id = ? AND kind = 'retcon' AND seq > ?
+AND json_extract(data, '$.from_seq') <= ? AND json_extract(data, '$.to_seq') >= ?`
+
+// qOwnerWhispers reads the whispers waiting and those read by a turn a
+// retcon can still undo (store.OwnerData.Read).
+const qOwnerWhispers = `SELECT id, text, author, created_at, used_turn FROM whispers WHERE table_id = ?
+AND (used_turn IS NULL OR used_turn >= (SELECT min(turn) FROM retcon_points WHERE table_id = ?)) ORDER BY id`
+
 // ownerWriteQueries are prepared with the other write statements: a save
 // point is written with every turn that resolves a player action.
 var ownerWriteQueries = []string{qInsertPoint, qTrimPoints}
@@ -91,13 +101,28 @@ func applyOwner(w *writeTx, c store.Commit, now string) error {
 			return err
 		}
 	}
+	if seq := o.EditOf; seq > 0 {
+		var n int
+		if err := w.conn.QueryRowContext(w.ctx, qRetracted, c.TableID, seq, seq, seq).Scan(&n); err != nil {
+			return fmt.Errorf("is narration %d retracted: %w", seq, err)
+		}
+		if n > 0 {
+			return store.ErrRetracted(seq)
+		}
+	}
 	if e := o.Edit; e != nil {
 		if !json.Valid(e.Body) {
 			return engine.Errorf(engine.EINVALID, "the edited message is not JSON")
 		}
-		if _, err := w.conn.ExecContext(w.ctx, `UPDATE agent_messages SET body = ? WHERE id = (SELECT id FROM agent_messages
-			WHERE table_id = ? AND agent = ? AND turn = ? ORDER BY id LIMIT 1 OFFSET ?)`, string(e.Body), c.TableID, e.Agent, e.Turn, e.Index); err != nil {
+		res, err := w.conn.ExecContext(w.ctx, `UPDATE agent_messages SET body = ? WHERE id = (SELECT id FROM agent_messages
+			WHERE table_id = ? AND agent = ? AND turn = ? ORDER BY id LIMIT 1 OFFSET ?)`, string(e.Body), c.TableID, e.Agent, e.Turn, e.Index)
+		if err != nil {
 			return fmt.Errorf("edit message: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("edit message: %w", err)
+		} else if n == 0 {
+			return store.ErrNoMessage(e)
 		}
 	}
 	return nil
@@ -160,15 +185,21 @@ func (d *DB) OwnerData(ctx context.Context, tableID string) (store.OwnerData, er
 		if err != nil {
 			return err
 		}
-		err = each(ctx, tx, "SELECT id, text, author, created_at FROM whispers WHERE table_id = ? AND used_turn IS NULL ORDER BY id", []any{tableID}, func(r *sql.Rows) error {
+		err = each(ctx, tx, qOwnerWhispers, []any{tableID, tableID}, func(r *sql.Rows) error {
 			var wh store.Whisper
 			var at string
-			if err := r.Scan(&wh.ID, &wh.Text, &wh.By, &at); err != nil {
+			var used sql.NullInt64
+			if err := r.Scan(&wh.ID, &wh.Text, &wh.By, &at, &used); err != nil {
 				return err
 			}
 			t, err := parseTime(at)
 			wh.CreatedAt = t
-			out.Whispers = append(out.Whispers, wh)
+			if used.Valid {
+				wh.UsedTurn = int(used.Int64)
+				out.Read = append(out.Read, wh)
+			} else {
+				out.Whispers = append(out.Whispers, wh)
+			}
 			return err
 		})
 		if err != nil {

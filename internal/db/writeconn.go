@@ -28,6 +28,8 @@ type writer struct {
 	// stmts are writeQueries, prepared on conn.
 	stmts                   map[string]*sql.Stmt
 	begin, commit, rollback *sql.Stmt
+	// writes counts the transactions begun, in order (health.wrote).
+	writes uint64
 }
 
 // newWriter pins pool's connection and prepares the write statements on
@@ -79,16 +81,21 @@ func (w *writer) close() error {
 // I/O error) comes back wrapped in store.ErrUnavailable and marks the
 // store unavailable until a write succeeds (health.go).
 func (d *DB) write(ctx context.Context, fn func(w *writeTx) error) error {
-	return d.health.wrote(d.writeOnce(ctx, fn))
+	n, err := d.writeOnce(ctx, fn)
+	return d.health.wrote(n, err)
 }
 
-func (d *DB) writeOnce(ctx context.Context, fn func(w *writeTx) error) error {
+// writeOnce is write without the health: n is the write's place in the
+// writer's order.
+func (d *DB) writeOnce(ctx context.Context, fn func(w *writeTx) error) (n uint64, err error) {
 	w := d.writer
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.writes++
+	n = w.writes
 	d.checkpointer.restartWAL(ctx, w.conn)
 	if err := w.beginTx(ctx); err != nil {
-		return err
+		return n, err
 	}
 	open := true
 	defer func() {
@@ -99,22 +106,22 @@ func (d *DB) writeOnce(ctx context.Context, fn func(w *writeTx) error) error {
 	}()
 	tx := &writeTx{ctx: ctx, conn: w.conn, stmts: w.stmts}
 	if err := fn(tx); err != nil {
-		return err
+		return n, err
 	}
 	for _, f := range tx.last {
 		if err := f(); err != nil {
-			return err
+			return n, err
 		}
 	}
 	if _, err := w.commit.ExecContext(ctx); err != nil {
-		return err
+		return n, err
 	}
 	open = false
 	d.countWAL()
 	for _, f := range tx.committed {
 		f()
 	}
-	return nil
+	return n, nil
 }
 
 // beginTx begins a transaction. Should a transaction be left open (its

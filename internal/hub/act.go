@@ -37,7 +37,7 @@ func (t *table) act(ctx context.Context, c *client, clientID, text string, answe
 	if t.job == nil {
 		status = "accepted"
 	}
-	_, err = t.queue(ctx, *commit, fmt.Sprintf("t%d", t.st.Game.Turn+1), func(err error) {
+	_, err = t.queue(ctx, *commit, engine.TurnLabel(t.st.Game.Turn+1), func(err error) {
 		if engine.ErrorCode(err) == engine.ECONFLICT {
 			err = refusal{err} // already stored (and maybe played) long ago
 		}
@@ -170,6 +170,10 @@ func (t *table) ackStatus(a engine.PendingAction) string {
 // say handles a player's `say` frame: answer gets "accepted" once the line
 // is durable, or the error.
 func (t *table) say(ctx context.Context, c *client, text string, answer func(status string, err error)) {
+	if err := t.open(); err != nil {
+		answer("", err)
+		return
+	}
 	ev := engine.ChatEvent(*c.player, text)
 	_, err := t.queue(ctx, store.Commit{Events: []engine.Event{ev}}, "", func(err error) { answer("accepted", err) })
 	if err != nil {

@@ -87,10 +87,16 @@ func HTTPStatus(code string) int {
 }
 
 // writeHTTPError refuses a websocket upgrade with the protocol's error
-// body.
+// body, with code's status.
 func writeHTTPError(w http.ResponseWriter, code, msg string) {
+	writeErrorBody(w, HTTPStatus(code), code, msg)
+}
+
+// writeErrorBody answers status with the protocol's error body: the one
+// place the hub writes it.
+func writeErrorBody(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(HTTPStatus(code))
+	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
 }
 
@@ -131,15 +137,13 @@ func (a *acceptRefusal) write() {
 	if a.status == 0 {
 		return
 	}
+	// The library refuses a request that is no handshake (400, 405, 426),
+	// a foreign origin (403) or a connection it cannot take over (5xx).
 	code := CodeBadRequest
-	switch a.status {
-	case http.StatusForbidden:
+	if a.status == http.StatusForbidden {
 		code = CodeForbidden
-	case http.StatusInternalServerError:
+	} else if a.status >= 500 {
 		code = CodeInternal
 	}
-	h := a.ResponseWriter.Header()
-	h.Set("Content-Type", "application/json")
-	a.ResponseWriter.WriteHeader(a.status)
-	_ = json.NewEncoder(a.ResponseWriter).Encode(map[string]any{"error": map[string]string{"code": code, "message": strings.TrimSpace(string(a.msg))}})
+	writeErrorBody(a.ResponseWriter, a.status, code, strings.TrimSpace(string(a.msg)))
 }

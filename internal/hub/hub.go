@@ -462,7 +462,7 @@ func (h *Hub) SitInvited(ctx context.Context, tableID string, p engine.Player, s
 		return Character{}, err
 	}
 	var out Character
-	err = t.call(ctx, func() error {
+	err = t.callOpen(ctx, func() error {
 		if err := t.access.Load().sees(tableID, Viewer{PlayerID: p.ID, Invite: invite}); err != nil {
 			return err
 		}
@@ -479,7 +479,7 @@ func (h *Hub) Leave(ctx context.Context, tableID string, p engine.Player) error 
 	if err != nil {
 		return err
 	}
-	return t.call(ctx, func() error { return t.leave(ctx, p) })
+	return t.callOpen(ctx, func() error { return t.leave(ctx, p) })
 }
 
 // Snapshot returns what a spectator may see of the table.

@@ -279,18 +279,15 @@ func decodeTurns(rows []store.AgentMessage, log *slog.Logger) []agent.Message {
 	return out
 }
 
-// ownerOnly returns an EFORBIDDEN error unless playerID owns the table.
-// The DM's records (histories, memories, the call log) hold what players
-// must not see, such as NPC secrets.
-// A private table the player may not see is ENOTFOUND (owners.go).
-func (h *Hub) ownerOnly(tableID, playerID string) error {
-	_, err := h.ownerOf(tableID, playerID, "Only the table's owner may read the DM's records.")
-	return err
-}
+// readRecords is what only the owner may do with the DM's records
+// (histories, memories, the call log): they hold what players must not
+// see, such as NPC secrets. A private table the player may not see is
+// ENOTFOUND (ownerOf).
+const readRecords = "read the DM's records"
 
 // Memories returns the memories of a table, oldest first, for its owner.
 func (h *Hub) Memories(ctx context.Context, tableID, playerID string) ([]store.Memory, error) {
-	if err := h.ownerOnly(tableID, playerID); err != nil {
+	if _, err := h.ownerOf(tableID, playerID, readRecords); err != nil {
 		return nil, err
 	}
 	return h.cfg.Store.Memories(ctx, tableID, "", 0)
@@ -299,7 +296,7 @@ func (h *Hub) Memories(ctx context.Context, tableID, playerID string) ([]store.M
 // SearchMemories searches the memories of a table (full text), best
 // first, for its owner.
 func (h *Hub) SearchMemories(ctx context.Context, tableID, playerID, query string, limit int) ([]store.Memory, error) {
-	if err := h.ownerOnly(tableID, playerID); err != nil {
+	if _, err := h.ownerOf(tableID, playerID, readRecords); err != nil {
 		return nil, err
 	}
 	return h.cfg.Store.SearchMemories(ctx, tableID, query, limit)
@@ -322,7 +319,7 @@ type Session struct {
 // and their transcript, for its owner. ENOTFOUND if there is no such
 // memory.
 func (h *Hub) MemorySession(ctx context.Context, tableID, playerID string, id int64) (Session, error) {
-	if err := h.ownerOnly(tableID, playerID); err != nil {
+	if _, err := h.ownerOf(tableID, playerID, readRecords); err != nil {
 		return Session{}, err
 	}
 	m, rows, err := h.cfg.Store.MemorySession(ctx, tableID, id)
@@ -338,7 +335,7 @@ func (h *Hub) MemorySession(ctx context.Context, tableID, playerID string, id in
 // new title, summary and keywords and returns the memory. For the table's
 // owner.
 func (h *Hub) SummarizeSession(ctx context.Context, tableID, playerID string, id int64) (store.Memory, error) {
-	if err := h.ownerOnly(tableID, playerID); err != nil {
+	if _, err := h.ownerOf(tableID, playerID, readRecords); err != nil {
 		return store.Memory{}, err
 	}
 	m, rows, err := h.cfg.Store.MemorySession(ctx, tableID, id)
@@ -365,7 +362,7 @@ func (h *Hub) ExportHistory(ctx context.Context, tableID, playerID, agentName st
 	if agentName != engine.AgentNarrative && agentName != engine.AgentCombat {
 		return nil, engine.Errorf(engine.EINVALID, "No history %q: narrative or combat.", agentName)
 	}
-	if err := h.ownerOnly(tableID, playerID); err != nil {
+	if _, err := h.ownerOf(tableID, playerID, readRecords); err != nil {
 		return nil, err
 	}
 	rows, err := h.cfg.Store.AllHistory(ctx, tableID, agentName)
@@ -382,7 +379,7 @@ func (h *Hub) ExportHistory(ctx context.Context, tableID, playerID, agentName st
 // Calls returns the last model calls of a table, newest first, for its
 // owner.
 func (h *Hub) Calls(ctx context.Context, tableID, playerID string, limit int) ([]store.LLMCall, error) {
-	if err := h.ownerOnly(tableID, playerID); err != nil {
+	if _, err := h.ownerOf(tableID, playerID, readRecords); err != nil {
 		return nil, err
 	}
 	return h.cfg.Store.Calls(ctx, tableID, limit)

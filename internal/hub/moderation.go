@@ -25,20 +25,21 @@ const CodeModeration = "moderation"
 const CloseFreed websocket.StatusCode = 4003
 
 // moderate runs f on table id's goroutine (closed tables included when
-// closedOK) and logs the action.
-func (h *Hub) moderate(ctx context.Context, id, action string, closedOK bool, f func(t *table) error, attrs ...any) error {
+// closedOK) with by, the console user who acts (ActorFrom), and logs the
+// action.
+func (h *Hub) moderate(ctx context.Context, id, action string, closedOK bool, f func(t *table, by string) error, attrs ...any) error {
 	t, err := h.anyTable(id)
 	if err != nil {
 		return err
 	}
 	by := ActorFrom(ctx)
 	err = t.callSystem(ctx, func() error {
-		if t.closed && !closedOK {
-			return engine.Errorf(engine.ECONFLICT, "The table is closed.")
+		if !closedOK {
+			if err := t.open(); err != nil {
+				return err
+			}
 		}
-		t.actor = by
-		defer func() { t.actor = "" }()
-		return f(t)
+		return f(t, by)
 	})
 	args := append([]any{"table", id, "action", action, "by", by}, attrs...)
 	if err != nil {
@@ -51,15 +52,15 @@ func (h *Hub) moderate(ctx context.Context, id, action string, closedOK bool, f 
 }
 
 // auditEvent is the `system` event that records a moderation action and
-// who acted (t.actor, set by moderate).
-func (t *table) auditEvent(action, message string) engine.Event {
-	return engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: message, Action: action, By: t.actor})
+// who acted.
+func auditEvent(action, message, by string) engine.Event {
+	return engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: message, Action: action, By: by})
 }
 
-// audit commits the audit event of action with the rest of c.
-func (t *table) audit(ctx context.Context, action, message string, c store.Commit) error {
-	c.Events = append([]engine.Event{t.auditEvent(action, message)}, c.Events...)
-	turn := fmt.Sprintf("t%d", t.st.Game.Turn)
+// audit commits the audit event of action, taken by by, with the rest of c.
+func (t *table) audit(ctx context.Context, action, message, by string, c store.Commit) error {
+	c.Events = append([]engine.Event{auditEvent(action, message, by)}, c.Events...)
+	turn := t.turnLabel()
 	if err := t.commit(ctx, c, turn); err != nil {
 		return fmt.Errorf("%s %s: %w", action, t.id, err)
 	}
@@ -83,21 +84,18 @@ func (h *Hub) Resume(ctx context.Context, id string) error {
 // audit line. Then it arms the turn timer (paused) or starts what waited
 // (resumed). Setting the mark it already has does nothing.
 func (h *Hub) setPaused(ctx context.Context, id string, paused bool, action, text string) error {
-	return h.moderate(ctx, id, action, false, func(t *table) error {
-		return t.setPausedMark(ctx, paused, action, text, "")
+	return h.moderate(ctx, id, action, false, func(t *table, by string) error {
+		return t.setPausedMark(ctx, paused, action, text, by)
 	})
 }
 
 // setPausedMark is setPaused on the table goroutine; by is who paused
-// (ByOwner, or "" for the operator: then the console user moderate named).
+// (ByOwner, or the console user moderate names).
 func (t *table) setPausedMark(ctx context.Context, paused bool, action, text, by string) error {
 	if t.paused == paused {
 		return nil
 	}
-	if by == "" {
-		by = t.actor
-	}
-	ev := engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: text, Action: action, By: by})
+	ev := auditEvent(action, text, by)
 	if err := t.commit(ctx, store.Commit{Paused: &paused, Events: []engine.Event{ev}}, t.turnLabel()); err != nil {
 		return fmt.Errorf("%s %s: %w", action, t.id, err)
 	}
@@ -116,14 +114,14 @@ func (t *table) setPausedMark(ctx context.Context, paused bool, action, text, by
 // is emitted, the fight is over and exploration resumes. ECONFLICT while a
 // turn runs (pause the table and try again), EINVALID without a fight.
 func (h *Hub) EndCombat(ctx context.Context, id string) error {
-	return h.moderate(ctx, id, "end_combat", false, func(t *table) error {
+	return h.moderate(ctx, id, "end_combat", false, func(t *table, by string) error {
 		if t.st.Game.Combat == nil {
 			return engine.Errorf(engine.EINVALID, "There is no fight to end.")
 		}
 		if t.job != nil {
 			return engine.Errorf(engine.ECONFLICT, "A turn is being resolved; pause the table and try again when it ends.")
 		}
-		return t.abortCombat(ctx, t.auditEvent("end_combat", "The operator ended the fight."), "The operator ended the fight.")
+		return t.abortCombat(ctx, auditEvent("end_combat", "The operator ended the fight.", by), "The operator ended the fight.")
 	})
 }
 
@@ -135,14 +133,14 @@ func (t *table) isAction(id string) bool {
 // RetryAction plays a waiting action again now, whatever its attempts.
 // ENOTFOUND if the table has no such open action, ECONFLICT if it runs.
 func (h *Hub) RetryAction(ctx context.Context, id, actionID string) error {
-	return h.moderate(ctx, id, "retry", false, func(t *table) error {
+	return h.moderate(ctx, id, "retry", false, func(t *table, by string) error {
 		if !t.isAction(actionID) {
 			return engine.Errorf(engine.ENOTFOUND, "No waiting action %q at this table.", actionID)
 		}
 		if t.job != nil && t.job.action != nil && t.job.action.ID == actionID {
 			return engine.Errorf(engine.ECONFLICT, "The action is being resolved right now.")
 		}
-		if err := t.audit(ctx, "retry", "The operator retries a waiting action.", store.Commit{}); err != nil {
+		if err := t.audit(ctx, "retry", "The operator retries a waiting action.", by, store.Commit{}); err != nil {
 			return err
 		}
 		t.acts.retry(actionID)
@@ -157,13 +155,13 @@ func (h *Hub) RetryAction(ctx context.Context, id, actionID string) error {
 // call finds no such action: ENOTFOUND). An action whose turn is running
 // is abandoned too: that turn's result is dropped when it ends.
 func (h *Hub) AbandonAction(ctx context.Context, id, actionID string) error {
-	return h.moderate(ctx, id, "abandon", true, func(t *table) error {
+	return h.moderate(ctx, id, "abandon", true, func(t *table, by string) error {
 		if !t.isAction(actionID) {
 			return engine.Errorf(engine.ENOTFOUND, "No waiting action %q at this table.", actionID)
 		}
 		ev := engine.NewEvent(engine.SystemData{Code: CodeModeration, Message: "The operator abandoned an action; it will not be played.",
-			Action: "abandon", ActionID: actionID, By: t.actor})
-		if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}, Abandon: []string{actionID}}, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+			Action: "abandon", ActionID: actionID, By: by})
+		if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}, Abandon: []string{actionID}}, t.turnLabel()); err != nil {
 			return fmt.Errorf("abandon %s: %w", actionID, err)
 		}
 		t.acts.abandon(actionID, t.job != nil && t.job.action != nil && t.job.action.ID == actionID)
@@ -176,12 +174,11 @@ func (h *Hub) AbandonAction(ctx context.Context, id, actionID string) error {
 // FreeSeat frees a seat: the player's sockets close with 4003 and the
 // character leaves. ENOTFOUND if nobody sits there.
 func (h *Hub) FreeSeat(ctx context.Context, id, seat string) error {
-	return h.moderate(ctx, id, "free_seat", false, func(t *table) error {
+	return h.moderate(ctx, id, "free_seat", false, func(t *table, by string) error {
 		for _, s := range t.seats {
 			if s.Seat == seat {
-				p := engine.Player{ID: s.PlayerID, Name: s.PlayerName}
-				audit := t.auditEvent("free_seat", fmt.Sprintf("The operator freed seat %s.", seat))
-				return t.freeSeatBy(ctx, s, p, []engine.Event{audit}, ByOperator, CloseFreed, ReasonOperator)
+				audit := auditEvent("free_seat", fmt.Sprintf("The operator freed seat %s.", seat), by)
+				return t.freeSeat(ctx, s, removal{by: ByOperator, audit: []engine.Event{audit}, code: CloseFreed, reason: ReasonOperator})
 			}
 		}
 		return engine.Errorf(engine.ENOTFOUND, "Nobody sits in seat %q.", seat)
@@ -192,13 +189,13 @@ func (h *Hub) FreeSeat(ctx context.Context, id, seat string) error {
 // actions, its sockets close (1000), no turn runs; its history stays
 // readable by the operator. Closing twice is a no-op.
 func (h *Hub) CloseTable(ctx context.Context, id string) error {
-	return h.moderate(ctx, id, "close", true, func(t *table) error {
+	return h.moderate(ctx, id, "close", true, func(t *table, by string) error {
 		if t.closed {
 			return nil
 		}
 		// The mark commits with its audit line, as setPaused's.
 		now := t.h.cfg.Now().UTC()
-		if err := t.audit(ctx, "close", "The operator closed the table.", store.Commit{ClosedAt: &now}); err != nil {
+		if err := t.audit(ctx, "close", "The operator closed the table.", by, store.Commit{ClosedAt: &now}); err != nil {
 			return err
 		}
 		t.closed = true

@@ -26,11 +26,15 @@ func (h *Hub) Unload(id string) {
 	if !ok {
 		return
 	}
-	go t.postSystem(func() {
-		if t.evicted {
-			return
-		}
-		t.restart(&inflight{err: store.ErrFenced})
+	// One of the hub's goroutines, so that Close waits for it; none once
+	// Close waits, when the table stops anyway.
+	h.spawn(func() {
+		t.postSystem(func() {
+			if t.evicted {
+				return
+			}
+			t.restart(&inflight{err: store.ErrFenced})
+		})
 	})
 }
 

@@ -20,9 +20,6 @@ type NotesStore interface {
 	// OwnerData returns a table's notes, its unread whispers and its save
 	// points, each oldest first.
 	OwnerData(ctx context.Context, tableID string) (store.OwnerData, error)
-	// SetFeedback stores a player's score of a narration (the last one
-	// counts).
-	SetFeedback(ctx context.Context, f store.Feedback) error
 	// FeedbackGroups sums the scores given since since by model and
 	// prompt version.
 	FeedbackGroups(ctx context.Context, since time.Time) ([]store.FeedbackGroup, error)
@@ -32,12 +29,6 @@ func (d deadlined) OwnerData(ctx context.Context, tableID string) (store.OwnerDa
 	ctx, cancel := d.ctx(ctx)
 	defer cancel()
 	return d.s.OwnerData(ctx, tableID)
-}
-
-func (d deadlined) SetFeedback(ctx context.Context, f store.Feedback) error {
-	ctx, cancel := d.ctx(ctx)
-	defer cancel()
-	return d.s.SetFeedback(ctx, f)
 }
 
 func (d deadlined) FeedbackGroups(ctx context.Context, since time.Time) ([]store.FeedbackGroup, error) {
@@ -51,17 +42,6 @@ const (
 	maxNoteLen    = 500
 	maxWhisperLen = 1000
 )
-
-// loadNotes reads the table's notes, whispers and save points as it loads.
-// A failure leaves them empty and is logged: the table plays on.
-func (t *table) loadNotes() {
-	d, err := t.h.cfg.Store.OwnerData(context.Background(), t.id)
-	if err != nil {
-		t.log.Error("load notes and save points", "err", err)
-		return
-	}
-	t.own.notes, t.own.whispers, t.own.points = d.Notes, d.Whispers, d.Points
-}
 
 // NoteView is a note as clients see it: PROTOCOL.md's fields, and the
 // author's name (additive).
@@ -90,15 +70,6 @@ func noteView(n store.Note) NoteView {
 	return NoteView{ID: n.ID, Text: n.Text, By: n.By, ByName: n.ByName, CreatedAt: n.CreatedAt}
 }
 
-// ownerFor is ownerOnly whose refusal says what only the owner may do.
-func (h *Hub) ownerFor(tableID, playerID, what string) error {
-	err := h.ownerOnly(tableID, playerID)
-	if engine.ErrorCode(err) == engine.EFORBIDDEN {
-		return engine.Errorf(engine.EFORBIDDEN, "Only the table's owner may %s.", what)
-	}
-	return err
-}
-
 // noteTexts are the notes as the DM reads them.
 func (t *table) noteTexts() []string {
 	if len(t.own.notes) == 0 {
@@ -109,11 +80,6 @@ func (t *table) noteTexts() []string {
 		out[i] = n.Text
 	}
 	return out
-}
-
-// isOwner reports whether playerID owns the table.
-func (t *table) isOwner(playerID string) bool {
-	return t.meta.OwnerID != "" && t.meta.OwnerID == playerID
 }
 
 // Notes returns a table's notes, oldest first, for whoever may see the
@@ -148,8 +114,8 @@ func (h *Hub) AddNote(ctx context.Context, tableID string, p engine.Player, text
 		return NoteView{}, err
 	}
 	var v NoteView
-	err = t.call(ctx, func() error {
-		if _, seated := t.seatOf(p.ID); !seated && !t.isOwner(p.ID) {
+	err = t.callOpen(ctx, func() error {
+		if _, seated := t.seatOf(p.ID); !seated && !t.owns(p.ID) {
 			return engine.Errorf(engine.EFORBIDDEN, "Only the table's owner and its seated players may add notes.")
 		}
 		if len(t.own.notes) >= store.MaxNotes {
@@ -158,7 +124,7 @@ func (h *Hub) AddNote(ctx context.Context, tableID string, p engine.Player, text
 		n := store.Note{ID: newID("n"), Text: text, By: p.ID, ByName: p.Name, CreatedAt: h.cfg.Now().UTC()}
 		ev := engine.NewEvent(engine.NoteData{ID: n.ID, Text: n.Text, By: n.By})
 		c := store.Commit{Events: []engine.Event{ev}, Owner: &store.OwnerChange{AddNote: &n}}
-		if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+		if err := t.commit(ctx, c, t.turnLabel()); err != nil {
 			return fmt.Errorf("add note at %s: %w", t.id, err)
 		}
 		t.own.notes = append(t.own.notes, n)
@@ -175,7 +141,7 @@ func (h *Hub) RemoveNote(ctx context.Context, tableID string, p engine.Player, n
 	if err != nil {
 		return err
 	}
-	return t.call(ctx, func() error {
+	return t.callOpen(ctx, func() error {
 		i := -1
 		for j, n := range t.own.notes {
 			if n.ID == noteID {
@@ -185,20 +151,15 @@ func (h *Hub) RemoveNote(ctx context.Context, tableID string, p engine.Player, n
 		if i < 0 {
 			return engine.Errorf(engine.ENOTFOUND, "No note %q at this table.", noteID)
 		}
-		if t.own.notes[i].By != p.ID && !t.isOwner(p.ID) {
+		if t.own.notes[i].By != p.ID && !t.owns(p.ID) {
 			return engine.Errorf(engine.EFORBIDDEN, "Only the note's author or the table's owner may remove it.")
 		}
 		ev := engine.NewEvent(engine.NoteRemovedData{ID: noteID, By: p.ID})
 		c := store.Commit{Events: []engine.Event{ev}, Owner: &store.OwnerChange{RemoveNote: noteID}}
-		if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+		if err := t.commit(ctx, c, t.turnLabel()); err != nil {
 			return fmt.Errorf("remove note at %s: %w", t.id, err)
 		}
 		t.own.notes = append(t.own.notes[:i:i], t.own.notes[i+1:]...)
 		return nil
 	})
-}
-
-// IsOwner reports whether playerID owns table tableID.
-func (h *Hub) IsOwner(tableID, playerID string) bool {
-	return playerID != "" && h.ownerOnly(tableID, playerID) == nil
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"tavern/internal/engine"
 	"tavern/internal/store"
 )
@@ -97,6 +95,12 @@ type ownerState struct {
 	notes    []store.Note
 	whispers []store.Whisper
 	points   []store.SavePoint
+	// read are the whispers read by turns a retcon can still undo, with
+	// the turn that read each (store.OwnerData.Read).
+	read []store.Whisper
+	// retcons are the retcons made since the table loaded (retracted);
+	// the store knows the older ones.
+	retcons []engine.RetconData
 }
 
 // access is what decides who may see a table, published by the table
@@ -107,33 +111,55 @@ type access struct {
 	private, closed, words  bool
 	invite                  []byte
 	bans, seated, npcByName map[string]bool
+	// npcs is how many NPCs the state had when npcByName was made.
+	npcs int
 }
 
 // publishAccess publishes who may see the table now. Runs on the table
-// goroutine, with every summary update (seats, marks, settings).
-func (t *table) publishAccess() {
+// goroutine, with every summary update (seats, marks, settings), and when
+// a words table's NPCs change (publish).
+func (t *table) publishAccess() { t.access.Store(t.newAccess()) }
+
+// newAccess is the access of the table now.
+func (t *table) newAccess() *access {
 	a := &access{owner: t.meta.OwnerID, private: t.meta.Private, closed: t.closed, words: t.st.Config.Words(),
 		invite: t.own.invite, bans: t.own.bans, seated: make(map[string]bool, len(t.seats))}
 	for _, s := range t.seats {
 		a.seated[s.PlayerID] = true
 	}
 	if a.words {
-		a.npcByName = npcNames(t.st)
+		a.npcByName, a.npcs = npcNames(t.st), len(t.st.World.NPCs)
 	}
-	t.access.Store(a)
+	return a
 }
 
-// loadOwner reads the table's invite hash and bans from the store; get
-// calls it once, as the table loads.
+// npcsStale reports whether a, the published access, misses NPCs the
+// state has now. NPCs are only ever added to a state (a retcon's state,
+// which has fewer, is published by updateSummary), so a count tells; it
+// costs no allocation, where remaking the access on every batch did.
+func (t *table) npcsStale(a *access) bool {
+	return t.st.Config.Words() && (!a.words || a.npcs != len(t.st.World.NPCs))
+}
+
+// loadOwner reads the owner's side of the table from the store: its
+// invite hash and bans, its notes, waiting whispers and save points. get
+// calls it once, as the table loads; a failure fails the load, as for the
+// rest of the table's data (a table without its bans would let a banned
+// player in; without its notes the DM would forget them).
 func (t *table) loadOwner(ctx context.Context) error {
 	a, err := t.h.cfg.Store.TableAccess(ctx, t.id)
 	if err != nil {
 		return fmt.Errorf("load access of %s: %w", t.id, err)
 	}
+	d, err := t.h.cfg.Store.OwnerData(ctx, t.id)
+	if err != nil {
+		return fmt.Errorf("load notes and save points of %s: %w", t.id, err)
+	}
 	t.own.invite, t.own.bans = a.InviteHash, map[string]bool{}
 	for _, p := range a.Bans {
 		t.own.bans[p] = true
 	}
+	t.own.notes, t.own.whispers, t.own.points, t.own.read = d.Notes, d.Whispers, d.Points, d.Read
 	t.publishAccess()
 	return nil
 }
@@ -152,7 +178,7 @@ func (e *closedOut) Error() string { return "refused: " + e.reason }
 
 // member reports whether playerID owns the table or sits at it.
 func (a *access) member(playerID string) bool {
-	return playerID != "" && (playerID == a.owner || a.seated[playerID])
+	return a.owns(playerID) || playerID != "" && a.seated[playerID]
 }
 
 // sees returns nil if v may see table id: a public table, or a private
@@ -240,35 +266,13 @@ func refusedReason(err error) string {
 	return ""
 }
 
-// ownerOf returns the table if playerID owns it. A table the player may
-// not see is ENOTFOUND, one they see but do not own EFORBIDDEN with why.
-func (h *Hub) ownerOf(tableID, playerID, why string) (*table, error) {
-	t, err := h.table(tableID)
-	if err != nil {
-		return nil, err
-	}
-	a := t.access.Load()
-	if err := a.sees(tableID, Viewer{PlayerID: playerID}); err != nil {
-		return nil, err
-	}
-	if a.owner == "" || a.owner != playerID {
-		return nil, engine.Errorf(engine.EFORBIDDEN, "%s", why)
-	}
-	return t, nil
-}
-
 // byOwner runs f on the table goroutine for its owner p and logs it.
 func (h *Hub) byOwner(ctx context.Context, id string, p engine.Player, action string, f func(t *table) error) error {
-	t, err := h.ownerOf(id, p.ID, "Only the table's owner may do this.")
+	t, err := h.ownerOf(id, p.ID, "do this")
 	if err != nil {
 		return err
 	}
-	err = t.call(ctx, func() error {
-		if t.closed {
-			return engine.Errorf(engine.ECONFLICT, "The table is closed.")
-		}
-		return f(t)
-	})
+	err = t.callOpen(ctx, func() error { return f(t) })
 	if err == nil {
 		h.log.Info("owner action", "table", id, "action", action, "owner", p.ID)
 	}
@@ -433,15 +437,13 @@ func (h *Hub) Kick(ctx context.Context, id string, p engine.Player, seat string)
 	if err := a.sees(id, Viewer{PlayerID: p.ID}); err != nil {
 		return err
 	}
-	if a.owner != p.ID {
-		err := t.call(ctx, func() error {
-			s, ok := t.seatOf(p.ID)
-			if !ok || s.Seat != seat {
+	if !a.owns(p.ID) {
+		return t.callOpen(ctx, func() error {
+			if s, ok := t.seatOf(p.ID); !ok || s.Seat != seat {
 				return engine.Errorf(engine.EFORBIDDEN, "Only the table's owner may free another player's seat.")
 			}
 			return t.leave(ctx, p)
 		})
-		return err
 	}
 	return h.byOwner(ctx, id, p, "kick", func(t *table) error {
 		for _, s := range t.seats {
@@ -449,17 +451,11 @@ func (h *Hub) Kick(ctx context.Context, id string, p engine.Player, seat string)
 				if s.PlayerID == p.ID {
 					return t.leave(ctx, p)
 				}
-				who := engine.Player{ID: s.PlayerID, Name: s.PlayerName}
-				return t.freeSeatBy(ctx, s, who, nil, ByOwner, CloseFreed, ReasonOwner)
+				return t.freeSeat(ctx, s, removal{by: ByOwner, code: CloseFreed, reason: ReasonOwner})
 			}
 		}
 		return engine.Errorf(engine.ENOTFOUND, "Nobody sits in seat %q.", seat)
 	})
-}
-
-// freeSeatBy is freeSeat whose player_left event says who freed the seat.
-func (t *table) freeSeatBy(ctx context.Context, s engine.Seat, p engine.Player, extra []engine.Event, by string, code websocket.StatusCode, reason string) error {
-	return t.freeSeatEvent(ctx, s, extra, engine.PlayerRemovedEvent(p, s.Seat, roleLabel(rolePlayer), by), p, code, reason)
 }
 
 // checkPlayerID refuses what cannot be a player id.
@@ -494,22 +490,27 @@ func (h *Hub) Ban(ctx context.Context, id string, p engine.Player, target string
 		if t.own.bans[target] {
 			return nil
 		}
-		c := store.Commit{Settings: &store.SettingsChange{Ban: target, BannedAt: t.h.cfg.Now().UTC()}}
-		if err := t.commit(ctx, c, t.turnLabel()); err != nil {
-			return fmt.Errorf("ban at %s: %w", t.id, err)
-		}
-		bans := make(map[string]bool, len(t.own.bans)+1)
-		for k := range t.own.bans {
-			bans[k] = true
-		}
-		bans[target] = true
-		t.own.bans = bans
-		t.publishAccess()
-		if s, ok := t.seatOf(target); ok {
-			who := engine.Player{ID: s.PlayerID, Name: s.PlayerName}
-			if err := t.freeSeatBy(ctx, s, who, nil, ByOwner, CloseFreed, ReasonBanned); err != nil {
-				return err
+		ban := &store.SettingsChange{Ban: target, BannedAt: t.h.cfg.Now().UTC()}
+		banned := func() {
+			bans := make(map[string]bool, len(t.own.bans)+1)
+			for k := range t.own.bans {
+				bans[k] = true
 			}
+			bans[target] = true
+			t.own.bans = bans
+			t.publishAccess()
+		}
+		if s, ok := t.seatOf(target); ok {
+			// The ban, the seat freed and player_left: one commit.
+			r := removal{by: ByOwner, settings: ban, code: CloseFreed, reason: ReasonBanned, applied: banned}
+			if err := t.freeSeat(ctx, s, r); err != nil {
+				return fmt.Errorf("ban at %s: %w", t.id, err)
+			}
+		} else {
+			if err := t.commit(ctx, store.Commit{Settings: ban}, t.turnLabel()); err != nil {
+				return fmt.Errorf("ban at %s: %w", t.id, err)
+			}
+			banned()
 		}
 		for cl := range t.clients {
 			if cl.playerID() == target {
@@ -589,7 +590,8 @@ func (h *Hub) OwnerResume(ctx context.Context, id string, p engine.Player) error
 	})
 }
 
-func (t *table) turnLabel() string { return fmt.Sprintf("t%d", t.st.Game.Turn) }
+// turnLabel is the id of the table's current turn.
+func (t *table) turnLabel() string { return engine.TurnLabel(t.st.Game.Turn) }
 
 // MyTable is a table in a player's own list (GET /api/players/me/tables).
 type MyTable struct {

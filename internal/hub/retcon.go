@@ -1,11 +1,11 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"tavern/internal/engine"
@@ -96,6 +96,10 @@ func (t *table) turnQueued(j *job) {
 		t.own.whispers = slices.DeleteFunc(t.own.whispers, func(w store.Whisper) bool {
 			return slices.ContainsFunc(j.owner.whispers, func(u store.Whisper) bool { return u.ID == w.ID })
 		})
+		for _, w := range j.owner.whispers {
+			w.UsedTurn = j.turnNo
+			t.own.read = append(t.own.read, w)
+		}
 	}
 	if j.owner.save != nil {
 		t.own.points = append(t.own.points, *j.owner.save)
@@ -103,6 +107,30 @@ func (t *table) turnQueued(j *job) {
 			t.own.points = slices.Delete(t.own.points, 0, over)
 		}
 	}
+	t.forgetRead()
+}
+
+// forgetRead lets go of the whispers read before the oldest turn a retcon
+// can undo: no retcon makes them wait again.
+func (t *table) forgetRead() {
+	oldest := 0
+	if len(t.own.points) > 0 {
+		oldest = t.own.points[0].Turn
+	}
+	t.own.read = slices.DeleteFunc(t.own.read, func(w store.Whisper) bool { return oldest == 0 || w.UsedTurn < oldest })
+}
+
+// unread makes the whispers read by turn from and after wait again, as
+// the store does with the retcon of turn from, oldest first.
+func (t *table) unread(from int) {
+	for _, w := range t.own.read {
+		if w.UsedTurn >= from {
+			w.UsedTurn = 0
+			t.own.whispers = append(t.own.whispers, w)
+		}
+	}
+	t.own.read = slices.DeleteFunc(t.own.read, func(w store.Whisper) bool { return w.UsedTurn >= from })
+	slices.SortFunc(t.own.whispers, func(a, b store.Whisper) int { return cmp.Compare(a.ID, b.ID) })
 }
 
 // RetconResult is what POST /api/tables/{id}/retcon answers.
@@ -122,10 +150,7 @@ func (h *Hub) Retcon(ctx context.Context, tableID string, p engine.Player, then 
 	if then != RetconRetry && then != RetconDrop {
 		return RetconResult{}, engine.Errorf(engine.EINVALID, `then must be "retry" or "drop".`)
 	}
-	if err := h.ownerFor(tableID, p.ID, "undo a turn"); err != nil {
-		return RetconResult{}, err
-	}
-	t, err := h.table(tableID)
+	t, err := h.ownerOf(tableID, p.ID, "undo a turn")
 	if err != nil {
 		return RetconResult{}, err
 	}
@@ -143,9 +168,10 @@ func (h *Hub) Retcon(ctx context.Context, tableID string, p engine.Player, then 
 
 // retcon runs on the table goroutine (Retcon).
 func (t *table) retcon(ctx context.Context, p engine.Player, then string) (RetconResult, error) {
+	if err := t.open(); err != nil {
+		return RetconResult{}, err
+	}
 	switch {
-	case t.closed:
-		return RetconResult{}, engine.Errorf(engine.ECONFLICT, "The table is closed.")
 	case t.job != nil:
 		return RetconResult{}, engine.Errorf(engine.ECONFLICT, "A turn is being resolved; undo it once it ends.")
 	case len(t.own.points) == 0:
@@ -156,9 +182,10 @@ func (t *table) retcon(ctx context.Context, p engine.Player, then string) (Retco
 	if err != nil {
 		return RetconResult{}, err
 	}
-	turn := "t" + strconv.Itoa(pt.Turn)
+	turn := engine.TurnLabel(pt.Turn)
 	res := RetconResult{Turn: turn, FromSeq: pt.FromSeq, ToSeq: t.numbered}
-	ev := engine.NewEvent(engine.RetconData{Turn: turn, FromSeq: res.FromSeq, ToSeq: res.ToSeq, By: p.ID, ActionID: pt.Action.ID, Then: then})
+	undo := engine.RetconData{Turn: turn, FromSeq: res.FromSeq, ToSeq: res.ToSeq, By: p.ID, ActionID: pt.Action.ID, Then: then}
+	ev := engine.NewEvent(undo)
 	retry := then == RetconRetry
 	c := store.Commit{State: before, Events: []engine.Event{ev},
 		Owner: &store.OwnerChange{Retcon: &store.Retcon{Turn: pt.Turn, ActionID: pt.Action.ID, Reopen: retry}}}
@@ -168,12 +195,9 @@ func (t *table) retcon(ctx context.Context, p engine.Player, then string) (Retco
 	t.setState(before)
 	t.hist.invalidate()
 	t.own.points = t.own.points[:len(t.own.points)-1]
-	// The whispers the undone turns read wait again: the store says which.
-	if d, err := t.h.cfg.Store.OwnerData(ctx, t.id); err == nil {
-		t.own.whispers = d.Whispers
-	} else {
-		t.log.Warn("reload whispers after a retcon", "err", err)
-	}
+	t.own.retcons = append(t.own.retcons, undo)
+	t.unread(pt.Turn) // as the store did, with no read of it here
+	t.forgetRead()
 	if retry && !t.isAction(pt.Action.ID) {
 		if pt.Action.Kind == engine.ActionStart {
 			t.acts.admitStart(pt.Action)
@@ -188,6 +212,12 @@ func (t *table) retcon(ctx context.Context, p engine.Player, then string) (Retco
 	}
 	t.maybeStart()
 	return res, nil
+}
+
+// retracted reports whether a retcon made since the table loaded
+// retracted event e.
+func (t *table) retracted(e engine.Event) bool {
+	return slices.ContainsFunc(t.own.retcons, func(r engine.RetconData) bool { return r.Retracted(e) })
 }
 
 // restoredState is the state before save point pt's turn, with the party

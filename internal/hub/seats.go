@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/coder/websocket"
@@ -51,7 +52,7 @@ func (t *table) sit(ctx context.Context, p engine.Player, spec engine.NewCharact
 	// Every character arrives in a session-start turn (its backstory, if
 	// any, comes to life there), queued in the same transaction as the seat.
 	commit := store.Commit{State: next, AddSeat: &s, Events: evs, AddPending: t.startAction(p, c)}
-	if err := t.commit(ctx, commit, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+	if err := t.commit(ctx, commit, engine.TurnLabel(next.Game.Turn)); err != nil {
 		return Character{}, fmt.Errorf("sit at %s: %w", t.id, err)
 	}
 	t.setState(next)
@@ -75,22 +76,37 @@ func (t *table) leave(ctx context.Context, p engine.Player) error {
 	if !ok {
 		return engine.Errorf(engine.ENOTFOUND, "You have no seat at this table.")
 	}
-	return t.freeSeat(ctx, s, p, nil, websocket.StatusNormalClosure, "you left the table")
+	return t.freeSeat(ctx, s, removal{code: websocket.StatusNormalClosure, reason: "you left the table"})
 }
 
-// freeSeat removes seat s (player p) and its character, drops the
-// player's waiting actions and closes the player's sockets with code and
-// reason; extra events (the operator's audit) are committed with it.
-func (t *table) freeSeat(ctx context.Context, s engine.Seat, p engine.Player, extra []engine.Event, code websocket.StatusCode, reason string) error {
-	return t.freeSeatEvent(ctx, s, extra, engine.PlayerLeftEvent(p, s.Seat, roleLabel(rolePlayer)), p, code, reason)
+// removal is how a seat is freed: by whom (player_left's "by": ByOwner,
+// ByOperator, or "" when the player left), what commits with it (the
+// operator's audit line, the ban it carries), how the player's sockets
+// close, and what to apply once it is durable.
+type removal struct {
+	by       string
+	audit    []engine.Event
+	settings *store.SettingsChange
+	code     websocket.StatusCode
+	reason   string
+	// applied runs once the commit succeeded, before anyone is told.
+	applied func()
 }
 
-// freeSeatEvent is freeSeat with its player_left event, left.
-func (t *table) freeSeatEvent(ctx context.Context, s engine.Seat, extra []engine.Event, left engine.Event, p engine.Player, code websocket.StatusCode, reason string) error {
+// freeSeat removes seat s and its character, drops the player's waiting
+// actions and closes the player's sockets, in ONE commit with the
+// player_left event and what r carries: a kick's audit line and its ban
+// land together or not at all (store.SettingsChange).
+func (t *table) freeSeat(ctx context.Context, s engine.Seat, r removal) error {
+	p := engine.Player{ID: s.PlayerID, Name: s.PlayerName}
+	left := engine.PlayerLeftEvent(p, s.Seat, roleLabel(rolePlayer))
+	if r.by != "" {
+		left = engine.PlayerRemovedEvent(p, s.Seat, roleLabel(rolePlayer), r.by)
+	}
 	next := t.st.Clone()
 	wasCurrent := next.Game.Combat != nil && next.Game.Combat.Current().Entry == engine.PCEntry(s.Seat)
 	next.RemoveCharacter(s.Seat)
-	evs := append(extra, left)
+	evs := append(slices.Clip(r.audit), left)
 	running := ""
 	if t.job != nil && t.job.action != nil {
 		running = t.job.action.ID
@@ -105,8 +121,12 @@ func (t *table) freeSeatEvent(ctx context.Context, s engine.Seat, extra []engine
 			evs = append(evs, turnEvent(next))
 		}
 	}
-	if err := t.commit(ctx, store.Commit{State: next, RemoveSeat: s.Seat, Events: evs, Abandon: drop}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+	c := store.Commit{State: next, RemoveSeat: s.Seat, Events: evs, Abandon: drop, Settings: r.settings}
+	if err := t.commit(ctx, c, engine.TurnLabel(next.Game.Turn)); err != nil {
 		return fmt.Errorf("leave %s: %w", t.id, err)
+	}
+	if r.applied != nil {
+		r.applied()
 	}
 	t.setState(next)
 	t.seats = deleteSeat(t.seats, s.Seat)
@@ -116,7 +136,7 @@ func (t *table) freeSeatEvent(ctx context.Context, s engine.Seat, extra []engine
 	}
 	for c := range t.clients {
 		if c.player != nil && c.player.ID == p.ID && c.role == rolePlayer {
-			c.close(code, reason)
+			c.close(r.code, r.reason)
 		}
 	}
 	t.updateSummary()

@@ -37,7 +37,7 @@ func (h *Hub) StartSession(ctx context.Context, tableID string, p engine.Player)
 		return "", err
 	}
 	var id string
-	err = t.call(ctx, func() error {
+	err = t.callOpen(ctx, func() error {
 		c, err := t.characterOf(p)
 		if err != nil {
 			return err

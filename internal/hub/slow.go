@@ -38,13 +38,12 @@ func (t *table) watchSlow(j *job) {
 			if t.job != j || j.deltas.streamed() {
 				return
 			}
-			ev := engine.NewEvent(engine.SystemData{Code: CodeSlow,
-				Message: fmt.Sprintf("The DM is slow to answer (nothing after %s); still trying.", d.Round(time.Second))})
+			data := engine.SystemData{Code: CodeSlow,
+				Message: fmt.Sprintf("The DM is slow to answer (nothing after %s); still trying.", d.Round(time.Second))}
 			if j.action != nil {
-				ev = engine.NewEvent(engine.SystemData{Code: CodeSlow, ActionID: j.action.ID,
-					Message: fmt.Sprintf("The DM is slow to answer (nothing after %s); still trying.", d.Round(time.Second))})
+				data.ActionID = j.action.ID
 			}
-			t.tell(context.Background(), ev, j.turnNo)
+			t.tell(context.Background(), engine.NewEvent(data), j.turnNo)
 		})
 	})
 }

@@ -61,10 +61,8 @@ type table struct {
 	flight  flight
 	seats   []engine.Seat
 	clients map[*client]struct{}
-	// actor names who takes the moderation action running now (moderate).
-	actor  string
-	subs   map[*sub]struct{}
-	recent []engine.Event
+	subs    map[*sub]struct{}
+	recent  []engine.Event
 	// acts is the action lifecycle: open actions, attempts, backoff.
 	acts *actions
 	job  *job
@@ -117,7 +115,6 @@ func (h *Hub) newTable(d store.TableData) *table {
 	if recent, err := h.cfg.Store.Events(context.Background(), t.id, max(0, d.Seq-recentEvents), recentEvents); err == nil {
 		t.recent = recent
 	}
-	t.loadNotes()
 	t.updateSummary()
 	return t
 }
@@ -444,8 +441,11 @@ func (t *table) snapshot() Snapshot {
 	}
 	s.Online = onlineSeats(t.clients) // who is connected (views.go)
 	if st.Config.Words() {
-		t.publishAccess() // the NPCs named since
-		t.access.Load().snapshotWords(&s)
+		a := t.access.Load()
+		if t.npcsStale(a) {
+			a = t.newAccess() // NPCs met since: read here, published by publish
+		}
+		a.snapshotWords(&s)
 	}
 	if st.Game.LastCombatResult != nil {
 		s.LastCombat = st.Game.LastCombatResult
@@ -493,8 +493,8 @@ func (t *table) unnumber(evs []engine.Event) { t.numbered -= int64(len(evs)) }
 func (t *table) publish(evs []engine.Event, data []json.RawMessage) {
 	changed := false
 	a := t.access.Load()
-	if t.st.Config.Words() {
-		t.publishAccess() // the NPCs this turn named
+	if t.npcsStale(a) {
+		t.publishAccess() // the NPCs this turn met
 		a = t.access.Load()
 	}
 	for i, e := range evs {

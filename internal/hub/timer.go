@@ -100,7 +100,7 @@ func (t *table) timeout(key string) {
 	next.RNG = d.State()
 	next.Game.Turn++
 	t.stampDeadlines(evs)
-	if err := t.commit(context.Background(), store.Commit{State: next, Events: evs, Abandon: abandon}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+	if err := t.commit(context.Background(), store.Commit{State: next, Events: evs, Abandon: abandon}, engine.TurnLabel(next.Game.Turn)); err != nil {
 		t.log.Error("turn timeout: commit", "err", err)
 		return
 	}

@@ -45,7 +45,7 @@ func (t *table) maybeStart() {
 	j.state = t.st.Clone()
 	j.turnNo = t.st.Game.Turn + 1
 	j.started = t.h.cfg.Now()
-	j.deltas = t.newDeltaStream(fmt.Sprintf("t%d", j.turnNo))
+	j.deltas = t.newDeltaStream(engine.TurnLabel(j.turnNo))
 	t.watchSlow(j)
 	if j.action != nil {
 		t.queueLife(t.acts.start(j.action.ID))
@@ -100,7 +100,7 @@ func (t *table) runJob(j *job) (agent.Result, *engine.State, error) {
 		}
 	}
 	ctx = agent.WithTable(ctx, t.id) // for the memory tools and the call log
-	ctx = agent.WithTurn(ctx, fmt.Sprintf("t%d", j.turnNo))
+	ctx = agent.WithTurn(ctx, engine.TurnLabel(j.turnNo))
 	hist, err := t.historyContext(ctx, turn.AgentName())
 	if err != nil {
 		return agent.Result{}, nil, fmt.Errorf("load history: %w", err)
@@ -147,7 +147,7 @@ func (t *table) finish(j *job, res agent.Result, st *engine.State, runErr error)
 		j.slow.Stop()
 	}
 	ctx := context.Background()
-	turnID := fmt.Sprintf("t%d", j.turnNo)
+	turnID := engine.TurnLabel(j.turnNo)
 	if runErr != nil {
 		j.deltas.withdraw()
 	}
@@ -309,7 +309,7 @@ func (t *table) dmFailed(ctx context.Context, j *job, err error) {
 
 // tell commits one `system` event; a failure is only logged.
 func (t *table) tell(ctx context.Context, ev engine.Event, turnNo int) {
-	if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}}, fmt.Sprintf("t%d", turnNo)); err != nil {
+	if err := t.commit(ctx, store.Commit{Events: []engine.Event{ev}}, engine.TurnLabel(turnNo)); err != nil {
 		t.log.Error("commit system event", "err", err)
 	}
 }
@@ -342,7 +342,7 @@ func (t *table) abortCombat(ctx context.Context, lead engine.Event, summary stri
 		return err
 	}
 	c := store.Commit{State: next, Events: append([]engine.Event{lead}, evs...)}
-	if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+	if err := t.commit(ctx, c, t.turnLabel()); err != nil {
 		return fmt.Errorf("end the fight at %s: %w", t.id, err)
 	}
 	t.setState(next)

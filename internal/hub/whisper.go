@@ -3,8 +3,6 @@ package hub
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"tavern/internal/agent"
@@ -47,8 +45,12 @@ func (c *client) whisper(t *table, f inFrame) {
 	// The owner is read on the table goroutine, which owns the table's
 	// settings.
 	cmd := func() {
-		if !t.isOwner(by) {
+		if !t.owns(by) {
 			c.send(errorFrame(f.ID, CodeForbidden, "Only the table's owner may whisper to the DM."))
+			return
+		}
+		if err := t.open(); err != nil {
+			c.answerError(t, f, err)
 			return
 		}
 		if len(t.own.whispers) >= maxWaitingWhispers {
@@ -89,12 +91,6 @@ func (h *Hub) narrationAt(ctx context.Context, tableID string, seq int64) (engin
 	return evs[0], n, nil
 }
 
-// turnNumber reads a turn id ("t12").
-func turnNumber(turn string) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimPrefix(turn, "t"))
-	return n, err == nil && strings.HasPrefix(turn, "t") && n > 0
-}
-
 // EditNarration corrects the text of narration seq, for the table's owner
 // p (EFORBIDDEN for anyone else): an `edit` event tells clients, and the
 // agents' history holds the corrected text from then on. ENOTFOUND if
@@ -108,10 +104,7 @@ func (h *Hub) EditNarration(ctx context.Context, tableID string, p engine.Player
 	if err != nil {
 		return engine.EditData{}, err
 	}
-	if err := h.ownerFor(tableID, p.ID, "correct a narration"); err != nil {
-		return engine.EditData{}, err
-	}
-	t, err := h.table(tableID)
+	t, err := h.ownerOf(tableID, p.ID, "correct a narration")
 	if err != nil {
 		return engine.EditData{}, err
 	}
@@ -120,9 +113,12 @@ func (h *Hub) EditNarration(ctx context.Context, tableID string, p engine.Player
 		return engine.EditData{}, err
 	}
 	// The history message that made the narration, read here, off the
-	// table goroutine: the last one of its turn with a narration.
+	// table goroutine: the last one of its turn with a narration. A retcon
+	// may undo that turn before the edit commits, and the turn played
+	// again takes its number: the table checks the retcons it made since
+	// (retracted), and the store every retcon (store.OwnerChange.EditOf).
 	var edit *store.HistoryEdit
-	if turnNo, ok := turnNumber(ev.Turn); ok && n.Agent != "" {
+	if turnNo, ok := engine.ParseTurn(ev.Turn); ok && n.Agent != "" {
 		rows, err := h.cfg.Store.ActiveHistory(ctx, tableID, n.Agent, 0)
 		if err != nil {
 			return engine.EditData{}, err
@@ -130,15 +126,12 @@ func (h *Hub) EditNarration(ctx context.Context, tableID string, p engine.Player
 		edit = historyEdit(rows, n.Agent, turnNo, text)
 	}
 	d := engine.EditData{Seq: seq, Text: text, By: p.ID}
-	err = t.call(ctx, func() error {
-		if t.closed {
-			return engine.Errorf(engine.ECONFLICT, "The table is closed.")
+	err = t.callOpen(ctx, func() error {
+		if t.retracted(ev) {
+			return store.ErrRetracted(seq)
 		}
-		c := store.Commit{Events: []engine.Event{engine.NewEvent(d)}}
-		if edit != nil {
-			c.Owner = &store.OwnerChange{Edit: edit}
-		}
-		if err := t.commit(ctx, c, fmt.Sprintf("t%d", t.st.Game.Turn)); err != nil {
+		c := store.Commit{Events: []engine.Event{engine.NewEvent(d)}, Owner: &store.OwnerChange{Edit: edit, EditOf: seq}}
+		if err := t.commit(ctx, c, t.turnLabel()); err != nil {
 			return fmt.Errorf("edit narration %d at %s: %w", seq, t.id, err)
 		}
 		if edit != nil {
@@ -190,19 +183,23 @@ func (h *Hub) Feedback(ctx context.Context, tableID string, p engine.Player, seq
 	if err != nil {
 		return err
 	}
-	seated := false
-	if err := t.call(ctx, func() error { _, seated = t.seatOf(p.ID); return nil }); err != nil {
-		return err
-	}
-	if !seated {
-		return engine.Errorf(engine.EFORBIDDEN, "Only the table's seated players may score its narrations.")
-	}
 	ev, n, err := h.narrationAt(ctx, tableID, seq)
 	if err != nil {
 		return err
 	}
-	return h.cfg.Store.SetFeedback(ctx, store.Feedback{TableID: tableID, Seq: seq, PlayerID: p.ID, Score: score,
-		Comment: comment, At: h.cfg.Now().UTC(), Turn: ev.Turn, Agent: n.Agent})
+	f := store.Feedback{TableID: tableID, Seq: seq, PlayerID: p.ID, Score: score,
+		Comment: comment, At: h.cfg.Now().UTC(), Turn: ev.Turn, Agent: n.Agent}
+	// Committed by the table, after the turn that made the narration and
+	// its model calls.
+	return t.callOpen(ctx, func() error {
+		if _, seated := t.seatOf(p.ID); !seated {
+			return engine.Errorf(engine.EFORBIDDEN, "Only the table's seated players may score its narrations.")
+		}
+		if err := t.commit(ctx, store.Commit{Owner: &store.OwnerChange{Feedback: &f}}, ""); err != nil {
+			return fmt.Errorf("feedback on %s event %d: %w", tableID, seq, err)
+		}
+		return nil
+	})
 }
 
 // FeedbackGroups returns the players' scores given since since, by model

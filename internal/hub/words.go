@@ -91,12 +91,18 @@ func entryWords(e engine.InitiativeEntry) engine.InitiativeEntry {
 	if e.Kind != engine.KindNPC || e.HP == nil {
 		return e
 	}
-	maxHP := *e.HP
-	if e.MaxHP != nil {
-		maxHP = *e.MaxHP
-	}
-	e.Health, e.HP, e.MaxHP = engine.HealthWord(*e.HP, maxHP), nil, nil
+	e.Health, e.HP, e.MaxHP = healthWord(e.HP, e.MaxHP), nil, nil
 	return e
+}
+
+// healthWord is the word of hp out of maxHP (nil: hp is the most), for
+// the NPCs' panel and the initiative order alike.
+func healthWord(hp, maxHP *int) string {
+	most := *hp
+	if maxHP != nil {
+		most = *maxHP
+	}
+	return engine.HealthWord(*hp, most)
 }
 
 // snapshotWords redacts s, a snapshot of a table in words mode: the
@@ -108,11 +114,7 @@ func (a *access) snapshotWords(s *Snapshot) {
 	npcs := make([]NPC, len(s.NPCs))
 	for i, n := range s.NPCs {
 		if n.HP != nil {
-			maxHP := *n.HP
-			if n.MaxHP != nil {
-				maxHP = *n.MaxHP
-			}
-			n.Health, n.HP, n.MaxHP = engine.HealthWord(*n.HP, maxHP), nil, nil
+			n.Health, n.HP, n.MaxHP = healthWord(n.HP, n.MaxHP), nil, nil
 		}
 		npcs[i] = n
 	}

@@ -33,6 +33,11 @@ state = excluded.state, memories_before = excluded.memories_before, created_at =
 	// of an agent's turn.
 	qEditMessage = `UPDATE agent_messages SET body = $1 WHERE id = (SELECT id FROM agent_messages
 WHERE table_id = $2 AND agent = $3 AND turn = $4 ORDER BY id LIMIT 1 OFFSET $5)`
+	// qRetracted counts the retcons after narration $2 whose range holds
+	// it: engine.RetconData.Retracted for a narration, which no kind
+	// exempts.
+	qRetracted = `SELECT count(*) FROM events WHERE table_id = $1 AND kind = 'retcon' AND seq > $2
+AND (data::jsonb->>'from_seq')::bigint <= $2 AND (data::jsonb->>'to_seq')::bigint >= $2`
 	// qInsertFeedback finds the call that made the narration as it stores
 	// the score: the last successful call of its agent in its turn.
 	qInsertFeedback = `INSERT INTO feedback (table_id, seq, player_id, score, comment, turn, agent, call_id, created_at)
@@ -89,11 +94,31 @@ func applyOwner(t *btx, c store.Commit, now string) error {
 		t.exec(qInsertFeedback, []any{f.TableID, f.Seq, f.PlayerID, f.Score, f.Comment, f.Turn, f.Agent, formatTime(f.At)},
 			wrapErr("insert feedback"))
 	}
+	if seq := o.EditOf; seq > 0 {
+		t.queryRow(qRetracted, []any{id, seq}, func(r pgx.Row) error {
+			var n int
+			if err := r.Scan(&n); err != nil {
+				return fmt.Errorf("is narration %d retracted: %w", seq, err)
+			}
+			if n > 0 {
+				return store.ErrRetracted(seq)
+			}
+			return nil
+		})
+	}
 	if e := o.Edit; e != nil {
 		if !json.Valid(e.Body) {
 			return engine.Errorf(engine.EINVALID, "the edited message is not JSON")
 		}
-		t.exec(qEditMessage, []any{string(e.Body), id, e.Agent, e.Turn, e.Index}, wrapErr("edit message"))
+		t.exec(qEditMessage, []any{string(e.Body), id, e.Agent, e.Turn, e.Index}, func(ct pgconn.CommandTag, err error) error {
+			if err != nil {
+				return fmt.Errorf("edit message: %w", err)
+			}
+			if ct.RowsAffected() == 0 {
+				return store.ErrNoMessage(e)
+			}
+			return nil
+		})
 	}
 	return nil
 }
@@ -155,15 +180,22 @@ func (d *DB) OwnerData(ctx context.Context, tableID string) (store.OwnerData, er
 		if err != nil {
 			return err
 		}
-		err = each(ctx, tx, "SELECT id, text, author, created_at FROM whispers WHERE table_id = $1 AND used_turn IS NULL ORDER BY id", []any{tableID}, func(r pgx.Rows) error {
+		err = each(ctx, tx, `SELECT id, text, author, created_at, used_turn FROM whispers WHERE table_id = $1
+AND (used_turn IS NULL OR used_turn >= (SELECT min(turn) FROM retcon_points WHERE table_id = $1)) ORDER BY id`, []any{tableID}, func(r pgx.Rows) error {
 			var wh store.Whisper
 			var at string
-			if err := r.Scan(&wh.ID, &wh.Text, &wh.By, &at); err != nil {
+			var used *int64
+			if err := r.Scan(&wh.ID, &wh.Text, &wh.By, &at, &used); err != nil {
 				return err
 			}
 			var err error
 			wh.CreatedAt, err = parseTime(at)
-			out.Whispers = append(out.Whispers, wh)
+			if used != nil {
+				wh.UsedTurn = int(*used)
+				out.Read = append(out.Read, wh)
+			} else {
+				out.Whispers = append(out.Whispers, wh)
+			}
 			return err
 		})
 		if err != nil {

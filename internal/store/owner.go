@@ -28,6 +28,8 @@ type Whisper struct {
 	Text      string    `json:"text"`
 	By        string    `json:"by"`
 	CreatedAt time.Time `json:"created_at"`
+	// UsedTurn is the turn that read it; 0 while it waits.
+	UsedTurn int `json:"used_turn,omitempty"`
 }
 
 // Feedback is a seated player's score of one narration (event Seq): 1 or
@@ -89,7 +91,15 @@ type OwnerChange struct {
 	Save        *SavePoint
 	Retcon      *Retcon
 	// Edit replaces one history message's body: a corrected narration.
+	// The commit fails with ENOTFOUND, writing nothing, if the message is
+	// not there.
 	Edit *HistoryEdit
+	// EditOf, when not 0, is the seq of the narration the commit's `edit`
+	// event corrects. If a retcon retracted it (a `retcon` event after it
+	// whose range holds it, engine.RetconData.Retracted), the commit fails
+	// with ECONFLICT and writes nothing: its turn's messages are gone, and
+	// another turn may have taken its number since.
+	EditOf int64
 	// Feedback stores a player's score of a narration (the last counts).
 	Feedback *Feedback
 }
@@ -100,6 +110,21 @@ type OwnerData struct {
 	Notes    []Note
 	Whispers []Whisper
 	Points   []SavePoint
+	// Read are the whispers read by the turns a retcon can still undo
+	// (from the oldest save point's turn on), oldest first, with the
+	// turn that read each: a retcon makes them wait again.
+	Read []Whisper
+}
+
+// ErrRetracted fails a commit whose EditOf names narration seq, which a
+// retcon retracted.
+func ErrRetracted(seq int64) error {
+	return engine.Errorf(engine.ECONFLICT, "Event %d was undone by a retcon; it can no longer be corrected.", seq)
+}
+
+// ErrNoMessage fails a commit whose Edit finds no such history message.
+func ErrNoMessage(e *HistoryEdit) error {
+	return engine.Errorf(engine.ENOTFOUND, "No message %d of turn %d in the %s history.", e.Index, e.Turn, e.Agent)
 }
 
 // HistoryEdit replaces the body of the Index-th message (from 0, by id)

@@ -31,6 +31,7 @@ func RunNotes(t *testing.T, open func(t *testing.T) NotesStore) {
 		{"SavePointsAndRetcon", testSavePointsAndRetcon},
 		{"NotesWhispersFeedback", testNotesWhispersFeedback},
 		{"EditNarration", testEditNarration},
+		{"EditRetracted", testEditRetracted},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,6 +104,11 @@ func testSavePointsAndRetcon(t *testing.T, s NotesStore) {
 	if od.Points[4].Action.ID != "a7" || od.Points[4].FromSeq != 7 || len(od.Whispers) != 0 {
 		t.Fatalf("save point of turn 7: action %+v, from seq %d; whispers %+v", od.Points[4].Action, od.Points[4].FromSeq, od.Whispers)
 	}
+	// The whisper turn 6 read, which a retcon can still undo, comes with
+	// its turn.
+	if read := wh; len(od.Read) != 1 || od.Read[0].ID != read.ID || od.Read[0].UsedTurn != 6 || od.Read[0].Text != read.Text {
+		t.Fatalf("whispers read by undoable turns: %+v", od.Read)
+	}
 	if h, _ := s.ActiveHistory(ctx, "t1", engine.AgentNarrative, 0); len(h) != 1 {
 		t.Fatalf("active history before the retcons: %d messages, want 1", len(h))
 	}
@@ -157,8 +163,8 @@ func testSavePointsAndRetcon(t *testing.T, s NotesStore) {
 	if len(od.Points) != 3 || od.Points[2].Turn != 5 {
 		t.Errorf("save points after two retcons: turns %v", turns(od.Points))
 	}
-	if len(od.Whispers) != 1 || od.Whispers[0].ID != wh.ID {
-		t.Errorf("whispers after undoing the turn that read it: %+v", od.Whispers)
+	if len(od.Whispers) != 1 || od.Whispers[0].ID != wh.ID || od.Whispers[0].UsedTurn != 0 || len(od.Read) != 0 {
+		t.Errorf("whispers after undoing the turn that read it: %+v, read %+v", od.Whispers, od.Read)
 	}
 }
 
@@ -259,6 +265,55 @@ func testEditNarration(t *testing.T, s NotesStore) {
 	}
 	if evs, _ := s.Events(ctx, "t1", 0, 10); len(evs) != 0 {
 		t.Errorf("the failed edit wrote %d events", len(evs))
+	}
+}
+
+// An edit of a narration a retcon retracted fails with ECONFLICT and
+// writes nothing, though its turn's number has a live message again; an
+// edit whose message is not there fails with ENOTFOUND; an edit of a
+// narration after the retcon lands.
+func testEditRetracted(t *testing.T, s NotesStore) {
+	createTable(t, s, "t1", fightingState(t))
+	turn8 := func(seq int64, text string) store.Commit {
+		ev := engine.NarrationEvent(engine.AgentNarrative, text, nil, "")
+		ev.Seq, ev.TS, ev.Turn = seq, at, "t8"
+		return store.Commit{TableID: "t1", Events: []engine.Event{ev}, Messages: []store.AgentMessage{
+			{Agent: engine.AgentNarrative, Turn: 8, Body: message("assistant", text)}}}
+	}
+	if err := s.Commit(ctx, turn8(1, "You see a mill.")); err != nil {
+		t.Fatal(err)
+	}
+	// The retcon of turn 8 (its save point and history cut are another
+	// test's), then turn 8 played again.
+	undo := engine.NewEvent(engine.RetconData{Turn: "t8", FromSeq: 1, ToSeq: 1, By: "p1"})
+	undo.Seq, undo.TS, undo.Turn = 2, at, "t8"
+	if err := s.Commit(ctx, store.Commit{TableID: "t1", Events: []engine.Event{undo}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, turn8(3, "You see a windmill.")); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(seq int64, index int, text string) store.Commit {
+		ev := engine.NewEvent(engine.EditData{Seq: seq, Text: text, By: "p1"})
+		ev.Seq, ev.TS, ev.Turn = 4, at, "t8"
+		return store.Commit{TableID: "t1", Events: []engine.Event{ev}, Owner: &store.OwnerChange{EditOf: seq,
+			Edit: &store.HistoryEdit{Agent: engine.AgentNarrative, Turn: 8, Index: index, Body: message("assistant", text)}}}
+	}
+	wantCode(t, s.Commit(ctx, edit(1, 1, "You see a burnt mill.")), engine.ECONFLICT)
+	wantCode(t, s.Commit(ctx, edit(3, 5, "You see a burnt windmill.")), engine.ENOTFOUND)
+	if evs, _ := s.Events(ctx, "t1", 3, 10); len(evs) != 0 {
+		t.Errorf("the failed edits wrote %d events", len(evs))
+	}
+	if err := s.Commit(ctx, edit(3, 1, "You see a burnt windmill.")); err != nil {
+		t.Fatalf("edit of the live narration: %v", err)
+	}
+	h, err := s.AllHistory(ctx, "t1", engine.AgentNarrative)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{string(message("assistant", "You see a mill.")), string(message("assistant", "You see a burnt windmill."))}
+	if len(h) != 2 || string(h[0].Body) != want[0] || string(h[1].Body) != want[1] {
+		t.Errorf("history after the edits: %+v", h)
 	}
 }
 
