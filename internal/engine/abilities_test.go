@@ -31,7 +31,7 @@ func abilityState(t *testing.T, ruleset string) *State {
 	for i, class := range []string{"warrior", "rogue", "mage"} {
 		add(i, class)
 	}
-	if _, _, err := st.MoveParty("den"); err != nil {
+	if _, _, _, err := st.MoveParty(NewDice(1), "", "den"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := st.StartCombat(d, []string{"boss", "grunt", "skel"}); err != nil {
@@ -285,7 +285,7 @@ func TestAbilityRecharge(t *testing.T) {
 	if _, _, err := st.Rest(d, RestShort, 10); err == nil || !strings.Contains(err.Error(), "Boss") {
 		t.Fatalf("rest with foes about: %v", err)
 	}
-	if _, _, err := st.MoveParty("town"); err != nil {
+	if _, _, _, err := st.MoveParty(NewDice(1), "", "town"); err != nil {
 		t.Fatal(err)
 	}
 	st.Character("c1").HP = 1
