@@ -104,17 +104,7 @@ func (s *State) abilityTarget(a Combatant, r abilityRule, target string) (Combat
 		}
 		return Combatant{}, Errorf(EINVALID, "%s needs a target; foes standing: %s.", r.Name, s.combatantNames(foes))
 	}
-	t, ok := s.resolveCombatant(target)
-	if !ok {
-		return t, Errorf(ENOTFOUND, "%q is not in this fight; foes standing: %s.", target, s.combatantNames(foes))
-	}
-	if s.side(t) == s.side(a) {
-		return t, Errorf(EINVALID, "%s is an ally of %s; %s targets a foe: %s.", t.Name, a.Name, r.Name, s.combatantNames(foes))
-	}
-	if !s.CanAct(t) {
-		return t, Errorf(EINVALID, "%s is out of reach (down or gone); foes standing: %s.", t.Name, s.combatantNames(foes))
-	}
-	return t, nil
+	return s.foe(a, target)
 }
 
 // healableEntry tells whether a combatant can be healed: in the fight, not
@@ -237,15 +227,11 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 	case kindSpellAttack:
 		evs = append(evs, s.spellBlow(d, a, t, r, dice, out)...)
 	case kindMissile:
+		// It never misses: a blow without an attack roll.
 		roll, _ := d.RollNotation(a.Name, r.Name+" on "+t.Name, dice)
-		evs = append(evs, diceEvents(d)...)
-		o := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: AttackResult{Hit: true, Damage: max(1, roll.Total)}}
-		var dev []Event
-		o.HP, o.MaxHP, o.Down, dev = s.damage(t, o.Result.Damage, true)
-		evs = append(evs, dev...)
-		s.engage(a, t)
-		out.Hits = append(out.Hits, o)
-		out.Summary = fmt.Sprintf("%d damage to %s", o.Result.Damage, t.Name)
+		dmg := max(1, roll.Total)
+		evs = append(evs, s.abilityBlow(d, a, t, AttackResult{Hit: true, Damage: dmg}, out)...)
+		out.Summary = fmt.Sprintf("%d damage to %s", dmg, t.Name)
 	case kindSelfEffect:
 		evs = append(evs, s.effectOn(a, r, out)...)
 		out.Summary = fmt.Sprintf("%s is %s", a.Name, r.effect)
@@ -367,7 +353,7 @@ func (s *State) weaponBlow(d *Dice, a, t Combatant, r abilityRule, bonus string,
 			res.Damage += max(0, b.Total)
 		}
 	}
-	return s.landBlow(d, a, t, res, out)
+	return s.abilityBlow(d, a, t, res, out)
 }
 
 // spellBlow is an attack roll with the INT modifier in place of the
@@ -381,28 +367,12 @@ func (s *State) spellBlow(d *Dice, a, t Combatant, r abilityRule, dice string, o
 	}
 	ft.Armour.Absorption = 0
 	res := s.Ruleset().Attack(d, fa, ft, s.attackAdvantage(a, t))
-	return s.landBlow(d, a, t, res, out)
+	return s.abilityBlow(d, a, t, res, out)
 }
 
-// landBlow applies an attack's result as Attack does: off balance after a
-// fumble, the damage, the engagement and the outcome.
-func (s *State) landBlow(d *Dice, a, t Combatant, res AttackResult, out *AbilityOutcome) []Event {
-	evs := diceEvents(d)
-	fa := s.fighter(a)
-	if HasStatus(fa.Statuses, StatusOffBalance) {
-		s.setStatuses(a, RemoveStatus(fa.Statuses, StatusOffBalance))
-		evs = append(evs, StatusRemovedEvent(a.Name, StatusOffBalance))
-	}
-	if res.Fumble {
-		s.setStatuses(a, AddStatus(s.fighter(a).Statuses, StatusOffBalance))
-		evs = append(evs, StatusAddedEvent(a.Name, StatusOffBalance))
-	}
-	o := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: res}
-	var dev []Event
-	o.HP, o.MaxHP, o.Down, dev = s.damage(t, res.Damage, res.Hit)
-	evs = append(evs, dev...)
-	evs = append(evs, s.unhide(a)...)
-	s.engage(a, t)
+// abilityBlow lands an ability's blow and records it in out.
+func (s *State) abilityBlow(d *Dice, a, t Combatant, res AttackResult, out *AbilityOutcome) []Event {
+	o, evs := s.landBlow(d, a, t, res)
 	out.Hits = append(out.Hits, o)
 	out.Success = res.Hit
 	out.Summary = fmt.Sprintf("%s on %s", describeAttack(res), t.Name)
