@@ -276,20 +276,21 @@ func TestAbilityRecharge(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.spendUse("c:c3", "sleep")
-	if _, _, err := st.Rest(d, RestShort, 10); err == nil || !strings.Contains(err.Error(), "fight") {
+	st.Game.Turn = 10
+	if _, _, err := st.Rest(d, RestShort); err == nil || !strings.Contains(err.Error(), "fight") {
 		t.Fatalf("rest in a fight: %v", err)
 	}
 	if _, _, err := st.EndCombat(OutcomeForcedEnd, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.Rest(d, RestShort, 10); err == nil || !strings.Contains(err.Error(), "Boss") {
+	if _, _, err := st.Rest(d, RestShort); err == nil || !strings.Contains(err.Error(), "Boss") {
 		t.Fatalf("rest with foes about: %v", err)
 	}
 	if _, _, _, err := st.MoveParty(NewDice(1), "", "town"); err != nil {
 		t.Fatal(err)
 	}
 	st.Character("c1").HP = 1
-	out, evs, err := st.Rest(d, RestShort, 10)
+	out, evs, err := st.Rest(d, RestShort)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,10 +303,12 @@ func TestAbilityRecharge(t *testing.T) {
 	if len(out.Restored) == 0 {
 		t.Error("the outcome names nothing restored")
 	}
-	if _, _, err := st.Rest(d, RestLong, 11); err == nil || !strings.Contains(err.Error(), "only just rested") {
+	st.Game.Turn = 11
+	if _, _, err := st.Rest(d, RestLong); err == nil || !strings.Contains(err.Error(), "only just rested") {
 		t.Fatalf("rest right after a rest: %v", err)
 	}
-	if _, _, err := st.Rest(d, RestLong, 13); err != nil {
+	st.Game.Turn = 13
+	if _, _, err := st.Rest(d, RestLong); err != nil {
 		t.Fatal(err)
 	}
 	if usesOf(st, "c3", "sleep") != 1 || st.Character("c1").HP != st.Character("c1").MaxHP {
@@ -335,7 +338,7 @@ func TestClassesHaveAtLeastThreeAbilities(t *testing.T) {
 		}
 	}
 	for _, r := range abilityRules {
-		for _, dice := range []string{r.d100, r.d20} {
+		for _, dice := range []string{r.dice.D100, r.dice.D20} {
 			if dice == "" || r.kind == kindSpellAttack && !strings.Contains(dice, "d") {
 				continue
 			}

@@ -201,18 +201,11 @@ func (s *State) undeadFoes(a Combatant) []Combatant {
 	return out
 }
 
-func (s *State) rulesetDice(r abilityRule) string {
-	if s.Config.Ruleset == RulesetD20 {
-		return r.d20
-	}
-	return r.d100
-}
-
 // resolveAbility rolls and applies an ability whose target and use are
 // settled.
 func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *AbilityOutcome) []Event {
 	var evs []Event
-	dice := s.rulesetDice(r)
+	dice := s.Ruleset().Dice(r.dice)
 	switch r.kind {
 	case kindHealSelf, kindHealAlly, kindRevive:
 		roll, _ := d.RollNotation(a.Name, r.Name+" on "+t.Name, dice)
@@ -247,10 +240,10 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 		out.Summary = fmt.Sprintf("%s: %s", strings.Join(out.Effects, ", "), r.effect)
 	case kindStealth:
 		best := s.sharpestFoe(a)
-		mine := s.Ruleset().Contest(d, s.fighter(a), "hide")
+		mine := s.Ruleset().Contest(d, s.fighter(a), StatAGI, "hide")
 		won := true
 		if best != nil {
-			theirs := s.Ruleset().Contest(d, *best, "spot "+a.Name)
+			theirs := s.Ruleset().Contest(d, *best, StatAGI, "spot "+a.Name)
 			won = mine.Total > theirs.Total
 		}
 		evs = append(evs, diceEvents(d)...)
@@ -262,8 +255,8 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 			out.Summary = a.Name + " is spotted"
 		}
 	case kindHex:
-		mine := s.Ruleset().Contest(d, s.fighter(a), r.Name+" "+t.Name)
-		theirs := s.Ruleset().Contest(d, s.fighter(t), "resist "+r.Name)
+		mine := s.Ruleset().Contest(d, s.fighter(a), StatAGI, r.Name+" "+t.Name)
+		theirs := s.Ruleset().Contest(d, s.fighter(t), StatAGI, "resist "+r.Name)
 		evs = append(evs, diceEvents(d)...)
 		out.Success = mine.Total > theirs.Total
 		s.engage(a, t)
@@ -276,11 +269,9 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 	case kindSleep:
 		evs = append(evs, s.sleep(d, a, t, r, dice, out)...)
 	case kindTurnUndead:
-		wis := s.fighter(a)
 		for _, e := range s.undeadFoes(a) {
-			f := s.fighter(e)
-			mine := s.wisContest(d, wis, "turn "+e.Name)
-			theirs := s.wisContest(d, f, "resist turning")
+			mine := s.Ruleset().Contest(d, s.fighter(a), StatWIS, "turn "+e.Name)
+			theirs := s.Ruleset().Contest(d, s.fighter(e), StatWIS, "resist turning")
 			evs = append(evs, diceEvents(d)...)
 			if mine.Total > theirs.Total {
 				evs = append(evs, s.effectOn(e, r, out)...)
@@ -290,13 +281,6 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 		out.Summary = fmt.Sprintf("turned: %s", fmtNames(out.Effects))
 	}
 	return evs
-}
-
-// wisContest is Contest with the WIS modifier: the same die as the
-// ruleset's other contests.
-func (s *State) wisContest(d *Dice, f Fighter, purpose string) Roll {
-	f.Stats.AGI = f.Stats.WIS
-	return s.Ruleset().Contest(d, f, purpose)
 }
 
 // effectOn puts the ability's effect on e and notes its name.
@@ -360,7 +344,7 @@ func (s *State) weaponBlow(d *Dice, a, t Combatant, r abilityRule, bonus string,
 // weapon's ability, its own damage, and no armour absorption.
 func (s *State) spellBlow(d *Dice, a, t Combatant, r abilityRule, dice string, out *AbilityOutcome) []Event {
 	fa, ft := s.fighter(a), s.fighter(t)
-	fa.Stats.AGI = fa.Stats.INT
+	fa.AttackStat = StatINT
 	fa.Weapon = Weapon{ID: r.ID, Name: r.Name, Dice: dice, Ranged: true}
 	if n, err := strconv.Atoi(dice); err == nil {
 		fa.Weapon.Damage = n

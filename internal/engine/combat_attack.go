@@ -234,8 +234,8 @@ func (s *State) Flee(d *Dice, actor string) (bool, []Event, error) {
 	}
 	success := true
 	if best != nil {
-		mine := rs.Contest(d, fa, "flee")
-		theirs := rs.Contest(d, *best, "chase "+fa.Name)
+		mine := rs.Contest(d, fa, StatAGI, "flee")
+		theirs := rs.Contest(d, *best, StatAGI, "chase "+fa.Name)
 		success = mine.Total > theirs.Total
 	}
 	evs := diceEvents(d)
