@@ -18,7 +18,7 @@ func abilityState(t *testing.T, ruleset string) *State {
 		Class{ID: "mage", Name: "Mage", Stats: Stats{STR: 8, AGI: 13, CON: 11, INT: 17, WIS: 13}, HP: 28, HPD20: 7, Weapon: "knife"},
 		Class{ID: "cleric", Name: "Cleric", Stats: Stats{STR: 13, AGI: 10, CON: 14, WIS: 16}, HP: 38, HPD20: 10, Weapon: "sword", Armour: "mail"})
 	adv := testAdventure()
-	adv.NPCs = append(adv.NPCs, NPC{ID: "skel", Name: "Skeleton", Kind: "skeleton", Location: "den", Hostile: true, Level: 1, HP: 9, HPD20: 6, Stats: Stats{AGI: 10, WIS: 6}, Weapon: "knife",
+	adv.NPCs = append(adv.NPCs, NPC{ID: "skel", Name: "Skeleton", Kind: "skeleton", Undead: true, Location: "den", Hostile: true, Level: 1, HP: 9, HPD20: 6, Stats: Stats{AGI: 10, WIS: 6}, Weapon: "knife",
 		Abilities: []string{"power_attack"}})
 	st := NewState(Config{Ruleset: ruleset}, adv, cat, 7)
 	d := NewDice(3)

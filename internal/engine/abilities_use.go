@@ -78,8 +78,8 @@ func (s *State) UseAbility(d *Dice, actor, ability, target string) (AbilityOutco
 
 // abilityTarget resolves and checks the target an ability is used on.
 func (s *State) abilityTarget(a Combatant, r abilityRule, target string) (Combatant, error) {
-	foes := func(e Combatant) bool { return s.side(e) != s.side(a) && s.CanAct(e) }
-	allies := func(e Combatant) bool { return s.side(e) == s.side(a) && s.healableEntry(e) }
+	foes := func(e Combatant) bool { return s.Side(e) != s.Side(a) && s.CanAct(e) }
+	allies := func(e Combatant) bool { return s.Side(e) == s.Side(a) && s.healableEntry(e) }
 	switch r.Target {
 	case TargetSelf:
 		return a, nil
@@ -93,7 +93,7 @@ func (s *State) abilityTarget(a Combatant, r abilityRule, target string) (Combat
 			return a, nil
 		}
 		t, ok := s.resolveCombatant(target)
-		if !ok || s.side(t) != s.side(a) || !s.healableEntry(t) {
+		if !ok || s.Side(t) != s.Side(a) || !s.healableEntry(t) {
 			return t, Errorf(EINVALID, "%s reaches only allies in this fight, not %q; allies: %s.", r.Name, target, s.combatantNames(allies))
 		}
 		return t, nil
@@ -116,7 +116,7 @@ func (s *State) healableEntry(e Combatant) bool {
 
 func (s *State) fallenAlly(a Combatant) func(Combatant) bool {
 	return func(e Combatant) bool {
-		return s.side(e) == s.side(a) && s.healableEntry(e) && !s.CanAct(e)
+		return s.Side(e) == s.Side(a) && s.healableEntry(e) && !s.CanAct(e)
 	}
 }
 
@@ -131,7 +131,7 @@ func (s *State) abilityCondition(a, t Combatant, r abilityRule) error {
 		}
 		var ok []string
 		for _, e := range s.Game.Combat.Order {
-			if e.Kind != KindBookend && s.side(e) != s.side(a) && s.CanAct(e) && s.engagedByFriend(a, e) {
+			if e.Kind != KindBookend && s.Side(e) != s.Side(a) && s.CanAct(e) && s.engagedByFriend(a, e) {
 				ok = append(ok, e.Name)
 			}
 		}
@@ -147,12 +147,12 @@ func (s *State) abilityCondition(a, t Combatant, r abilityRule) error {
 		if s.hpOf(t) >= s.maxHPOf(t) {
 			return Errorf(EINVALID, "%s is unhurt (%d/%d HP); %s would be wasted. Hurt: %s.", t.Name, s.hpOf(t), s.maxHPOf(t), r.Name,
 				s.combatantNames(func(e Combatant) bool {
-					return s.side(e) == s.side(a) && s.healableEntry(e) && s.hpOf(e) < s.maxHPOf(e)
+					return s.Side(e) == s.Side(a) && s.healableEntry(e) && s.hpOf(e) < s.maxHPOf(e)
 				}))
 		}
 	case kindTurnUndead:
 		if len(s.undeadFoes(a)) == 0 {
-			return Errorf(EINVALID, "There is no undead foe here to turn (foes: %s); bless the party or heal instead.", s.combatantNames(func(e Combatant) bool { return s.side(e) != s.side(a) && s.CanAct(e) }))
+			return Errorf(EINVALID, "There is no undead foe here to turn (foes: %s); bless the party or heal instead.", s.combatantNames(func(e Combatant) bool { return s.Side(e) != s.Side(a) && s.CanAct(e) }))
 		}
 	}
 	return nil
@@ -173,7 +173,7 @@ func (s *State) maxHPOf(t Combatant) int {
 func (s *State) engagedByFriend(a, t Combatant) bool {
 	cb := s.Game.Combat
 	for _, e := range cb.Order {
-		if e.Entry == a.Entry || e.Kind == KindBookend || s.side(e) != s.side(a) || !s.CanAct(e) {
+		if e.Entry == a.Entry || e.Kind == KindBookend || s.Side(e) != s.Side(a) || !s.CanAct(e) {
 			continue
 		}
 		if cb.Engaged[e.Entry] == t.Entry || cb.Engaged[t.Entry] == e.Entry {
@@ -194,7 +194,7 @@ func (s *State) engage(a, t Combatant) {
 func (s *State) undeadFoes(a Combatant) []Combatant {
 	var out []Combatant
 	for _, e := range s.Game.Combat.Order {
-		if e.Kind == KindNPC && s.side(e) != s.side(a) && s.CanAct(e) && undead(s.World.NPCs[e.Ref]) {
+		if e.Kind == KindNPC && s.Side(e) != s.Side(a) && s.CanAct(e) && s.undead(e.Ref) {
 			out = append(out, e)
 		}
 	}
@@ -298,7 +298,7 @@ func (s *State) effectOn(e Combatant, r abilityRule, out *AbilityOutcome) []Even
 func (s *State) alliesStanding(a Combatant, n int) []Combatant {
 	out := []Combatant{a}
 	for _, e := range s.Game.Combat.Order {
-		if e.Entry != a.Entry && e.Kind != KindBookend && s.side(e) == s.side(a) && s.CanAct(e) {
+		if e.Entry != a.Entry && e.Kind != KindBookend && s.Side(e) == s.Side(a) && s.CanAct(e) {
 			out = append(out, e)
 		}
 	}
@@ -311,7 +311,7 @@ func (s *State) alliesStanding(a Combatant, n int) []Combatant {
 func (s *State) sharpestFoe(a Combatant) *Fighter {
 	var best *Fighter
 	for _, e := range s.Game.Combat.Order {
-		if e.Kind == KindBookend || s.side(e) == s.side(a) || !s.CanAct(e) {
+		if e.Kind == KindBookend || s.Side(e) == s.Side(a) || !s.CanAct(e) {
 			continue
 		}
 		f := s.fighter(e)
@@ -370,7 +370,7 @@ func (s *State) sleep(d *Dice, a, t Combatant, r abilityRule, dice string, out *
 	evs := diceEvents(d)
 	var foes []Combatant
 	for _, e := range s.Game.Combat.Order {
-		if e.Kind != KindBookend && s.side(e) != s.side(a) && s.CanAct(e) && !s.hasEffect(e, EffectAsleep) {
+		if e.Kind != KindBookend && s.Side(e) != s.Side(a) && s.CanAct(e) && !s.hasEffect(e, EffectAsleep) {
 			foes = append(foes, e)
 		}
 	}

@@ -55,27 +55,38 @@ func (s *State) combatantNames(pred func(Combatant) bool) string {
 	return strings.Join(names, ", ")
 }
 
-func (s *State) side(e Combatant) string {
+// Side is the side a combatant fights on.
+type Side string
+
+// The sides of a fight: the PCs and their friends, and the hostile NPCs.
+const (
+	SideParty Side = "party"
+	SideFoes  Side = "foes"
+)
+
+// Side tells which side a combatant of the running fight is on: PCs and
+// NPCs that are not hostile fight with the party.
+func (s *State) Side(e Combatant) Side {
 	if e.Kind == KindPC {
-		return "party"
+		return SideParty
 	}
 	if n := s.World.NPCs[e.Ref]; n != nil && !n.Hostile {
-		return "party"
+		return SideParty
 	}
-	return "foes"
+	return SideFoes
 }
 
 // foe resolves the target of a's blow or hostile ability: a combatant of
 // the other side still standing. Its refusals name the foes standing.
 func (s *State) foe(a Combatant, target string) (Combatant, error) {
-	foes := func(e Combatant) bool { return s.side(e) != s.side(a) && s.CanAct(e) }
+	foes := func(e Combatant) bool { return s.Side(e) != s.Side(a) && s.CanAct(e) }
 	t, ok := s.resolveCombatant(target)
 	switch {
 	case !ok:
 		return t, Errorf(ENOTFOUND, "%q is not in this fight; foes standing: %s.", target, s.combatantNames(foes))
 	case t.Entry == a.Entry:
 		return t, Errorf(EINVALID, "%s cannot strike itself; foes standing: %s.", a.Name, s.combatantNames(foes))
-	case s.side(t) == s.side(a):
+	case s.Side(t) == s.Side(a):
 		return t, Errorf(EINVALID, "%s is an ally of %s; foes standing: %s.", t.Name, a.Name, s.combatantNames(foes))
 	case !s.CanAct(t):
 		return t, Errorf(EINVALID, "%s is out of reach (already down or gone); foes standing: %s.", t.Name, s.combatantNames(foes))
@@ -224,7 +235,7 @@ func (s *State) Flee(d *Dice, actor string) (bool, []Event, error) {
 	fa := s.fighter(a)
 	var best *Fighter
 	for _, e := range s.Game.Combat.Order {
-		if e.Kind == KindBookend || s.side(e) == s.side(a) || !s.CanAct(e) {
+		if e.Kind == KindBookend || s.Side(e) == s.Side(a) || !s.CanAct(e) {
 			continue
 		}
 		f := s.fighter(e)

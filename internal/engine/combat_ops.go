@@ -175,7 +175,7 @@ func (s *State) UseItem(d *Dice, actor, item, target string) (HealOutcome, []Eve
 	if err != nil {
 		return HealOutcome{}, nil, err
 	}
-	if s.side(t) != s.side(a) {
+	if s.Side(t) != s.Side(a) {
 		return HealOutcome{}, nil, Errorf(EINVALID, "%s would not waste %s on a foe.", a.Name, it.Name)
 	}
 	if hp, maxHP := s.hpOf(t), s.maxHPOf(t); hp >= maxHP {

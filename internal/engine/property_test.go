@@ -85,7 +85,7 @@ func randomAction(st *State, d *Dice, cur Combatant) {
 		if e.Kind == KindBookend || !st.CanAct(e) || e.Entry == cur.Entry {
 			continue
 		}
-		if st.side(e) == st.side(cur) {
+		if st.Side(e) == st.Side(cur) {
 			allies = append(allies, e)
 		} else {
 			foes = append(foes, e)

@@ -258,6 +258,9 @@ type NPC struct {
 	Gold        int               `json:"gold" yaml:"gold"`
 	Hidden      bool              `json:"hidden,omitempty" yaml:"hidden"`
 	Statuses    []string          `json:"statuses,omitempty" yaml:"statuses"`
+	// Undead marks the restless dead, whom turn undead affects. Like
+	// Abilities, a new state keeps it in the game (Game.Undead).
+	Undead bool `json:"-" yaml:"undead"`
 	// Abilities are the ability ids the adventure gives the NPC. A new
 	// state keeps them in Game.NPCAbilities, their one home in a game:
 	// the world's NPCs do not carry them (the store's NPC rows have no
@@ -381,7 +384,7 @@ func NewWorld(a *Adventure) World {
 			n.Level = 1
 		}
 		n.Statuses = slices.Clone(n.Statuses)
-		n.Abilities = nil
+		n.Abilities, n.Undead = nil, false
 		w.NPCs[n.ID] = &n
 	}
 	for _, t := range a.Templates {
