@@ -267,12 +267,7 @@ func (t *offlineTurn) dropIntent(text string, words map[string]bool) (reply, boo
 	if me == nil {
 		return reply{}, false
 	}
-	pick, best := "", 0
-	for _, it := range me.Items {
-		if s := score(words, it.Name); s > best {
-			pick, best = it.ID, s
-		}
-	}
+	pick := carried(me, words)
 	if pick == "" {
 		return t.respond(t.actorName()+" carries nothing like that to drop.", t.hints()), true
 	}
@@ -297,12 +292,7 @@ func (t *offlineTurn) giveToFriend(text string, words map[string]bool) (reply, b
 	if f == nil || me == nil {
 		return reply{}, false
 	}
-	pick, best := "", 0
-	for _, it := range me.Items {
-		if s := score(words, it.Name); s > best {
-			pick, best = it.ID, s
-		}
-	}
+	pick := carried(me, words)
 	if pick == "" {
 		return t.respond(fmt.Sprintf("%s carries nothing like that to give %s.", t.actorName(), f.Name), t.hints()), true
 	}
