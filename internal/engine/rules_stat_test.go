@@ -27,3 +27,21 @@ func TestRulesetUsesTheStatItIsGiven(t *testing.T) {
 		})
 	}
 }
+
+// TestCataloguePrice: equipment has its catalogue price; anything else,
+// or a nil catalogue, has none.
+func TestCataloguePrice(t *testing.T) {
+	cat := testCatalogue()
+	cat.Weapons[0].Price = 15
+	cat.Consumables[0].Price = 20
+	for _, c := range []struct {
+		cat  *Catalogue
+		id   string
+		want int
+		ok   bool
+	}{{cat, "sword", 15, true}, {cat, "potion", 20, true}, {cat, "mail", 0, true}, {cat, "crown", 0, false}, {nil, "sword", 0, false}} {
+		if got, ok := c.cat.Price(c.id); got != c.want || ok != c.ok {
+			t.Errorf("Price(%s) = %d, %v; want %d, %v", c.id, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -178,6 +178,29 @@ func (c *Catalogue) ItemName(id string) string {
 	return ""
 }
 
+// Price is the catalogue price of equipment id (a weapon, an armour or
+// a consumable); false if id is no catalogue equipment. A nil catalogue
+// has none.
+func (c *Catalogue) Price(id string) (int, bool) {
+	if c == nil {
+		return 0, false
+	}
+	for _, w := range c.Weapons {
+		if w.ID == id {
+			return w.Price, true
+		}
+	}
+	for _, a := range c.Armours {
+		if a.ID == id {
+			return a.Price, true
+		}
+	}
+	if x, ok := c.Consumable(id); ok {
+		return x.Price, true
+	}
+	return 0, false
+}
+
 // Category returns "weapon", "armour", "consumable" or "" for a catalogue id.
 func (c *Catalogue) Category(id string) string {
 	for _, w := range c.Weapons {
