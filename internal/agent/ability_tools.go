@@ -47,7 +47,7 @@ func restTool() *Tool {
 			"kind": {"description": "short or long.", "enum": []string{engine.RestShort, engine.RestLong}},
 		}),
 		func(tc *ToolContext, a RestArgs) (any, error) {
-			out, evs, err := tc.State.Rest(tc.Dice, a.Kind, tc.State.Game.Turn)
+			out, evs, err := tc.State.Rest(tc.Dice, a.Kind)
 			if err != nil {
 				return nil, err
 			}

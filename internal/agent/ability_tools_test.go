@@ -18,7 +18,7 @@ import (
 // never supplies a result (the schema has no field for one).
 func TestUseAbilityThroughTheModel(t *testing.T) {
 	st, d, actor := loneHero(t)
-	if _, _, err := st.MoveParty("mill"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "mill"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := st.StartCombat(d, []string{"snikket"}); err != nil {
@@ -128,7 +128,7 @@ func TestFoeAbilityInNarrativeCombat(t *testing.T) {
 	for _, mode := range []string{engine.CombatNarrative, engine.CombatTactical} {
 		st, d, actor := loneHero(t)
 		st.Config.CombatMode = mode
-		if _, _, err := st.MoveParty("mill"); err != nil {
+		if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "mill"); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := st.StartCombat(d, []string{"goblin-brute"}); err != nil {

@@ -182,7 +182,7 @@ func statusTool() *Tool {
 				if !c.CanAct {
 					continue
 				}
-				if c.Side == "foes" {
+				if c.Side == engine.SideFoes {
 					foes = append(foes, c.Name)
 				} else {
 					party = append(party, c.Name)

@@ -27,26 +27,24 @@ func lookTool() *Tool {
 }
 
 func moveTool() *Tool {
-	return defineTool("move_party", "Move the whole party through an exit of the current location. The party travels together.", []string{"to"},
+	return defineTool("move_party", "Move the whole party through an exit of the current location. The party travels together. A trap on the way springs on the acting character: the engine rolls its check and damage, and the result's trap says what happened; narrate it.", []string{"to"},
 		map[string]any{"to": str("The id of the location to go to (one of the current exits), or the exit's name.")},
 		func(tc *ToolContext, a struct {
 			To string `json:"to"`
 		}) (any, error) {
-			e, _ := tc.State.ExitTo(a.To)
-			_, evs, err := tc.State.MoveParty(a.To)
+			leader := ""
+			if tc.Turn.Actor != nil {
+				leader = tc.Turn.Actor.ID
+			}
+			_, trap, evs, err := tc.State.MoveParty(tc.Dice, leader, a.To)
 			if err != nil {
 				return nil, err
 			}
 			tc.emit(evs...)
 			out := map[string]any{"moved": true, "location": locationOf(tc.State)}
-			if t := e.Trap; t != nil {
-				// The trap is the adventure's; its rule is the DM's to play.
-				difficulty := t.Difficulty
-				if tc.State.Config.Ruleset == engine.RulesetD20 {
-					difficulty = t.DC
-				}
-				out["trap"] = map[string]any{"description": t.Description, "stat": t.Stat, "difficulty": difficulty, "damage": t.Damage,
-					"rule": "Call skill_check with this stat and difficulty for the acting character; on a failure, update_player_health with this damage."}
+			if trap != nil {
+				// The engine has rolled the trap; the DM only tells it.
+				out["trap"] = trap
 			}
 			return out, nil
 		})

@@ -26,7 +26,7 @@ func fightState(t *testing.T, combatMode string) (*engine.State, *engine.Dice) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := st.MoveParty("mill"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "mill"); err != nil {
 		t.Fatal(err)
 	}
 	return st, d

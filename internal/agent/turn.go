@@ -140,20 +140,19 @@ type PartyMember struct {
 	Items    []ItemRef `json:"items"`
 }
 
-// CombatantView is one entry of a fight's initiative order; Side is
-// "party" or "foes".
+// CombatantView is one entry of a fight's initiative order.
 type CombatantView struct {
-	Entry      string   `json:"entry"`
-	Name       string   `json:"name"`
-	Kind       string   `json:"kind"`
-	Side       string   `json:"side"`
-	Initiative int      `json:"initiative"`
-	HP         int      `json:"hp"`
-	MaxHP      int      `json:"max_hp"`
-	Weapon     string   `json:"weapon"`
-	Ranged     bool     `json:"ranged,omitempty"`
-	Statuses   []string `json:"statuses,omitempty"`
-	CanAct     bool     `json:"can_act"`
+	Entry      string      `json:"entry"`
+	Name       string      `json:"name"`
+	Kind       string      `json:"kind"`
+	Side       engine.Side `json:"side"`
+	Initiative int         `json:"initiative"`
+	HP         int         `json:"hp"`
+	MaxHP      int         `json:"max_hp"`
+	Weapon     string      `json:"weapon"`
+	Ranged     bool        `json:"ranged,omitempty"`
+	Statuses   []string    `json:"statuses,omitempty"`
+	CanAct     bool        `json:"can_act"`
 }
 
 // CombatView is the fight under way.
@@ -278,18 +277,14 @@ func combatOf(st *engine.State) *CombatView {
 		if e.Kind == engine.KindBookend {
 			continue
 		}
-		cv := CombatantView{Entry: string(e.Entry), Name: e.Name, Kind: e.Kind, Side: "foes", Initiative: e.Initiative, CanAct: st.CanAct(e)}
+		cv := CombatantView{Entry: string(e.Entry), Name: e.Name, Kind: e.Kind, Side: st.Side(e), Initiative: e.Initiative, CanAct: st.CanAct(e)}
 		switch e.Kind {
 		case engine.KindNPC:
 			if n := st.World.NPCs[e.Ref]; n != nil {
 				w := st.Catalogue.Weapon(n.Weapon)
 				cv.HP, cv.MaxHP, cv.Statuses, cv.Weapon, cv.Ranged = n.HP, n.MaxHP, slices.Clone(n.Statuses), w.Name, w.Ranged
-				if !n.Hostile {
-					cv.Side = "party"
-				}
 			}
 		case engine.KindPC:
-			cv.Side = "party"
 			if c := st.Character(e.Ref); c != nil {
 				w := st.Catalogue.Weapon(c.Weapon)
 				cv.HP, cv.MaxHP, cv.Statuses, cv.Weapon, cv.Ranged = c.HP, c.MaxHP, slices.Clone(c.Statuses), w.Name, w.Ranged

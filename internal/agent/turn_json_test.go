@@ -154,7 +154,7 @@ func benchFight(b *testing.B) *Turn {
 			b.Fatal(err)
 		}
 	}
-	if _, _, err := st.MoveParty("mill"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "mill"); err != nil {
 		b.Fatal(err)
 	}
 	if _, _, err := st.StartCombat(d, []string{"snikket"}); err != nil {

@@ -11,10 +11,10 @@ import (
 func marketState(t *testing.T) (*engine.State, *ToolContext) {
 	t.Helper()
 	st, d := fightState(t, engine.CombatTactical)
-	if _, _, err := st.MoveParty("square"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "square"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.MoveParty("market"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "market"); err != nil {
 		t.Fatal(err)
 	}
 	return st, &ToolContext{Turn: &Turn{No: 7, Kind: TurnPlayer, State: st, Dice: d, Actor: st.Party[0]}, State: st, Dice: d}

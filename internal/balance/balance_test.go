@@ -95,7 +95,7 @@ func TestBotsUseAbilities(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := st.MoveParty("mill"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "mill"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := st.StartCombat(d, []string{"snikket"}); err != nil {

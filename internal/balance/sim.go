@@ -190,33 +190,33 @@ func BotWords(st *engine.State, c *engine.Character) string {
 	}
 	potion := slices.ContainsFunc(st.Inventory(c.ID), func(it *engine.Item) bool { return strings.Contains(strings.ToLower(it.Name), "potion") })
 	switch {
-	case fallen != nil && ready["revive"]:
+	case fallen != nil && ready[engine.AbilityRevive]:
 		return "I revive " + fallen.Name
-	case fallen != nil && ready["healing_word"]:
+	case fallen != nil && ready[engine.AbilityHealingWord]:
 		return "healing word on " + fallen.Name
 	case fallen != nil && potion:
 		return "I give my potion to " + fallen.Name
-	case hurt != nil && ready["healing_word"]:
+	case hurt != nil && ready[engine.AbilityHealingWord]:
 		return "I heal " + hurt.Name
-	case c.HP*10 < c.MaxHP*4 && ready["second_wind"]:
+	case c.HP*10 < c.MaxHP*4 && ready[engine.AbilitySecondWind]:
 		return "I catch my second wind"
-	case c.HP*10 < c.MaxHP*3 && ready["healing_word"]:
+	case c.HP*10 < c.MaxHP*3 && ready[engine.AbilityHealingWord]:
 		return "I heal myself"
 	case c.HP*10 < c.MaxHP*3 && potion:
 		return "I drink a potion"
-	case cb.Round == 1 && ready["bless"] && len(st.Party) > 1:
+	case cb.Round == 1 && ready[engine.AbilityBless] && len(st.Party) > 1:
 		return "I bless the party"
-	case ready["sleep"] && len(foes) >= 2:
+	case ready[engine.AbilitySleep] && len(foes) >= 2:
 		return "I cast sleep on the goblins"
-	case ready["shield_wall"] && len(foes) >= 2 && len(st.Party) > 1 && cb.Round == 1:
+	case ready[engine.AbilityShieldWall] && len(foes) >= 2 && len(st.Party) > 1 && cb.Round == 1:
 		return "Shield wall!"
-	case ready["magic_missile"]:
+	case ready[engine.AbilityMagicMissile]:
 		return "magic missile at " + weakest.Name
-	case ready["firebolt"]:
+	case ready[engine.AbilityFirebolt]:
 		return "firebolt at " + weakest.Name
-	case ready["power_attack"]:
+	case ready[engine.AbilityPowerAttack]:
 		return "power attack " + weakest.Name
-	case ready["sneak_attack"]:
+	case ready[engine.AbilitySneakAttack]:
 		for _, f := range foes {
 			for who, target := range cb.Engaged {
 				if target == f.Entry && who != engine.PCEntry(c.Seat) && who.IsPC() {
@@ -227,10 +227,10 @@ func BotWords(st *engine.State, c *engine.Character) string {
 		if engine.HasStatus(c.Statuses, engine.EffectHidden) {
 			return "sneak attack " + weakest.Name
 		}
-		if ready["hide"] {
+		if ready[engine.AbilityHide] {
 			return "I hide"
 		}
-	case ready["disarm"] && st.World.NPCs[weakest.Ref].Level > 1:
+	case ready[engine.AbilityDisarm] && st.World.NPCs[weakest.Ref].Level > 1:
 		return "I disarm " + weakest.Name
 	}
 	return "I attack " + weakest.Name

@@ -138,6 +138,10 @@ var (
 var baseShapes = []shape{
 	{
 		name: "tool errors", example: "which tools does the model get wrong most?",
+		words: vocab("tool model dm agent most often call calls make use", wrongWords),
+		read: func(q question) string {
+			return fmt.Sprintf("the tools whose calls failed most%s, the top %d", q.scope(false), q.n)
+		},
 		match: func(q question) bool { return q.has("tool") && q.has(wrongWords...) },
 		plan: func(q question) plan {
 			return plan{
@@ -156,6 +160,10 @@ var baseShapes = []shape{
 	},
 	{
 		name: "tool use", example: "which tools are used most?",
+		words: vocab("tool model dm agent most often used use call calls popular frequently"),
+		read: func(q question) string {
+			return fmt.Sprintf("the tools the model calls most%s, the top %d", q.scope(false), q.n)
+		},
 		match: func(q question) bool { return q.has("tool") },
 		plan: func(q question) plan {
 			return plan{
@@ -173,6 +181,10 @@ var baseShapes = []shape{
 	},
 	{
 		name: "outcomes per ruleset", example: "what are the fight outcomes per ruleset?",
+		words: vocab("outcome result fight combat battle party end ended", dieWords, fleeWords, winWords),
+		read: func(q question) string {
+			return "how the fights ended, per ruleset" + q.scope(false)
+		},
 		match: func(q question) bool {
 			return q.has("ruleset") && q.ruleset == "" && q.has(append(append(append([]string{"outcome", "result", "fight", "combat"}, dieWords...), fleeWords...), winWords...)...)
 		},
@@ -211,6 +223,14 @@ var baseShapes = []shape{
 	},
 	{
 		name: "outcome rate", example: "how often do parties die in the d20 ruleset?",
+		words: vocab("outcome result fight combat battle party player group end ended usually", rateWords, dieWords, fleeWords, winWords),
+		read: func(q question) string {
+			focus, _ := outcomeOf(q)
+			if focus == "" {
+				return "how the fights ended, as shares" + q.scope(true)
+			}
+			return "the share of fights that ended with “" + outcomeLabel[focus] + "”" + q.scope(true)
+		},
 		match: func(q question) bool {
 			return q.has("outcome") || (q.has(rateWords...) && q.has(append(append(dieWords, fleeWords...), winWords...)...))
 		},
@@ -242,6 +262,11 @@ var baseShapes = []shape{
 	},
 	{
 		name: "outcome count", example: "how many fights did parties win (die, flee) this week?",
+		words: vocab("fight combat battle party player group end ended outcome result", dieWords, fleeWords, winWords),
+		read: func(q question) string {
+			focus, _ := outcomeOf(q)
+			return "the number of fights that ended with “" + outcomeLabel[focus] + "”" + q.scope(true)
+		},
 		match: func(q question) bool {
 			return q.has(append(append(dieWords, fleeWords...), winWords...)...)
 		},
@@ -263,6 +288,17 @@ var baseShapes = []shape{
 	},
 	{
 		name: "trend per day", example: "what did the LLM cost per model per day?",
+		words: vocab("daily trend played new average total", trendWords, llmWords, "error fail failed failure death fight combat battle call request player signup table action turn tool agent", dieWords),
+		read: func(q question) string {
+			m := measureOf(q)
+			s := strings.ToLower(m.title) + " per day"
+			if q.has("agent") && (m.view == "v_llm_calls" || m.view == "v_tool_calls" || m.view == "v_turns") {
+				s += " per agent"
+			} else if m.view == "v_llm_calls" && q.has("model") {
+				s += " per model"
+			}
+			return s + q.scope(true)
+		},
 		match: func(q question) bool { return q.phrase(trendWords...) },
 		plan: func(q question) plan {
 			m := measureOf(q)
@@ -321,6 +357,18 @@ var baseShapes = []shape{
 	},
 	{
 		name: "LLM per model or agent", example: "which model costs the most? (also tokens, latency, errors per model or agent)",
+		words: vocab(llmWords, "agent most highest costs expensive average call error fail failed used least"),
+		read: func(q question) string {
+			m := measureOf(q)
+			if m.view != "v_llm_calls" {
+				m = measures["calls"]
+			}
+			dim := "model"
+			if q.has("agent") {
+				dim = "agent"
+			}
+			return strings.ToLower(m.title) + " per " + dim + q.scope(false)
+		},
 		match: func(q question) bool {
 			return q.has(llmWords...) && (q.has("model") || q.has("agent")) && !q.has("table")
 		},
@@ -355,6 +403,16 @@ var baseShapes = []shape{
 	},
 	{
 		name: "top tables, players or adventures", example: "which tables played most this week? (or players, adventures; top 5 …)",
+		words: vocab(mostWords, "table player adventure played play action turn sent game"),
+		read: func(q question) string {
+			switch {
+			case q.has("player"):
+				return fmt.Sprintf("the top %d players by actions sent%s", q.n, q.scope(false))
+			case q.has("adventure"):
+				return fmt.Sprintf("the top %d adventures by turns played%s", q.n, q.scope(true))
+			}
+			return fmt.Sprintf("the top %d tables by turns played%s", q.n, q.scope(true))
+		},
 		match: func(q question) bool {
 			return q.has(mostWords...) && (q.has("table") || q.has("player") || q.has("adventure"))
 		},
@@ -393,6 +451,11 @@ var baseShapes = []shape{
 	},
 	{
 		name: "count", example: "how many tables (players, turns, fights, characters, model calls, tool calls, dice rolls, actions) were there this week?",
+		words: vocab("total played created made taken registered new exist existed tool model llm call dice roll turn fight combat battle encounter character hero pc player seat table game campaign action event request"),
+		read: func(q question) string {
+			e, _ := countOf(q)
+			return "the number of " + e.noun + q.scope(true)
+		},
 		match: func(q question) bool {
 			_, ok := countOf(q)
 			return ok && (q.phrase("how many", "number of", "count", "total number") || len(q.words) <= 3)
@@ -421,6 +484,10 @@ var baseShapes = []shape{
 	},
 	{
 		name: "LLM totals", example: "how much did the LLM cost this week?",
+		words: vocab(llmWords, "total overall spent spend all calls"),
+		read: func(q question) string {
+			return "the LLM's total cost, calls, tokens and failed calls" + q.scope(false)
+		},
 		match: func(q question) bool { return q.has(llmWords...) },
 		plan: func(q question) plan {
 			return plan{

@@ -28,8 +28,8 @@ func words(s string) map[string]bool {
 	return out
 }
 
-// forms are the word and the singulars it may be a plural of, as
-// parse's has folds them.
+// forms are the word and the singulars it may be a plural of: the one
+// plural rule, by which question.has and unknown both read a word.
 func forms(w string) []string {
 	out := []string{w}
 	if strings.HasSuffix(w, "ies") && len(w) > 4 {

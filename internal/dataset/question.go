@@ -6,6 +6,7 @@ package dataset
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,28 +91,19 @@ func lastNDays(n string, now time.Time) window {
 	case err != nil, days > maxDays:
 		days, note = maxDays, " (the most I look back)"
 	}
-	label := "in the last " + groupThousands(days) + " days" + note
+	label := "in the last " + thousands(days) + " days" + note
 	if days == 1 {
 		label = "in the last day" + note
 	}
 	return window{label: label, since: now.AddDate(0, 0, -days)}
 }
 
-// groupThousands writes n with a comma between groups of three digits.
-func groupThousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 // has reports whether any of words occurs in the question, also as a
-// plural.
+// plural (forms, exact.go: the one plural rule of the analyst).
 func (q question) has(words ...string) bool {
 	for _, w := range q.words {
-		for _, x := range words {
-			if w == x || w == x+"s" || w == x+"es" {
+		for _, f := range forms(w) {
+			if slices.Contains(words, f) {
 				return true
 			}
 		}

@@ -11,7 +11,7 @@ import (
 // shapes are the question shapes, the most specific first: the
 // operators' common questions (XP and level leaders, wins by class, who
 // is online, turn latency, spend by table), then the general ones.
-var shapes = withReadings(append(append([]shape{}, moreShapes...), baseShapes...))
+var shapes = append(append([]shape{}, moreShapes...), baseShapes...)
 
 // OnlinePlayer is a player connected right now, as Analyst.Online lists
 // them.
@@ -172,94 +172,6 @@ var moreShapes = []shape{
 			}
 		},
 	},
-}
-
-// baseVocab and baseReadings are the words and readings of the general
-// shapes (analyst.go), by name.
-var baseVocab = map[string]map[string]bool{
-	"tool errors":                       vocab("tool model dm agent most often call calls make use", wrongWords),
-	"tool use":                          vocab("tool model dm agent most often used use call calls popular frequently"),
-	"outcomes per ruleset":              vocab("outcome result fight combat battle party end ended", dieWords, fleeWords, winWords),
-	"outcome rate":                      vocab("outcome result fight combat battle party player group end ended usually", rateWords, dieWords, fleeWords, winWords),
-	"outcome count":                     vocab("fight combat battle party player group end ended outcome result", dieWords, fleeWords, winWords),
-	"trend per day":                     vocab("daily trend played new average total", trendWords, llmWords, "error fail failed failure death fight combat battle call request player signup table action turn tool agent", dieWords),
-	"LLM per model or agent":            vocab(llmWords, "agent most highest costs expensive average call error fail failed used least"),
-	"top tables, players or adventures": vocab(mostWords, "table player adventure played play action turn sent game"),
-	"count":                             vocab("total played created made taken registered new exist existed tool model llm call dice roll turn fight combat battle encounter character hero pc player seat table game campaign action event request"),
-	"LLM totals":                        vocab(llmWords, "total overall spent spend all calls"),
-}
-
-var baseReadings = map[string]func(q question) string{
-	"tool errors": func(q question) string {
-		return fmt.Sprintf("the tools whose calls failed most%s, the top %d", q.scope(false), q.n)
-	},
-	"tool use": func(q question) string {
-		return fmt.Sprintf("the tools the model calls most%s, the top %d", q.scope(false), q.n)
-	},
-	"outcomes per ruleset": func(q question) string {
-		return "how the fights ended, per ruleset" + q.scope(false)
-	},
-	"outcome rate": func(q question) string {
-		focus, _ := outcomeOf(q)
-		if focus == "" {
-			return "how the fights ended, as shares" + q.scope(true)
-		}
-		return "the share of fights that ended with “" + outcomeLabel[focus] + "”" + q.scope(true)
-	},
-	"outcome count": func(q question) string {
-		focus, _ := outcomeOf(q)
-		return "the number of fights that ended with “" + outcomeLabel[focus] + "”" + q.scope(true)
-	},
-	"trend per day": func(q question) string {
-		m := measureOf(q)
-		s := strings.ToLower(m.title) + " per day"
-		if q.has("agent") && (m.view == "v_llm_calls" || m.view == "v_tool_calls" || m.view == "v_turns") {
-			s += " per agent"
-		} else if m.view == "v_llm_calls" && q.has("model") {
-			s += " per model"
-		}
-		return s + q.scope(true)
-	},
-	"LLM per model or agent": func(q question) string {
-		m := measureOf(q)
-		if m.view != "v_llm_calls" {
-			m = measures["calls"]
-		}
-		dim := "model"
-		if q.has("agent") {
-			dim = "agent"
-		}
-		return strings.ToLower(m.title) + " per " + dim + q.scope(false)
-	},
-	"top tables, players or adventures": func(q question) string {
-		switch {
-		case q.has("player"):
-			return fmt.Sprintf("the top %d players by actions sent%s", q.n, q.scope(false))
-		case q.has("adventure"):
-			return fmt.Sprintf("the top %d adventures by turns played%s", q.n, q.scope(true))
-		}
-		return fmt.Sprintf("the top %d tables by turns played%s", q.n, q.scope(true))
-	},
-	"count": func(q question) string {
-		e, _ := countOf(q)
-		return "the number of " + e.noun + q.scope(true)
-	},
-	"LLM totals": func(q question) string {
-		return "the LLM's total cost, calls, tokens and failed calls" + q.scope(false)
-	},
-}
-
-// withReadings gives the general shapes their words and readings.
-func withReadings(ss []shape) []shape {
-	for i := range ss {
-		if ss[i].words == nil {
-			ss[i].words = baseVocab[ss[i].name]
-		}
-		if ss[i].read == nil {
-			ss[i].read = baseReadings[ss[i].name]
-		}
-	}
-	return ss
 }
 
 // online lists the players connected now (Analyst.Online) as a result.

@@ -78,7 +78,7 @@ func fightingState(tb testing.TB) *engine.State {
 			tb.Fatal(err)
 		}
 	}
-	if _, _, err := st.MoveParty("mill"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "mill"); err != nil {
 		tb.Fatal(err)
 	}
 	if _, _, err := st.StartCombat(d, []string{"snikket"}); err != nil {

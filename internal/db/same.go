@@ -45,7 +45,7 @@ func sameNPC(a, b *engine.NPC) bool {
 		a.Secret == b.Secret && sameMap(a.Lines, b.Lines) && a.Level == b.Level && a.HP == b.HP &&
 		a.MaxHP == b.MaxHP && a.HPD20 == b.HPD20 && a.Stats == b.Stats && a.Weapon == b.Weapon &&
 		a.Armour == b.Armour && a.Gold == b.Gold && a.Hidden == b.Hidden && sameSlice(a.Statuses, b.Statuses) &&
-		sameSlice(a.Abilities, b.Abilities)
+		sameSlice(a.Abilities, b.Abilities) && a.Undead == b.Undead
 }
 
 func sameItem(a, b *engine.Item) bool {

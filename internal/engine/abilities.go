@@ -11,6 +11,24 @@ import (
 // recharge on a rest or at the start of the bearer's turn. The uses spent
 // live in Game.Spent, so they are saved with the game state.
 
+// Ability ids, as the rules, the sheet and the offline narrator name them.
+const (
+	AbilitySecondWind   = "second_wind"
+	AbilityPowerAttack  = "power_attack"
+	AbilityShieldWall   = "shield_wall"
+	AbilitySneakAttack  = "sneak_attack"
+	AbilityHide         = "hide"
+	AbilityDisarm       = "disarm"
+	AbilityFirebolt     = "firebolt"
+	AbilityMagicMissile = "magic_missile"
+	AbilitySleep        = "sleep"
+	AbilityShield       = "shield"
+	AbilityHealingWord  = "healing_word"
+	AbilityBless        = "bless"
+	AbilityTurnUndead   = "turn_undead"
+	AbilityRevive       = "revive"
+)
+
 // Ability targets.
 const (
 	TargetEnemy = "enemy"
@@ -38,14 +56,13 @@ type Ability struct {
 }
 
 // abilityRule is an ability's definition: its sheet and how it resolves.
-// dice are rolled under d100 and d20 respectively: bonus damage, damage,
-// healing or a pool, as the kind says.
+// dice are its bonus damage, damage, healing or pool, as the kind says.
 type abilityRule struct {
 	Ability
-	kind      string
-	d100, d20 string
-	effect    string
-	rounds    int
+	kind   string
+	dice   ByRuleset
+	effect string
+	rounds int
 }
 
 // Kinds of resolution.
@@ -67,42 +84,42 @@ const (
 )
 
 var abilityRules = []abilityRule{
-	{Ability: Ability{ID: "second_wind", Name: "Second wind", Description: "Catch your breath mid-fight and heal yourself.", Target: TargetSelf, MaxUses: 1, Recharge: RechargeShortRest},
-		kind: kindHealSelf, d100: "2d8+5", d20: "1d10+1"},
-	{Ability: Ability{ID: "power_attack", Name: "Power attack", Description: "A heavy weapon blow: extra damage on a hit.", Target: TargetEnemy, MaxUses: 2, Recharge: RechargeShortRest},
-		kind: kindWeaponBonus, d100: "1d10", d20: "1d6"},
-	{Ability: Ability{ID: "shield_wall", Name: "Shield wall", Description: "You and your allies close ranks: harder to hit until your next turns.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
+	{Ability: Ability{ID: AbilitySecondWind, Name: "Second wind", Description: "Catch your breath mid-fight and heal yourself.", Target: TargetSelf, MaxUses: 1, Recharge: RechargeShortRest},
+		kind: kindHealSelf, dice: ByRuleset{"2d8+5", "1d10+1"}},
+	{Ability: Ability{ID: AbilityPowerAttack, Name: "Power attack", Description: "A heavy weapon blow: extra damage on a hit.", Target: TargetEnemy, MaxUses: 2, Recharge: RechargeShortRest},
+		kind: kindWeaponBonus, dice: ByRuleset{"1d10", "1d6"}},
+	{Ability: Ability{ID: AbilityShieldWall, Name: "Shield wall", Description: "You and your allies close ranks: harder to hit until your next turns.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
 		kind: kindGuard, effect: EffectShielded, rounds: 1},
-	{Ability: Ability{ID: "sneak_attack", Name: "Sneak attack", Description: "Strike a foe a friend is fighting (or from hiding) for extra damage; once a turn.", Target: TargetEnemy, MaxUses: 1, Recharge: RechargeTurn},
-		kind: kindSneak, d100: "2d6", d20: "1d6"},
-	{Ability: Ability{ID: "hide", Name: "Hide", Description: "Slip out of sight: foes attack you with disadvantage, your next strike has advantage and counts as a sneak attack.", Target: TargetSelf, MaxUses: 2, Recharge: RechargeShortRest},
+	{Ability: Ability{ID: AbilitySneakAttack, Name: "Sneak attack", Description: "Strike a foe a friend is fighting (or from hiding) for extra damage; once a turn.", Target: TargetEnemy, MaxUses: 1, Recharge: RechargeTurn},
+		kind: kindSneak, dice: ByRuleset{"2d6", "1d6"}},
+	{Ability: Ability{ID: AbilityHide, Name: "Hide", Description: "Slip out of sight: foes attack you with disadvantage, your next strike has advantage and counts as a sneak attack.", Target: TargetSelf, MaxUses: 2, Recharge: RechargeShortRest},
 		kind: kindStealth, effect: EffectHidden, rounds: 2},
-	{Ability: Ability{ID: "disarm", Name: "Disarm", Description: "Knock a foe's weapon aside: it attacks with disadvantage for two rounds.", Target: TargetEnemy, MaxUses: 1, Recharge: RechargeShortRest},
+	{Ability: Ability{ID: AbilityDisarm, Name: "Disarm", Description: "Knock a foe's weapon aside: it attacks with disadvantage for two rounds.", Target: TargetEnemy, MaxUses: 1, Recharge: RechargeShortRest},
 		kind: kindHex, effect: EffectWeakened, rounds: 2},
-	{Ability: Ability{ID: "firebolt", Name: "Firebolt", Description: "Hurl a mote of fire (INT attack); armour does not soak it.", Target: TargetEnemy, MaxUses: 1, Recharge: RechargeTurn},
-		kind: kindSpellAttack, d100: "9", d20: "1d10"},
-	{Ability: Ability{ID: "magic_missile", Name: "Magic missile", Description: "Darts of force that never miss.", Target: TargetEnemy, MaxUses: 2, Recharge: RechargeShortRest},
-		kind: kindMissile, d100: "3d4+4", d20: "2d4+1"},
-	{Ability: Ability{ID: "sleep", Name: "Sleep", Description: "Foes fall asleep, the weakest first, the one you name before the others, as far as the dice reach; a blow wakes them.", Target: TargetEnemy, MaxUses: 1, Recharge: RechargeLongRest},
-		kind: kindSleep, d100: "5d8", d20: "3d8", effect: EffectAsleep, rounds: 2},
-	{Ability: Ability{ID: "shield", Name: "Shield", Description: "A shimmering ward: you are harder to hit for two rounds.", Target: TargetSelf, MaxUses: 1, Recharge: RechargeShortRest},
+	{Ability: Ability{ID: AbilityFirebolt, Name: "Firebolt", Description: "Hurl a mote of fire (INT attack); armour does not soak it.", Target: TargetEnemy, MaxUses: 1, Recharge: RechargeTurn},
+		kind: kindSpellAttack, dice: ByRuleset{"9", "1d10"}},
+	{Ability: Ability{ID: AbilityMagicMissile, Name: "Magic missile", Description: "Darts of force that never miss.", Target: TargetEnemy, MaxUses: 2, Recharge: RechargeShortRest},
+		kind: kindMissile, dice: ByRuleset{"3d4+4", "2d4+1"}},
+	{Ability: Ability{ID: AbilitySleep, Name: "Sleep", Description: "Foes fall asleep, the weakest first, the one you name before the others, as far as the dice reach; a blow wakes them.", Target: TargetEnemy, MaxUses: 1, Recharge: RechargeLongRest},
+		kind: kindSleep, dice: ByRuleset{"5d8", "3d8"}, effect: EffectAsleep, rounds: 2},
+	{Ability: Ability{ID: AbilityShield, Name: "Shield", Description: "A shimmering ward: you are harder to hit for two rounds.", Target: TargetSelf, MaxUses: 1, Recharge: RechargeShortRest},
 		kind: kindSelfEffect, effect: EffectShielded, rounds: 2},
-	{Ability: Ability{ID: "healing_word", Name: "Healing word", Description: "Heal an ally at range; it brings a fallen friend round.", Target: TargetAlly, MaxUses: 3, Recharge: RechargeLongRest},
-		kind: kindHealAlly, d100: "2d6+2", d20: "1d8+3"},
-	{Ability: Ability{ID: "bless", Name: "Bless", Description: "You and two allies attack with advantage for three rounds.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
+	{Ability: Ability{ID: AbilityHealingWord, Name: "Healing word", Description: "Heal an ally at range; it brings a fallen friend round.", Target: TargetAlly, MaxUses: 3, Recharge: RechargeLongRest},
+		kind: kindHealAlly, dice: ByRuleset{"2d6+2", "1d8+3"}},
+	{Ability: Ability{ID: AbilityBless, Name: "Bless", Description: "You and two allies attack with advantage for three rounds.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
 		kind: kindBlessParty, effect: EffectBlessed, rounds: 3},
-	{Ability: Ability{ID: "turn_undead", Name: "Turn undead", Description: "Undead foes that fail to resist cower, stunned, for two rounds.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
+	{Ability: Ability{ID: AbilityTurnUndead, Name: "Turn undead", Description: "Undead foes that fail to resist cower, stunned, for two rounds.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
 		kind: kindTurnUndead, effect: EffectStunned, rounds: 2},
-	{Ability: Ability{ID: "revive", Name: "Revive", Description: "Call a fallen ally back to their feet with a strong healing.", Target: TargetAlly, MaxUses: 1, Recharge: RechargeLongRest},
-		kind: kindRevive, d100: "2d8+2", d20: "2d6+2"},
+	{Ability: Ability{ID: AbilityRevive, Name: "Revive", Description: "Call a fallen ally back to their feet with a strong healing.", Target: TargetAlly, MaxUses: 1, Recharge: RechargeLongRest},
+		kind: kindRevive, dice: ByRuleset{"2d8+2", "2d6+2"}},
 }
 
 // classAbilities are the abilities of each class, in sheet order.
 var classAbilities = map[string][]string{
-	"warrior": {"second_wind", "power_attack", "shield_wall"},
-	"rogue":   {"sneak_attack", "hide", "disarm"},
-	"mage":    {"firebolt", "magic_missile", "sleep", "shield"},
-	"cleric":  {"healing_word", "bless", "turn_undead", "revive"},
+	"warrior": {AbilitySecondWind, AbilityPowerAttack, AbilityShieldWall},
+	"rogue":   {AbilitySneakAttack, AbilityHide, AbilityDisarm},
+	"mage":    {AbilityFirebolt, AbilityMagicMissile, AbilitySleep, AbilityShield},
+	"cleric":  {AbilityHealingWord, AbilityBless, AbilityTurnUndead, AbilityRevive},
 }
 
 // AbilityIDs lists every ability the rules know, in definition order.
@@ -232,14 +249,6 @@ func ready(as []Ability) []Ability {
 	return slices.DeleteFunc(slices.Clone(as), func(a Ability) bool { return a.Uses == 0 })
 }
 
-// undead tells whether an NPC is one of the restless dead, whom turn
-// undead affects.
-func undead(n *NPC) bool {
-	k := strings.ToLower(n.Kind + " " + n.Name)
-	for _, w := range []string{"undead", "skeleton", "zombie", "ghoul", "ghost", "wight", "wraith", "spectre", "lich", "revenant", "barrow"} {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return false
-}
+// undead tells whether the NPC id is one of the restless dead, whom turn
+// undead affects (its adventure profile says so).
+func (s *State) undead(id string) bool { return slices.Contains(s.Game.Undead, id) }

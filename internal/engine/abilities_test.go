@@ -18,7 +18,7 @@ func abilityState(t *testing.T, ruleset string) *State {
 		Class{ID: "mage", Name: "Mage", Stats: Stats{STR: 8, AGI: 13, CON: 11, INT: 17, WIS: 13}, HP: 28, HPD20: 7, Weapon: "knife"},
 		Class{ID: "cleric", Name: "Cleric", Stats: Stats{STR: 13, AGI: 10, CON: 14, WIS: 16}, HP: 38, HPD20: 10, Weapon: "sword", Armour: "mail"})
 	adv := testAdventure()
-	adv.NPCs = append(adv.NPCs, NPC{ID: "skel", Name: "Skeleton", Kind: "skeleton", Location: "den", Hostile: true, Level: 1, HP: 9, HPD20: 6, Stats: Stats{AGI: 10, WIS: 6}, Weapon: "knife",
+	adv.NPCs = append(adv.NPCs, NPC{ID: "skel", Name: "Skeleton", Kind: "skeleton", Undead: true, Location: "den", Hostile: true, Level: 1, HP: 9, HPD20: 6, Stats: Stats{AGI: 10, WIS: 6}, Weapon: "knife",
 		Abilities: []string{"power_attack"}})
 	st := NewState(Config{Ruleset: ruleset}, adv, cat, 7)
 	d := NewDice(3)
@@ -31,7 +31,7 @@ func abilityState(t *testing.T, ruleset string) *State {
 	for i, class := range []string{"warrior", "rogue", "mage"} {
 		add(i, class)
 	}
-	if _, _, err := st.MoveParty("den"); err != nil {
+	if _, _, _, err := st.MoveParty(NewDice(1), "", "den"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := st.StartCombat(d, []string{"boss", "grunt", "skel"}); err != nil {
@@ -276,20 +276,21 @@ func TestAbilityRecharge(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.spendUse("c:c3", "sleep")
-	if _, _, err := st.Rest(d, RestShort, 10); err == nil || !strings.Contains(err.Error(), "fight") {
+	st.Game.Turn = 10
+	if _, _, err := st.Rest(d, RestShort); err == nil || !strings.Contains(err.Error(), "fight") {
 		t.Fatalf("rest in a fight: %v", err)
 	}
 	if _, _, err := st.EndCombat(OutcomeForcedEnd, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.Rest(d, RestShort, 10); err == nil || !strings.Contains(err.Error(), "Boss") {
+	if _, _, err := st.Rest(d, RestShort); err == nil || !strings.Contains(err.Error(), "Boss") {
 		t.Fatalf("rest with foes about: %v", err)
 	}
-	if _, _, err := st.MoveParty("town"); err != nil {
+	if _, _, _, err := st.MoveParty(NewDice(1), "", "town"); err != nil {
 		t.Fatal(err)
 	}
 	st.Character("c1").HP = 1
-	out, evs, err := st.Rest(d, RestShort, 10)
+	out, evs, err := st.Rest(d, RestShort)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,10 +303,12 @@ func TestAbilityRecharge(t *testing.T) {
 	if len(out.Restored) == 0 {
 		t.Error("the outcome names nothing restored")
 	}
-	if _, _, err := st.Rest(d, RestLong, 11); err == nil || !strings.Contains(err.Error(), "only just rested") {
+	st.Game.Turn = 11
+	if _, _, err := st.Rest(d, RestLong); err == nil || !strings.Contains(err.Error(), "only just rested") {
 		t.Fatalf("rest right after a rest: %v", err)
 	}
-	if _, _, err := st.Rest(d, RestLong, 13); err != nil {
+	st.Game.Turn = 13
+	if _, _, err := st.Rest(d, RestLong); err != nil {
 		t.Fatal(err)
 	}
 	if usesOf(st, "c3", "sleep") != 1 || st.Character("c1").HP != st.Character("c1").MaxHP {
@@ -335,7 +338,7 @@ func TestClassesHaveAtLeastThreeAbilities(t *testing.T) {
 		}
 	}
 	for _, r := range abilityRules {
-		for _, dice := range []string{r.d100, r.d20} {
+		for _, dice := range []string{r.dice.D100, r.dice.D20} {
 			if dice == "" || r.kind == kindSpellAttack && !strings.Contains(dice, "d") {
 				continue
 			}

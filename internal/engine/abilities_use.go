@@ -78,8 +78,8 @@ func (s *State) UseAbility(d *Dice, actor, ability, target string) (AbilityOutco
 
 // abilityTarget resolves and checks the target an ability is used on.
 func (s *State) abilityTarget(a Combatant, r abilityRule, target string) (Combatant, error) {
-	foes := func(e Combatant) bool { return s.side(e) != s.side(a) && s.CanAct(e) }
-	allies := func(e Combatant) bool { return s.side(e) == s.side(a) && s.healableEntry(e) }
+	foes := func(e Combatant) bool { return s.Side(e) != s.Side(a) && s.CanAct(e) }
+	allies := func(e Combatant) bool { return s.Side(e) == s.Side(a) && s.healableEntry(e) }
 	switch r.Target {
 	case TargetSelf:
 		return a, nil
@@ -93,7 +93,7 @@ func (s *State) abilityTarget(a Combatant, r abilityRule, target string) (Combat
 			return a, nil
 		}
 		t, ok := s.resolveCombatant(target)
-		if !ok || s.side(t) != s.side(a) || !s.healableEntry(t) {
+		if !ok || s.Side(t) != s.Side(a) || !s.healableEntry(t) {
 			return t, Errorf(EINVALID, "%s reaches only allies in this fight, not %q; allies: %s.", r.Name, target, s.combatantNames(allies))
 		}
 		return t, nil
@@ -104,17 +104,7 @@ func (s *State) abilityTarget(a Combatant, r abilityRule, target string) (Combat
 		}
 		return Combatant{}, Errorf(EINVALID, "%s needs a target; foes standing: %s.", r.Name, s.combatantNames(foes))
 	}
-	t, ok := s.resolveCombatant(target)
-	if !ok {
-		return t, Errorf(ENOTFOUND, "%q is not in this fight; foes standing: %s.", target, s.combatantNames(foes))
-	}
-	if s.side(t) == s.side(a) {
-		return t, Errorf(EINVALID, "%s is an ally of %s; %s targets a foe: %s.", t.Name, a.Name, r.Name, s.combatantNames(foes))
-	}
-	if !s.CanAct(t) {
-		return t, Errorf(EINVALID, "%s is out of reach (down or gone); foes standing: %s.", t.Name, s.combatantNames(foes))
-	}
-	return t, nil
+	return s.foe(a, target)
 }
 
 // healableEntry tells whether a combatant can be healed: in the fight, not
@@ -126,7 +116,7 @@ func (s *State) healableEntry(e Combatant) bool {
 
 func (s *State) fallenAlly(a Combatant) func(Combatant) bool {
 	return func(e Combatant) bool {
-		return s.side(e) == s.side(a) && s.healableEntry(e) && !s.CanAct(e)
+		return s.Side(e) == s.Side(a) && s.healableEntry(e) && !s.CanAct(e)
 	}
 }
 
@@ -141,7 +131,7 @@ func (s *State) abilityCondition(a, t Combatant, r abilityRule) error {
 		}
 		var ok []string
 		for _, e := range s.Game.Combat.Order {
-			if e.Kind != KindBookend && s.side(e) != s.side(a) && s.CanAct(e) && s.engagedByFriend(a, e) {
+			if e.Kind != KindBookend && s.Side(e) != s.Side(a) && s.CanAct(e) && s.engagedByFriend(a, e) {
 				ok = append(ok, e.Name)
 			}
 		}
@@ -157,12 +147,12 @@ func (s *State) abilityCondition(a, t Combatant, r abilityRule) error {
 		if s.hpOf(t) >= s.maxHPOf(t) {
 			return Errorf(EINVALID, "%s is unhurt (%d/%d HP); %s would be wasted. Hurt: %s.", t.Name, s.hpOf(t), s.maxHPOf(t), r.Name,
 				s.combatantNames(func(e Combatant) bool {
-					return s.side(e) == s.side(a) && s.healableEntry(e) && s.hpOf(e) < s.maxHPOf(e)
+					return s.Side(e) == s.Side(a) && s.healableEntry(e) && s.hpOf(e) < s.maxHPOf(e)
 				}))
 		}
 	case kindTurnUndead:
 		if len(s.undeadFoes(a)) == 0 {
-			return Errorf(EINVALID, "There is no undead foe here to turn (foes: %s); bless the party or heal instead.", s.combatantNames(func(e Combatant) bool { return s.side(e) != s.side(a) && s.CanAct(e) }))
+			return Errorf(EINVALID, "There is no undead foe here to turn (foes: %s); bless the party or heal instead.", s.combatantNames(func(e Combatant) bool { return s.Side(e) != s.Side(a) && s.CanAct(e) }))
 		}
 	}
 	return nil
@@ -183,7 +173,7 @@ func (s *State) maxHPOf(t Combatant) int {
 func (s *State) engagedByFriend(a, t Combatant) bool {
 	cb := s.Game.Combat
 	for _, e := range cb.Order {
-		if e.Entry == a.Entry || e.Kind == KindBookend || s.side(e) != s.side(a) || !s.CanAct(e) {
+		if e.Entry == a.Entry || e.Kind == KindBookend || s.Side(e) != s.Side(a) || !s.CanAct(e) {
 			continue
 		}
 		if cb.Engaged[e.Entry] == t.Entry || cb.Engaged[t.Entry] == e.Entry {
@@ -204,25 +194,18 @@ func (s *State) engage(a, t Combatant) {
 func (s *State) undeadFoes(a Combatant) []Combatant {
 	var out []Combatant
 	for _, e := range s.Game.Combat.Order {
-		if e.Kind == KindNPC && s.side(e) != s.side(a) && s.CanAct(e) && undead(s.World.NPCs[e.Ref]) {
+		if e.Kind == KindNPC && s.Side(e) != s.Side(a) && s.CanAct(e) && s.undead(e.Ref) {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-func (s *State) rulesetDice(r abilityRule) string {
-	if s.Config.Ruleset == RulesetD20 {
-		return r.d20
-	}
-	return r.d100
-}
-
 // resolveAbility rolls and applies an ability whose target and use are
 // settled.
 func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *AbilityOutcome) []Event {
 	var evs []Event
-	dice := s.rulesetDice(r)
+	dice := s.Ruleset().Dice(r.dice)
 	switch r.kind {
 	case kindHealSelf, kindHealAlly, kindRevive:
 		roll, _ := d.RollNotation(a.Name, r.Name+" on "+t.Name, dice)
@@ -237,15 +220,11 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 	case kindSpellAttack:
 		evs = append(evs, s.spellBlow(d, a, t, r, dice, out)...)
 	case kindMissile:
+		// It never misses: a blow without an attack roll.
 		roll, _ := d.RollNotation(a.Name, r.Name+" on "+t.Name, dice)
-		evs = append(evs, diceEvents(d)...)
-		o := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: AttackResult{Hit: true, Damage: max(1, roll.Total)}}
-		var dev []Event
-		o.HP, o.MaxHP, o.Down, dev = s.damage(t, o.Result.Damage, true)
-		evs = append(evs, dev...)
-		s.engage(a, t)
-		out.Hits = append(out.Hits, o)
-		out.Summary = fmt.Sprintf("%d damage to %s", o.Result.Damage, t.Name)
+		dmg := max(1, roll.Total)
+		evs = append(evs, s.abilityBlow(d, a, t, AttackResult{Hit: true, Damage: dmg}, out)...)
+		out.Summary = fmt.Sprintf("%d damage to %s", dmg, t.Name)
 	case kindSelfEffect:
 		evs = append(evs, s.effectOn(a, r, out)...)
 		out.Summary = fmt.Sprintf("%s is %s", a.Name, r.effect)
@@ -261,10 +240,10 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 		out.Summary = fmt.Sprintf("%s: %s", strings.Join(out.Effects, ", "), r.effect)
 	case kindStealth:
 		best := s.sharpestFoe(a)
-		mine := s.Ruleset().Contest(d, s.fighter(a), "hide")
+		mine := s.Ruleset().Contest(d, s.fighter(a), StatAGI, "hide")
 		won := true
 		if best != nil {
-			theirs := s.Ruleset().Contest(d, *best, "spot "+a.Name)
+			theirs := s.Ruleset().Contest(d, *best, StatAGI, "spot "+a.Name)
 			won = mine.Total > theirs.Total
 		}
 		evs = append(evs, diceEvents(d)...)
@@ -276,8 +255,8 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 			out.Summary = a.Name + " is spotted"
 		}
 	case kindHex:
-		mine := s.Ruleset().Contest(d, s.fighter(a), r.Name+" "+t.Name)
-		theirs := s.Ruleset().Contest(d, s.fighter(t), "resist "+r.Name)
+		mine := s.Ruleset().Contest(d, s.fighter(a), StatAGI, r.Name+" "+t.Name)
+		theirs := s.Ruleset().Contest(d, s.fighter(t), StatAGI, "resist "+r.Name)
 		evs = append(evs, diceEvents(d)...)
 		out.Success = mine.Total > theirs.Total
 		s.engage(a, t)
@@ -290,11 +269,9 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 	case kindSleep:
 		evs = append(evs, s.sleep(d, a, t, r, dice, out)...)
 	case kindTurnUndead:
-		wis := s.fighter(a)
 		for _, e := range s.undeadFoes(a) {
-			f := s.fighter(e)
-			mine := s.wisContest(d, wis, "turn "+e.Name)
-			theirs := s.wisContest(d, f, "resist turning")
+			mine := s.Ruleset().Contest(d, s.fighter(a), StatWIS, "turn "+e.Name)
+			theirs := s.Ruleset().Contest(d, s.fighter(e), StatWIS, "resist turning")
 			evs = append(evs, diceEvents(d)...)
 			if mine.Total > theirs.Total {
 				evs = append(evs, s.effectOn(e, r, out)...)
@@ -304,13 +281,6 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 		out.Summary = fmt.Sprintf("turned: %s", fmtNames(out.Effects))
 	}
 	return evs
-}
-
-// wisContest is Contest with the WIS modifier: the same die as the
-// ruleset's other contests.
-func (s *State) wisContest(d *Dice, f Fighter, purpose string) Roll {
-	f.Stats.AGI = f.Stats.WIS
-	return s.Ruleset().Contest(d, f, purpose)
 }
 
 // effectOn puts the ability's effect on e and notes its name.
@@ -328,7 +298,7 @@ func (s *State) effectOn(e Combatant, r abilityRule, out *AbilityOutcome) []Even
 func (s *State) alliesStanding(a Combatant, n int) []Combatant {
 	out := []Combatant{a}
 	for _, e := range s.Game.Combat.Order {
-		if e.Entry != a.Entry && e.Kind != KindBookend && s.side(e) == s.side(a) && s.CanAct(e) {
+		if e.Entry != a.Entry && e.Kind != KindBookend && s.Side(e) == s.Side(a) && s.CanAct(e) {
 			out = append(out, e)
 		}
 	}
@@ -341,7 +311,7 @@ func (s *State) alliesStanding(a Combatant, n int) []Combatant {
 func (s *State) sharpestFoe(a Combatant) *Fighter {
 	var best *Fighter
 	for _, e := range s.Game.Combat.Order {
-		if e.Kind == KindBookend || s.side(e) == s.side(a) || !s.CanAct(e) {
+		if e.Kind == KindBookend || s.Side(e) == s.Side(a) || !s.CanAct(e) {
 			continue
 		}
 		f := s.fighter(e)
@@ -367,42 +337,26 @@ func (s *State) weaponBlow(d *Dice, a, t Combatant, r abilityRule, bonus string,
 			res.Damage += max(0, b.Total)
 		}
 	}
-	return s.landBlow(d, a, t, res, out)
+	return s.abilityBlow(d, a, t, res, out)
 }
 
 // spellBlow is an attack roll with the INT modifier in place of the
 // weapon's ability, its own damage, and no armour absorption.
 func (s *State) spellBlow(d *Dice, a, t Combatant, r abilityRule, dice string, out *AbilityOutcome) []Event {
 	fa, ft := s.fighter(a), s.fighter(t)
-	fa.Stats.AGI = fa.Stats.INT
+	fa.AttackStat = StatINT
 	fa.Weapon = Weapon{ID: r.ID, Name: r.Name, Dice: dice, Ranged: true}
 	if n, err := strconv.Atoi(dice); err == nil {
 		fa.Weapon.Damage = n
 	}
 	ft.Armour.Absorption = 0
 	res := s.Ruleset().Attack(d, fa, ft, s.attackAdvantage(a, t))
-	return s.landBlow(d, a, t, res, out)
+	return s.abilityBlow(d, a, t, res, out)
 }
 
-// landBlow applies an attack's result as Attack does: off balance after a
-// fumble, the damage, the engagement and the outcome.
-func (s *State) landBlow(d *Dice, a, t Combatant, res AttackResult, out *AbilityOutcome) []Event {
-	evs := diceEvents(d)
-	fa := s.fighter(a)
-	if HasStatus(fa.Statuses, StatusOffBalance) {
-		s.setStatuses(a, RemoveStatus(fa.Statuses, StatusOffBalance))
-		evs = append(evs, StatusRemovedEvent(a.Name, StatusOffBalance))
-	}
-	if res.Fumble {
-		s.setStatuses(a, AddStatus(s.fighter(a).Statuses, StatusOffBalance))
-		evs = append(evs, StatusAddedEvent(a.Name, StatusOffBalance))
-	}
-	o := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: res}
-	var dev []Event
-	o.HP, o.MaxHP, o.Down, dev = s.damage(t, res.Damage, res.Hit)
-	evs = append(evs, dev...)
-	evs = append(evs, s.unhide(a)...)
-	s.engage(a, t)
+// abilityBlow lands an ability's blow and records it in out.
+func (s *State) abilityBlow(d *Dice, a, t Combatant, res AttackResult, out *AbilityOutcome) []Event {
+	o, evs := s.landBlow(d, a, t, res)
 	out.Hits = append(out.Hits, o)
 	out.Success = res.Hit
 	out.Summary = fmt.Sprintf("%s on %s", describeAttack(res), t.Name)
@@ -416,7 +370,7 @@ func (s *State) sleep(d *Dice, a, t Combatant, r abilityRule, dice string, out *
 	evs := diceEvents(d)
 	var foes []Combatant
 	for _, e := range s.Game.Combat.Order {
-		if e.Kind != KindBookend && s.side(e) != s.side(a) && s.CanAct(e) && !s.hasEffect(e, EffectAsleep) {
+		if e.Kind != KindBookend && s.Side(e) != s.Side(a) && s.CanAct(e) && !s.hasEffect(e, EffectAsleep) {
 			foes = append(foes, e)
 		}
 	}

@@ -53,6 +53,7 @@ func (g Game) clone() Game {
 		}
 		g.NPCAbilities = na
 	}
+	g.Undead = slices.Clone(g.Undead)
 	if g.LastRest != nil {
 		r := *g.LastRest
 		g.LastRest = &r

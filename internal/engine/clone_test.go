@@ -36,7 +36,7 @@ func fullState(tb testing.TB) *engine.State {
 			tb.Fatal(err)
 		}
 	}
-	if _, _, err := st.MoveParty("mill"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "mill"); err != nil {
 		tb.Fatal(err)
 	}
 	if _, _, err := st.StartCombat(d, []string{"snikket"}); err != nil {
@@ -71,6 +71,7 @@ func fullState(tb testing.TB) *engine.State {
 	cb.Engaged = map[engine.EntryID]engine.EntryID{"pc:1": "dm:snikket"}
 	st.Game.Spent = map[string]map[string]int{"c:c1": {"second_wind": 1}}
 	st.Game.NPCAbilities = map[string][]string{"snikket": {"second_wind"}}
+	st.Game.Undead = []string{"snikket"}
 	st.Game.LastRest = &engine.RestMark{Kind: engine.RestShort, Turn: 3}
 	st.Game.Previous = "road"
 	st.Game.Started = []string{"c1"}

@@ -55,14 +55,65 @@ func (s *State) combatantNames(pred func(Combatant) bool) string {
 	return strings.Join(names, ", ")
 }
 
-func (s *State) side(e Combatant) string {
+// Side is the side a combatant fights on.
+type Side string
+
+// The sides of a fight: the PCs and their friends, and the hostile NPCs.
+const (
+	SideParty Side = "party"
+	SideFoes  Side = "foes"
+)
+
+// Side tells which side a combatant of the running fight is on: PCs and
+// NPCs that are not hostile fight with the party.
+func (s *State) Side(e Combatant) Side {
 	if e.Kind == KindPC {
-		return "party"
+		return SideParty
 	}
 	if n := s.World.NPCs[e.Ref]; n != nil && !n.Hostile {
-		return "party"
+		return SideParty
 	}
-	return "foes"
+	return SideFoes
+}
+
+// foe resolves the target of a's blow or hostile ability: a combatant of
+// the other side still standing. Its refusals name the foes standing.
+func (s *State) foe(a Combatant, target string) (Combatant, error) {
+	foes := func(e Combatant) bool { return s.Side(e) != s.Side(a) && s.CanAct(e) }
+	t, ok := s.resolveCombatant(target)
+	switch {
+	case !ok:
+		return t, Errorf(ENOTFOUND, "%q is not in this fight; foes standing: %s.", target, s.combatantNames(foes))
+	case t.Entry == a.Entry:
+		return t, Errorf(EINVALID, "%s cannot strike itself; foes standing: %s.", a.Name, s.combatantNames(foes))
+	case s.Side(t) == s.Side(a):
+		return t, Errorf(EINVALID, "%s is an ally of %s; foes standing: %s.", t.Name, a.Name, s.combatantNames(foes))
+	case !s.CanAct(t):
+		return t, Errorf(EINVALID, "%s is out of reach (already down or gone); foes standing: %s.", t.Name, s.combatantNames(foes))
+	}
+	return t, nil
+}
+
+// landBlow applies an attack's result: the attacker's off balance ends,
+// or begins after a fumble; the damage; a hidden attacker is seen; and
+// a now fights t. Attack and every ability that strikes end here.
+func (s *State) landBlow(d *Dice, a, t Combatant, res AttackResult) (AttackOutcome, []Event) {
+	evs := diceEvents(d)
+	if st := s.fighter(a).Statuses; HasStatus(st, StatusOffBalance) {
+		s.setStatuses(a, RemoveStatus(st, StatusOffBalance))
+		evs = append(evs, StatusRemovedEvent(a.Name, StatusOffBalance))
+	}
+	if res.Fumble {
+		s.setStatuses(a, AddStatus(s.fighter(a).Statuses, StatusOffBalance))
+		evs = append(evs, StatusAddedEvent(a.Name, StatusOffBalance))
+	}
+	out := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: res}
+	var dev []Event
+	out.HP, out.MaxHP, out.Down, dev = s.damage(t, res.Damage, res.Hit)
+	evs = append(evs, dev...)
+	evs = append(evs, s.unhide(a)...)
+	s.engage(a, t)
+	return out, evs
 }
 
 // AttackOutcome is what an attack did.
@@ -88,37 +139,12 @@ func (s *State) Attack(d *Dice, actor, target string) (AttackOutcome, []Event, e
 	if !s.CanAct(a) {
 		return AttackOutcome{}, nil, Errorf(EINVALID, "%s cannot act (down or gone).", a.Name)
 	}
-	t, ok := s.resolveCombatant(target)
-	standingFoes := func(e Combatant) bool { return s.side(e) != s.side(a) && s.CanAct(e) }
-	if !ok {
-		return AttackOutcome{}, nil, Errorf(ENOTFOUND, "%q is not in this fight; targets: %s.", target, s.combatantNames(standingFoes))
+	t, err := s.foe(a, target)
+	if err != nil {
+		return AttackOutcome{}, nil, err
 	}
-	if t.Entry == a.Entry {
-		return AttackOutcome{}, nil, Errorf(EINVALID, "%s cannot attack itself; targets: %s.", a.Name, s.combatantNames(standingFoes))
-	}
-	if s.side(t) == s.side(a) {
-		return AttackOutcome{}, nil, Errorf(EINVALID, "%s is an ally of %s; targets: %s.", t.Name, a.Name, s.combatantNames(standingFoes))
-	}
-	if !s.CanAct(t) {
-		return AttackOutcome{}, nil, Errorf(EINVALID, "%s is already down; living targets: %s.", t.Name, s.combatantNames(standingFoes))
-	}
-	fa, ft := s.fighter(a), s.fighter(t)
-	res := s.Ruleset().Attack(d, fa, ft, s.attackAdvantage(a, t))
-	evs := diceEvents(d)
-	out := AttackOutcome{Attacker: a.Name, Target: t.Name, Result: res}
-	if HasStatus(fa.Statuses, StatusOffBalance) {
-		s.setStatuses(a, RemoveStatus(fa.Statuses, StatusOffBalance))
-		evs = append(evs, StatusRemovedEvent(a.Name, StatusOffBalance))
-	}
-	if res.Fumble {
-		s.setStatuses(a, AddStatus(s.fighter(a).Statuses, StatusOffBalance))
-		evs = append(evs, StatusAddedEvent(a.Name, StatusOffBalance))
-	}
-	var dev []Event
-	out.HP, out.MaxHP, out.Down, dev = s.damage(t, res.Damage, res.Hit)
-	evs = append(evs, dev...)
-	evs = append(evs, s.unhide(a)...)
-	s.engage(a, t)
+	res := s.Ruleset().Attack(d, s.fighter(a), s.fighter(t), s.attackAdvantage(a, t))
+	out, evs := s.landBlow(d, a, t, res)
 	s.Game.Combat.Log = append(s.Game.Combat.Log, fmt.Sprintf("Round %d: %s attacks %s: %s", s.Game.Combat.Round, a.Name, t.Name, describeAttack(res)))
 	return out, evs, nil
 }
@@ -209,7 +235,7 @@ func (s *State) Flee(d *Dice, actor string) (bool, []Event, error) {
 	fa := s.fighter(a)
 	var best *Fighter
 	for _, e := range s.Game.Combat.Order {
-		if e.Kind == KindBookend || s.side(e) == s.side(a) || !s.CanAct(e) {
+		if e.Kind == KindBookend || s.Side(e) == s.Side(a) || !s.CanAct(e) {
 			continue
 		}
 		f := s.fighter(e)
@@ -219,8 +245,8 @@ func (s *State) Flee(d *Dice, actor string) (bool, []Event, error) {
 	}
 	success := true
 	if best != nil {
-		mine := rs.Contest(d, fa, "flee")
-		theirs := rs.Contest(d, *best, "chase "+fa.Name)
+		mine := rs.Contest(d, fa, StatAGI, "flee")
+		theirs := rs.Contest(d, *best, StatAGI, "chase "+fa.Name)
 		success = mine.Total > theirs.Total
 	}
 	evs := diceEvents(d)

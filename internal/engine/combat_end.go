@@ -67,8 +67,8 @@ func (s *State) endOutcome(cb *Combat, proposed Outcome) (Outcome, error) {
 		return proposed, nil
 	case OutcomePlayerWin, OutcomePlayerDie:
 		return "", Errorf(EINVALID, "The fight is not over: foes standing: %s; party standing: %s. Use continue_combat, or end it with player_flee, npc_flee or forced_end.",
-			s.combatantNames(func(e Combatant) bool { return s.side(e) == "foes" && s.CanAct(e) }),
-			s.combatantNames(func(e Combatant) bool { return s.side(e) == "party" && s.CanAct(e) }))
+			s.combatantNames(func(e Combatant) bool { return s.Side(e) == SideFoes && s.CanAct(e) }),
+			s.combatantNames(func(e Combatant) bool { return s.Side(e) == SideParty && s.CanAct(e) }))
 	}
 	return "", Errorf(EINVALID, "Unknown outcome %q; use player_win, player_flee, player_die, npc_flee or forced_end.", proposed)
 }

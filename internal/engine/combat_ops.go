@@ -175,13 +175,13 @@ func (s *State) UseItem(d *Dice, actor, item, target string) (HealOutcome, []Eve
 	if err != nil {
 		return HealOutcome{}, nil, err
 	}
-	if s.side(t) != s.side(a) {
+	if s.Side(t) != s.Side(a) {
 		return HealOutcome{}, nil, Errorf(EINVALID, "%s would not waste %s on a foe.", a.Name, it.Name)
 	}
 	if hp, maxHP := s.hpOf(t), s.maxHPOf(t); hp >= maxHP {
 		return HealOutcome{}, nil, wasted(t.Name, it.Name, hp, maxHP)
 	}
-	r, err := d.RollNotation(a.Name, it.Name+" on "+t.Name, s.Ruleset().HealDice(c))
+	r, err := d.RollNotation(a.Name, it.Name+" on "+t.Name, s.Ruleset().Dice(c.HealRoll()))
 	if err != nil {
 		return HealOutcome{}, nil, err
 	}
@@ -255,7 +255,7 @@ func (s *State) DrinkItem(d *Dice, characterID, item string) (HealOutcome, []Eve
 	if c.HP >= c.MaxHP {
 		return HealOutcome{}, nil, wasted(c.Name, it.Name, c.HP, c.MaxHP)
 	}
-	r, err := d.RollNotation(c.Name, it.Name, s.Ruleset().HealDice(cons))
+	r, err := d.RollNotation(c.Name, it.Name, s.Ruleset().Dice(cons.HealRoll()))
 	if err != nil {
 		return HealOutcome{}, nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Fitting a fight to the party. Measured by cmd/balance: two level-1
@@ -92,7 +94,7 @@ func (s *State) reinforce(ids []string, named map[string]bool, n int) []string {
 	var base *NPC
 	for _, id := range ids {
 		c := s.World.NPCs[id]
-		if named[id] || isReinforcement(c.Name) {
+		if named[id] || s.isReinforcement(c) {
 			continue
 		}
 		if base == nil || c.Level < base.Level || c.Level == base.Level && c.MaxHP < base.MaxHP {
@@ -104,7 +106,7 @@ func (s *State) reinforce(ids []string, named map[string]bool, n int) []string {
 	}
 	var out []string
 	for i := range n {
-		id := fmt.Sprintf("%s-%d", base.ID, i+2)
+		id := reinforcementID(base.ID, i)
 		if _, exists := s.World.NPCs[id]; exists {
 			continue
 		}
@@ -117,6 +119,9 @@ func (s *State) reinforce(ids []string, named map[string]bool, n int) []string {
 		s.World.NPCs[id] = &c
 		if ab := s.Game.NPCAbilities[base.ID]; len(ab) > 0 {
 			s.Game.NPCAbilities[id] = slices.Clone(ab)
+		}
+		if s.undead(base.ID) {
+			s.Game.Undead = append(s.Game.Undead, id)
 		}
 		out = append(out, id)
 	}
@@ -131,13 +136,18 @@ func reinforcementName(name string, i int) string {
 	return reinforcementOrdinals[min(i, len(reinforcementOrdinals)-1)] + " " + name
 }
 
-// isReinforcement tells a copy by its name: the name is what the store
-// keeps of it.
-func isReinforcement(name string) bool {
-	for _, o := range reinforcementOrdinals {
-		if len(name) > len(o) && name[:len(o)+1] == o+" " {
-			return true
-		}
+// reinforcementID is the id of the i-th copy (from 0) of the NPC base.
+func reinforcementID(base string, i int) string { return fmt.Sprintf("%s-%d", base, i+2) }
+
+// isReinforcement tells a copy by its id and name, both made from its
+// original's, which the world still holds: the store keeps those and no
+// mark of its own. An NPC an adventure merely names "Second …" is none.
+func (s *State) isReinforcement(n *NPC) bool {
+	cut := strings.LastIndexByte(n.ID, '-')
+	if cut < 0 {
+		return false
 	}
-	return false
+	k, err := strconv.Atoi(n.ID[cut+1:])
+	base := s.World.NPCs[n.ID[:cut]]
+	return err == nil && k >= 2 && base != nil && n.ID == reinforcementID(base.ID, k-2) && n.Name == reinforcementName(base.Name, k-2)
 }

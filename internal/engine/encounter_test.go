@@ -17,7 +17,7 @@ func TestStrongPartyBringsOutReinforcementsOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := st.MoveParty("den"); err != nil {
+	if _, _, _, err := st.MoveParty(NewDice(1), "", "den"); err != nil {
 		t.Fatal(err)
 	}
 	foes := func() []string {

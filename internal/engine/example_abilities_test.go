@@ -50,7 +50,7 @@ func ExampleState_UseAbility() {
 		return
 	}
 	st.World.NPCs["snikket"].Location = "square" // he slinks away
-	if _, _, err := st.Rest(dice, engine.RestShort, 5); err != nil {
+	if _, _, err := st.Rest(dice, engine.RestShort); err != nil {
 		fmt.Println(err)
 		return
 	}

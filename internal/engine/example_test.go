@@ -34,7 +34,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	_, moved, err := st.MoveParty("mill")
+	_, _, moved, err := st.MoveParty(dice, "c1", "mill")
 	if err != nil {
 		fmt.Println(err)
 		return

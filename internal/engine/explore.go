@@ -58,21 +58,34 @@ func (s *State) exitNames() string {
 }
 
 // MoveParty takes the whole party through an exit of its location (the
-// party travels together). Only in narrative mode.
-func (s *State) MoveParty(to string) (*Location, []Event, error) {
+// party travels together). Only in narrative mode. A trap on the exit
+// springs on leaderID (the character who chose the way; someone else if
+// they are down): the engine rolls the check and the damage, returned as
+// the *TrapSprung, nil if the way was clear.
+func (s *State) MoveParty(d *Dice, leaderID, to string) (*Location, *TrapSprung, []Event, error) {
 	if s.Game.Mode != ModeNarrative {
-		return nil, nil, Errorf(EINVALID, "The party cannot travel during a fight; flee first.")
+		return nil, nil, nil, Errorf(EINVALID, "The party cannot travel during a fight; flee first.")
 	}
 	e, ok := s.ExitTo(to)
 	if !ok {
-		return nil, nil, Errorf(EINVALID, "There is no way to %q from here; exits: %s.", to, s.exitNames())
+		return nil, nil, nil, Errorf(EINVALID, "There is no way to %q from here; exits: %s.", to, s.exitNames())
 	}
 	if e.Key != "" && !s.partyCarries(e.Key) {
-		return nil, nil, Errorf(EINVALID, "The way through %s is locked: it opens with %s, and nobody in the party carries one.", e.Name, s.ItemName(e.Key))
+		return nil, nil, nil, Errorf(EINVALID, "The way through %s is locked: it opens with %s, and nobody in the party carries one.", e.Name, s.ItemName(e.Key))
+	}
+	var sprung *TrapSprung
+	var trapEvs []Event
+	if e.Trap != nil {
+		// Rolled before the move so that a trap the adventure got wrong
+		// leaves the party where it was.
+		var err error
+		if sprung, trapEvs, err = s.springTrap(d, *e.Trap, leaderID); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	s.moveParty(e.To)
 	l := s.World.Locations[e.To]
-	return l, []Event{PartyMovedEvent(l)}, nil
+	return l, sprung, append([]Event{PartyMovedEvent(l)}, trapEvs...), nil
 }
 
 // PickUp moves an item lying at the party's location into character's

@@ -26,7 +26,7 @@ func randomFight(t *testing.T, ruleset string, seed uint64) (*State, *Dice) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := st.MoveParty("den"); err != nil {
+	if _, _, _, err := st.MoveParty(NewDice(1), "", "den"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := st.StartCombat(d, []string{"boss"}); err != nil {
@@ -85,7 +85,7 @@ func randomAction(st *State, d *Dice, cur Combatant) {
 		if e.Kind == KindBookend || !st.CanAct(e) || e.Entry == cur.Entry {
 			continue
 		}
-		if st.side(e) == st.side(cur) {
+		if st.Side(e) == st.Side(cur) {
 			allies = append(allies, e)
 		} else {
 			foes = append(foes, e)

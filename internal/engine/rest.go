@@ -30,15 +30,15 @@ type RestOutcome struct {
 }
 
 // shortRestHeal is the HP each character rolls back on a short rest.
-var shortRestHeal = map[string]string{RulesetD100: "2d8+2", RulesetD20: "1d6+1"}
+var shortRestHeal = ByRuleset{D100: "2d8+2", D20: "1d6+1"}
 
 // Rest makes the party take a short rest (each character rolls back some
 // HP; short-rest and per-turn abilities come back) or a long rest (full
 // HP and every ability). The fallen come round. It is refused in a fight,
 // with a hostile NPC standing at the party's location, and right after
-// another rest with no other turn played between (turn is the game turn
-// this rest is taken in).
-func (s *State) Rest(d *Dice, kind string, turn int) (RestOutcome, []Event, error) {
+// another rest with no other game turn played between.
+func (s *State) Rest(d *Dice, kind string) (RestOutcome, []Event, error) {
+	turn := s.Game.Turn
 	kind = strings.ToLower(strings.TrimSpace(kind))
 	switch kind {
 	case "short_rest", "":
@@ -76,7 +76,7 @@ func (s *State) Rest(d *Dice, kind string, turn int) (RestOutcome, []Event, erro
 		}
 		amount := c.MaxHP - c.HP
 		if kind == RestShort {
-			r, err := d.RollNotation(c.Name, "short rest", shortRestHeal[s.Ruleset().Name()])
+			r, err := d.RollNotation(c.Name, "short rest", s.Ruleset().Dice(shortRestHeal))
 			if err != nil {
 				return RestOutcome{}, nil, err
 			}

@@ -16,7 +16,20 @@ type Fighter struct {
 	Weapon   Weapon
 	Armour   Armour
 	Statuses []string
+	// AttackStat, when set, is the stat its attack rolls with in place of
+	// the weapon's (a spell's INT).
+	AttackStat Stat
 }
+
+// mod is the modifier of f's stat.
+func (f Fighter) mod(st Stat) int {
+	v, _ := f.Stats.Of(st)
+	return Mod(v)
+}
+
+// ByRuleset is what a rule rolls under each ruleset: dice notation for
+// d100 and for d20 (empty: the d100 dice).
+type ByRuleset struct{ D100, D20 string }
 
 // AttackResult is the outcome of one attack roll.
 type AttackResult struct {
@@ -53,10 +66,11 @@ type Ruleset interface {
 	Initiative(d *Dice, f Fighter) Roll
 	// Attack resolves a's attack on t. adv is +1 (advantage), 0 or -1.
 	Attack(d *Dice, a, t Fighter, adv int) AttackResult
-	// Contest rolls a contested check of f's agility (fleeing, chasing).
-	Contest(d *Dice, f Fighter, purpose string) Roll
-	// HealDice is the notation a consumable heals under this ruleset.
-	HealDice(c Consumable) string
+	// Contest rolls a contested check of f's stat (AGI to flee or chase,
+	// WIS to turn undead).
+	Contest(d *Dice, f Fighter, stat Stat, purpose string) Roll
+	// Dice is the notation b rolls under this ruleset.
+	Dice(b ByRuleset) string
 }
 
 // RulesetByName returns the named ruleset; unknown names get d100.
@@ -92,7 +106,11 @@ func (r D100) Initiative(d *Dice, f Fighter) Roll {
 
 // Attack implements Ruleset.
 func (D100) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
-	mod := Mod(a.Stats.AGI) + 20*adv
+	st := StatAGI
+	if a.AttackStat != "" {
+		st = a.AttackStat
+	}
+	mod := a.mod(st) + 20*adv
 	if HasStatus(a.Statuses, StatusOffBalance) {
 		mod -= 20
 	}
@@ -121,12 +139,12 @@ func (D100) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
 }
 
 // Contest implements Ruleset.
-func (D100) Contest(d *Dice, f Fighter, purpose string) Roll {
-	return d.Roll(f.Name, purpose, 1, 100, Mod(f.Stats.AGI))
+func (D100) Contest(d *Dice, f Fighter, stat Stat, purpose string) Roll {
+	return d.Roll(f.Name, purpose, 1, 100, f.mod(stat))
 }
 
-// HealDice implements Ruleset.
-func (D100) HealDice(c Consumable) string { return c.Heal }
+// Dice implements Ruleset.
+func (D100) Dice(b ByRuleset) string { return b.D100 }
 
 // D20 is seed 002's system: initiative d20 + AGI modifier; attack d20 +
 // ability modifier (STR, AGI for ranged weapons, the better of the two
@@ -162,6 +180,8 @@ func (D20) AC(f Fighter) int {
 func (r D20) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
 	ability := Mod(a.Stats.STR)
 	switch {
+	case a.AttackStat != "":
+		ability = a.mod(a.AttackStat)
 	case a.Weapon.Ranged:
 		ability = Mod(a.Stats.AGI)
 	case a.Weapon.Finesse:
@@ -209,16 +229,16 @@ func (r D20) Attack(d *Dice, a, t Fighter, adv int) AttackResult {
 }
 
 // Contest implements Ruleset.
-func (D20) Contest(d *Dice, f Fighter, purpose string) Roll {
-	return d.Roll(f.Name, purpose, 1, 20, Mod(f.Stats.AGI))
+func (D20) Contest(d *Dice, f Fighter, stat Stat, purpose string) Roll {
+	return d.Roll(f.Name, purpose, 1, 20, f.mod(stat))
 }
 
-// HealDice implements Ruleset.
-func (D20) HealDice(c Consumable) string {
-	if c.HealD20 != "" {
-		return c.HealD20
+// Dice implements Ruleset.
+func (D20) Dice(b ByRuleset) string {
+	if b.D20 != "" {
+		return b.D20
 	}
-	return c.Heal
+	return b.D100
 }
 
 // guarded counts the guards on a defender: defending and shielded (shield

@@ -179,7 +179,7 @@ func TestPotionPerRuleset(t *testing.T) {
 			if _, err := st.AddCharacter(NewDice(1), "c1", "1", "p1", NewCharacterSpec{Name: "Aldric", Class: "warrior"}); err != nil {
 				t.Fatal(err)
 			}
-			st.MoveParty("den")
+			st.MoveParty(NewDice(1), "", "den")
 			if _, _, err := st.StartCombat(NewDice(1), []string{"boss"}); err != nil {
 				t.Fatal(err)
 			}

@@ -23,7 +23,7 @@ func TestShopTrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.MoveParty("market"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "market"); err != nil {
 		t.Fatal(err)
 	}
 	var potion, bandage string
@@ -66,10 +66,10 @@ func TestShopTrade(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := st.MoveParty("quay"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "quay"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.MoveParty("dens"); err != nil {
+	if _, _, _, err := st.MoveParty(engine.NewDice(1), "", "dens"); err != nil {
 		t.Fatal(err)
 	}
 	ledger := engine.StockID("nix", "salt-ledger", 1)

@@ -86,6 +86,9 @@ type Game struct {
 	// NPCAbilities lists the abilities of the NPCs whose profile has any
 	// (copied from the adventure when the world is made).
 	NPCAbilities map[string][]string `json:"npc_abilities,omitempty"`
+	// Undead lists the NPCs whose profile says they are undead (copied
+	// from the adventure when the world is made).
+	Undead []string `json:"undead,omitempty"`
 	// LastRest is the party's last rest; a rest right after it is refused.
 	LastRest *RestMark `json:"last_rest,omitempty"`
 }
@@ -129,6 +132,9 @@ func NewState(cfg Config, adv *Adventure, cat *Catalogue, seed uint64) *State {
 				s.Game.NPCAbilities = map[string][]string{}
 			}
 			s.Game.NPCAbilities[n.ID] = slices.Clone(n.Abilities)
+		}
+		if n.Undead {
+			s.Game.Undead = append(s.Game.Undead, n.ID)
 		}
 	}
 	s.nameStock()

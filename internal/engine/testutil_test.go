@@ -52,7 +52,7 @@ func newTestState(t testing.TB) *State {
 	if _, err := st.AddCharacter(d, "c2", "2", "p2", NewCharacterSpec{Name: "Brina", Class: "rogue"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.MoveParty("den"); err != nil {
+	if _, _, _, err := st.MoveParty(NewDice(1), "", "den"); err != nil {
 		t.Fatal(err)
 	}
 	return st

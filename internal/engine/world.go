@@ -17,6 +17,38 @@ type Stats struct {
 	CHA int `json:"cha" yaml:"cha"`
 }
 
+// Stat names one of the six stats.
+type Stat string
+
+// The stats, as adventures, checks and the rules name them.
+const (
+	StatSTR Stat = "str"
+	StatAGI Stat = "agi"
+	StatCON Stat = "con"
+	StatINT Stat = "int"
+	StatWIS Stat = "wis"
+	StatCHA Stat = "cha"
+)
+
+// Of returns the value of stat (any case), false for no such stat.
+func (s Stats) Of(stat Stat) (int, bool) {
+	switch Stat(strings.ToLower(string(stat))) {
+	case StatSTR:
+		return s.STR, true
+	case StatAGI:
+		return s.AGI, true
+	case StatCON:
+		return s.CON, true
+	case StatINT:
+		return s.INT, true
+	case StatWIS:
+		return s.WIS, true
+	case StatCHA:
+		return s.CHA, true
+	}
+	return 0, false
+}
+
 // Mod returns the modifier of a stat value.
 func Mod(v int) int {
 	if v >= 10 {
@@ -58,6 +90,9 @@ type Consumable struct {
 	HealD20 string `json:"heal_d20" yaml:"heal_d20"`
 	Price   int    `json:"price,omitempty" yaml:"price"`
 }
+
+// HealRoll is what the consumable heals under each ruleset.
+func (c Consumable) HealRoll() ByRuleset { return ByRuleset{D100: c.Heal, D20: c.HealD20} }
 
 // Class is a character class: its stats, hit points and starting kit.
 type Class struct {
@@ -143,6 +178,29 @@ func (c *Catalogue) ItemName(id string) string {
 	return ""
 }
 
+// Price is the catalogue price of equipment id (a weapon, an armour or
+// a consumable); false if id is no catalogue equipment. A nil catalogue
+// has none.
+func (c *Catalogue) Price(id string) (int, bool) {
+	if c == nil {
+		return 0, false
+	}
+	for _, w := range c.Weapons {
+		if w.ID == id {
+			return w.Price, true
+		}
+	}
+	for _, a := range c.Armours {
+		if a.ID == id {
+			return a.Price, true
+		}
+	}
+	if x, ok := c.Consumable(id); ok {
+		return x.Price, true
+	}
+	return 0, false
+}
+
 // Category returns "weapon", "armour", "consumable" or "" for a catalogue id.
 func (c *Catalogue) Category(id string) string {
 	for _, w := range c.Weapons {
@@ -223,8 +281,13 @@ type NPC struct {
 	Gold        int               `json:"gold" yaml:"gold"`
 	Hidden      bool              `json:"hidden,omitempty" yaml:"hidden"`
 	Statuses    []string          `json:"statuses,omitempty" yaml:"statuses"`
-	// Abilities are the ability ids the adventure gives the NPC; a new
-	// world copies them into Game.NPCAbilities, where they are kept.
+	// Undead marks the restless dead, whom turn undead affects. Like
+	// Abilities, a new state keeps it in the game (Game.Undead).
+	Undead bool `json:"-" yaml:"undead"`
+	// Abilities are the ability ids the adventure gives the NPC. A new
+	// state keeps them in Game.NPCAbilities, their one home in a game:
+	// the world's NPCs do not carry them (the store's NPC rows have no
+	// place for them).
 	Abilities []string `json:"-" yaml:"abilities"`
 }
 
@@ -344,6 +407,7 @@ func NewWorld(a *Adventure) World {
 			n.Level = 1
 		}
 		n.Statuses = slices.Clone(n.Statuses)
+		n.Abilities, n.Undead = nil, false
 		w.NPCs[n.ID] = &n
 	}
 	for _, t := range a.Templates {

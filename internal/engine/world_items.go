@@ -137,20 +137,8 @@ func (s *State) TransferItem(actorID, item, ownerType, ownerRef string) (*Item, 
 
 // Price is what an item costs: its catalogue price or template value.
 func (s *State) Price(it *Item) int {
-	if s.Catalogue != nil {
-		for _, w := range s.Catalogue.Weapons {
-			if w.ID == it.Template {
-				return w.Price
-			}
-		}
-		for _, a := range s.Catalogue.Armours {
-			if a.ID == it.Template {
-				return a.Price
-			}
-		}
-		if c, ok := s.Catalogue.Consumable(it.Template); ok {
-			return c.Price
-		}
+	if p, ok := s.Catalogue.Price(it.Template); ok {
+		return p
 	}
 	if t, ok := s.World.Templates[it.Template]; ok {
 		return t.Value

@@ -386,7 +386,7 @@ func (s *State) SkillCheck(d *Dice, charID, stat string, difficulty int) (bool, 
 	if c == nil {
 		return false, Roll{}, Errorf(ENOTFOUND, "Unknown character.")
 	}
-	v, ok := map[string]int{"str": c.Stats.STR, "agi": c.Stats.AGI, "con": c.Stats.CON, "int": c.Stats.INT, "wis": c.Stats.WIS, "cha": c.Stats.CHA}[strings.ToLower(stat)]
+	v, ok := c.Stats.Of(Stat(stat))
 	if !ok {
 		return false, Roll{}, Errorf(EINVALID, "stat must be one of str, agi, con, int, wis, cha.")
 	}

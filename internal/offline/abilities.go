@@ -14,20 +14,20 @@ import (
 
 // abilityPhrases are the words that name each ability besides its name.
 var abilityPhrases = map[string]wordList{
-	"second_wind":   {"second wind", "catch my breath", "catches his breath", "catches her breath", "rally"},
-	"power_attack":  {"power attack", "mighty blow", "heavy blow", "with all my strength"},
-	"shield_wall":   {"shield wall", "close ranks", "form a wall"},
-	"sneak_attack":  {"sneak attack", "backstab", "stab in the back", "strike from the shadows"},
-	"hide":          {"hide", "hides", "vanish", "melt into the shadows", "slip out of sight"},
-	"disarm":        {"disarm", "knock the weapon", "knock his weapon", "knock her weapon"},
-	"firebolt":      {"firebolt", "fire bolt", "fire at", "burn"},
-	"magic_missile": {"magic missile", "magic missiles", "missile", "missiles"},
-	"sleep":         {"sleep", "put to sleep", "lull"},
-	"shield":        {"shield spell", "cast shield", "ward myself", "ward"},
-	"healing_word":  {"healing word", "heal", "heals", "mend", "pray for"},
-	"bless":         {"bless", "blessing"},
-	"turn_undead":   {"turn undead", "turn the undead", "holy symbol"},
-	"revive":        {"revive", "raise", "bring back", "wake", "get up"},
+	engine.AbilitySecondWind:   {"second wind", "catch my breath", "catches his breath", "catches her breath", "rally"},
+	engine.AbilityPowerAttack:  {"power attack", "mighty blow", "heavy blow", "with all my strength"},
+	engine.AbilityShieldWall:   {"shield wall", "close ranks", "form a wall"},
+	engine.AbilitySneakAttack:  {"sneak attack", "backstab", "stab in the back", "strike from the shadows"},
+	engine.AbilityHide:         {"hide", "hides", "vanish", "melt into the shadows", "slip out of sight"},
+	engine.AbilityDisarm:       {"disarm", "knock the weapon", "knock his weapon", "knock her weapon"},
+	engine.AbilityFirebolt:     {"firebolt", "fire bolt", "fire at", "burn"},
+	engine.AbilityMagicMissile: {"magic missile", "magic missiles", "missile", "missiles"},
+	engine.AbilitySleep:        {"sleep", "put to sleep", "lull"},
+	engine.AbilityShield:       {"shield spell", "cast shield", "ward myself", "ward"},
+	engine.AbilityHealingWord:  {"healing word", "heal", "heals", "mend", "pray for"},
+	engine.AbilityBless:        {"bless", "blessing"},
+	engine.AbilityTurnUndead:   {"turn undead", "turn the undead", "holy symbol"},
+	engine.AbilityRevive:       {"revive", "raise", "bring back", "wake", "get up"},
 }
 
 var (
@@ -84,14 +84,14 @@ func (t *offlineTurn) abilityAction(text string, words map[string]bool) (reply, 
 				target, best = f.Entry, s
 			}
 		}
-		if target == "" && !(a.ID == "sleep" && pluralFoeWords.in(text)) {
+		if target == "" && !(a.ID == engine.AbilitySleep && pluralFoeWords.in(text)) {
 			target = foes[0].Entry
 		}
 		if target != "" {
 			args["target"] = target
 		}
 	case engine.TargetAlly:
-		if target := t.allyNamed(words, a.ID == "revive"); target != "" {
+		if target := t.allyNamed(words, a.ID == engine.AbilityRevive); target != "" {
 			args["target"] = target
 		}
 	}
@@ -106,7 +106,7 @@ func (t *offlineTurn) allyNamed(words map[string]bool, fallen bool) string {
 	}
 	target, best := "", 0
 	for _, c := range t.Ctx.Combat.Combatants {
-		if s := score(words, c.Name); c.Side == "party" && s > best {
+		if s := score(words, c.Name); c.Side == engine.SideParty && s > best {
 			target, best = c.Entry, s
 		}
 	}
@@ -115,7 +115,7 @@ func (t *offlineTurn) allyNamed(words map[string]bool, fallen bool) string {
 	}
 	worst := -1.0
 	for _, c := range t.Ctx.Combat.Combatants {
-		if c.Side != "party" || c.MaxHP == 0 || engine.HasStatus(c.Statuses, engine.StatusDead) || engine.HasStatus(c.Statuses, engine.StatusFled) {
+		if c.Side != engine.SideParty || c.MaxHP == 0 || engine.HasStatus(c.Statuses, engine.StatusDead) || engine.HasStatus(c.Statuses, engine.StatusFled) {
 			continue
 		}
 		if fallen && c.CanAct {
@@ -144,7 +144,7 @@ func (t *offlineTurn) remedyForAlly(text string, words map[string]bool) (reply, 
 		me = t.Ctx.Actor.Name
 	}
 	for _, c := range t.Ctx.Combat.Combatants {
-		if c.Side == "party" && c.Name != me && score(words, c.Name) > 0 {
+		if c.Side == engine.SideParty && c.Name != me && score(words, c.Name) > 0 {
 			return call("use_item", map[string]any{"item": it.ID, "target": c.Entry}), true
 		}
 	}
@@ -156,20 +156,20 @@ func (t *offlineTurn) abilityNarration(l step) string {
 	o := decodeStep[engine.AbilityOutcome](l)
 	who := o.Actor
 	switch o.AbilityID {
-	case "second_wind", "healing_word", "revive":
+	case engine.AbilitySecondWind, engine.AbilityHealingWord, engine.AbilityRevive:
 		if len(o.Heals) == 0 {
 			break
 		}
 		h := o.Heals[0]
-		verb := map[string]string{"second_wind": "catches a second wind", "healing_word": "speaks a healing word", "revive": "calls a fallen friend back"}[o.AbilityID]
+		verb := map[string]string{engine.AbilitySecondWind: "catches a second wind", engine.AbilityHealingWord: "speaks a healing word", engine.AbilityRevive: "calls a fallen friend back"}[o.AbilityID]
 		return fmt.Sprintf("%s %s: %s recovers %d HP (%d/%d).", who, verb, h.Target, h.Amount, h.HP, h.MaxHP)
-	case "power_attack", "sneak_attack", "firebolt", "magic_missile":
+	case engine.AbilityPowerAttack, engine.AbilitySneakAttack, engine.AbilityFirebolt, engine.AbilityMagicMissile:
 		if len(o.Hits) == 0 {
 			break
 		}
 		h := o.Hits[0]
-		lead := map[string]string{"power_attack": "puts everything into one blow", "sneak_attack": "strikes from a blind angle",
-			"firebolt": "hurls a mote of fire", "magic_missile": "looses darts of force"}[o.AbilityID]
+		lead := map[string]string{engine.AbilityPowerAttack: "puts everything into one blow", engine.AbilitySneakAttack: "strikes from a blind angle",
+			engine.AbilityFirebolt: "hurls a mote of fire", engine.AbilityMagicMissile: "looses darts of force"}[o.AbilityID]
 		var s string
 		switch {
 		case h.Result.Crit:
@@ -180,26 +180,26 @@ func (t *offlineTurn) abilityNarration(l step) string {
 			s = fmt.Sprintf("%s %s, but %s evades it.", who, lead, h.Target)
 		}
 		return s + t.afterBlow(h)
-	case "sleep":
+	case engine.AbilitySleep:
 		if len(o.Effects) == 0 {
 			return who + " weaves a drowsy spell, but no foe succumbs."
 		}
 		return fmt.Sprintf("%s weaves a drowsy spell: %s %s to the ground, asleep.", who, fmtList(o.Effects), plural(len(o.Effects), "sinks", "sink"))
-	case "hide":
+	case engine.AbilityHide:
 		if o.Success {
 			return who + " melts into the shadows."
 		}
 		return who + " tries to slip out of sight, but a foe keeps watching."
-	case "disarm":
+	case engine.AbilityDisarm:
 		if o.Success {
 			return fmt.Sprintf("%s knocks %s's weapon aside; its blows will falter.", who, o.Target)
 		}
 		return fmt.Sprintf("%s tries to disarm %s, who keeps hold.", who, o.Target)
-	case "shield", "shield_wall":
+	case engine.AbilityShield, engine.AbilityShieldWall:
 		return fmt.Sprintf("%s raises a ward: %s %s harder to hit.", who, fmtList(o.Effects), plural(len(o.Effects), "is", "are"))
-	case "bless":
+	case engine.AbilityBless:
 		return fmt.Sprintf("%s calls down a blessing on %s.", who, fmtList(o.Effects))
-	case "turn_undead":
+	case engine.AbilityTurnUndead:
 		if len(o.Effects) == 0 {
 			return who + " raises a holy symbol; the dead do not falter."
 		}
@@ -267,12 +267,7 @@ func (t *offlineTurn) dropIntent(text string, words map[string]bool) (reply, boo
 	if me == nil {
 		return reply{}, false
 	}
-	pick, best := "", 0
-	for _, it := range me.Items {
-		if s := score(words, it.Name); s > best {
-			pick, best = it.ID, s
-		}
-	}
+	pick := carried(me, words)
 	if pick == "" {
 		return t.respond(t.actorName()+" carries nothing like that to drop.", t.hints()), true
 	}
@@ -297,12 +292,7 @@ func (t *offlineTurn) giveToFriend(text string, words map[string]bool) (reply, b
 	if f == nil || me == nil {
 		return reply{}, false
 	}
-	pick, best := "", 0
-	for _, it := range me.Items {
-		if s := score(words, it.Name); s > best {
-			pick, best = it.ID, s
-		}
-	}
+	pick := carried(me, words)
 	if pick == "" {
 		return t.respond(fmt.Sprintf("%s carries nothing like that to give %s.", t.actorName(), f.Name), t.hints()), true
 	}
@@ -327,27 +317,27 @@ func (t *offlineTurn) friendNamed(words map[string]bool) *agent.PartyMember {
 func (t *offlineTurn) npcAbility(target agent.CombatantView, heals bool) (reply, bool) {
 	p := t.Ctx.NPC
 	for _, a := range p.Abilities {
-		if a.Uses == 0 || heals != (a.ID == "second_wind" || a.ID == "healing_word") {
+		if a.Uses == 0 || heals != (a.ID == engine.AbilitySecondWind || a.ID == engine.AbilityHealingWord) {
 			continue
 		}
 		switch a.ID {
-		case "second_wind":
+		case engine.AbilitySecondWind:
 			if p.HP*2 < p.MaxHP {
 				return call("use_ability", map[string]any{"ability": a.ID}), true
 			}
-		case "healing_word":
+		case engine.AbilityHealingWord:
 			for _, c := range t.Ctx.Combat.Combatants {
-				if c.Side == "foes" && c.CanAct && c.HP*2 < c.MaxHP {
+				if c.Side == engine.SideFoes && c.CanAct && c.HP*2 < c.MaxHP {
 					return call("use_ability", map[string]any{"ability": a.ID, "target": c.Entry}), true
 				}
 			}
-		case "sleep":
+		case engine.AbilitySleep:
 			if len(t.foes()) >= 2 {
 				return call("use_ability", map[string]any{"ability": a.ID, "target": target.Entry}), true
 			}
-		case "power_attack", "firebolt", "magic_missile", "disarm", "sneak_attack":
+		case engine.AbilityPowerAttack, engine.AbilityFirebolt, engine.AbilityMagicMissile, engine.AbilityDisarm, engine.AbilitySneakAttack:
 			return call("use_ability", map[string]any{"ability": a.ID, "target": target.Entry}), true
-		case "shield", "hide", "bless", "shield_wall":
+		case engine.AbilityShield, engine.AbilityHide, engine.AbilityBless, engine.AbilityShieldWall:
 			if t.Ctx.Combat.Round == 1 {
 				return call("use_ability", map[string]any{"ability": a.ID}), true
 			}

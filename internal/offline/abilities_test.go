@@ -36,7 +36,7 @@ func partyGame(t *testing.T, ruleset string) *game {
 // gives the turn to who.
 func (g *game) fightAtTheMill(who *engine.Character) {
 	g.t.Helper()
-	if _, _, err := g.st.MoveParty("mill"); err != nil {
+	if _, _, _, err := g.st.MoveParty(engine.NewDice(1), "", "mill"); err != nil {
 		g.t.Fatal(err)
 	}
 	if _, _, err := g.st.StartCombat(g.dice, []string{"snikket"}); err != nil {

@@ -1,6 +1,7 @@
 package offline_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -249,24 +250,39 @@ func TestDrownedKingTactics(t *testing.T) {
 	}
 }
 
-// TestTrapChecksByRuleset: a trap is checked against its d100 difficulty
-// or its d20 DC, by the table's ruleset.
+// TestTrapChecksByRuleset: the engine checks a trap against its d100
+// difficulty or its d20 DC, by the table's ruleset, as the party moves:
+// the narrator calls no check of its own.
 func TestTrapChecksByRuleset(t *testing.T) {
-	for ruleset, want := range map[string]string{engine.RulesetD100: `"difficulty":45`, engine.RulesetD20: `"difficulty":13`} {
+	for ruleset, want := range map[string]int{engine.RulesetD100: 45, engine.RulesetD20: 13} {
 		t.Run(ruleset, func(t *testing.T) {
 			g := rulesetGame(t, ruleset, "barrow", 1, "mage")
 			g.walk(g.st.Party[0], "go up the path to the barrow door", "mouth")
 			res := g.play(agent.TurnPlayer, g.st.Party[0], "we go into the hall of blades")
-			var check string
+			moveID := ""
+			var trap *engine.TrapSprung
 			for _, m := range res.Messages {
 				for _, c := range m.ToolCalls {
-					if c.Function.Name == "skill_check" {
-						check = c.Function.Arguments
+					if c.Function.Name == "skill_check" || c.Function.Name == "update_player_health" {
+						t.Errorf("the narrator rolls the trap itself: %s(%s)", c.Function.Name, c.Function.Arguments)
+					}
+					if c.Function.Name == "move_party" {
+						moveID = c.ID
 					}
 				}
+				if m.Role == "tool" && moveID != "" && m.ToolCallID == moveID {
+					var out struct{ Trap *engine.TrapSprung }
+					if err := json.Unmarshal([]byte(m.Content), &out); err != nil {
+						t.Fatal(err)
+					}
+					trap = out.Trap
+				}
 			}
-			if !strings.Contains(check, want) || !strings.Contains(check, `"stat":"agi"`) {
-				t.Errorf("skill_check(%s), want %s", check, want)
+			if trap == nil || trap.Difficulty != want || trap.Stat != "agi" || trap.Leader != g.st.Party[0].Name {
+				t.Fatalf("move_party's trap %+v, want an agi check against %d led by %s", trap, want, g.st.Party[0].Name)
+			}
+			if hurt := g.st.Party[0].HP < g.st.Party[0].MaxHP; hurt == trap.Success {
+				t.Errorf("trap success %v, but HP %d/%d", trap.Success, g.st.Party[0].HP, g.st.Party[0].MaxHP)
 			}
 		})
 	}

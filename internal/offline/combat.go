@@ -118,7 +118,7 @@ func (t *offlineTurn) heal(words map[string]bool) reply {
 	target := ""
 	best := 0
 	for _, c := range t.Ctx.Combat.Combatants {
-		if s := score(words, c.Name); c.Side == "party" && s > best {
+		if s := score(words, c.Name); c.Side == engine.SideParty && s > best {
 			target, best = c.Entry, s
 		}
 	}
@@ -170,7 +170,7 @@ func (t *offlineTurn) foeReaction() (reply, bool) {
 	}
 	var party []agent.CombatantView
 	for _, c := range t.Ctx.Combat.Combatants {
-		if c.Side == "party" && c.CanAct {
+		if c.Side == engine.SideParty && c.CanAct {
 			party = append(party, c)
 		}
 	}
@@ -179,7 +179,7 @@ func (t *offlineTurn) foeReaction() (reply, bool) {
 	}
 	sort.SliceStable(party, func(i, j int) bool { return party[i].HP < party[j].HP })
 	for _, c := range t.Ctx.Combat.Combatants {
-		if c.Side == "foes" && c.CanAct && !acted[c.Entry] && !t.downInThisTurn(c.Name) {
+		if c.Side == engine.SideFoes && c.CanAct && !acted[c.Entry] && !t.downInThisTurn(c.Name) {
 			return call("attack", map[string]any{"attacker": c.Entry, "target": party[0].Entry}), true
 		}
 	}
@@ -199,9 +199,9 @@ func (t *offlineTurn) downInThisTurn(name string) bool {
 
 // foes returns the combatants standing against whoever acts.
 func (t *offlineTurn) foes() []agent.CombatantView {
-	mySide := "party"
+	mySide := engine.SideParty
 	if t.Ctx.Kind == agent.TurnNPC {
-		mySide = "foes"
+		mySide = engine.SideFoes
 		for _, c := range t.Ctx.Combat.Combatants {
 			if t.Ctx.NPC != nil && c.Entry == string(engine.NPCEntry(t.Ctx.NPC.ID)) {
 				mySide = c.Side
@@ -357,7 +357,7 @@ func (t *offlineTurn) bookend() string {
 		if t.npcWords(c.Name) {
 			s = fmt.Sprintf("%s (%s)", c.Name, engine.HealthWord(c.HP, c.MaxHP))
 		}
-		if c.Side == "foes" {
+		if c.Side == engine.SideFoes {
 			foes = append(foes, s)
 		} else {
 			party = append(party, s)

@@ -14,14 +14,6 @@ import (
 )
 
 func (t *offlineTurn) narrativeFollowUp(l step) reply {
-	if c, ok := t.trapped(); ok {
-		return c
-	}
-	if l.Name == "skill_check" || l.Name == "update_player_health" {
-		if moved, ok := t.stepNamed("move_party"); ok {
-			l = moved // the trap is sprung: on to the arrival
-		}
-	}
 	if l.Err {
 		msg := strings.TrimPrefix(l.Result, "Error: ")
 		return t.respond(t.pick("err", "That does not work out. ", "Not so fast. ")+msg, t.hints())

@@ -124,6 +124,26 @@ func notWordByte(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '
 // each of a name's tokens (see tokens) once. It runs for every NPC, exit
 // and item the words are matched against, so it walks each name's words
 // rather than making their set.
+// bestNamed is the x of xs whose name the words name best, false if the
+// words name none.
+func bestNamed[T any](words map[string]bool, xs []T, name func(T) string) (T, bool) {
+	var pick T
+	best := 0
+	for _, x := range xs {
+		if s := score(words, name(x)); s > best {
+			pick, best = x, s
+		}
+	}
+	return pick, best > 0
+}
+
+// carried is the id of the item p carries that the words name best, ""
+// if they name none.
+func carried(p *agent.PartyMember, words map[string]bool) string {
+	it, _ := bestNamed(words, p.Items, func(it agent.ItemRef) string { return it.Name })
+	return it.ID
+}
+
 func score(words map[string]bool, names ...string) int {
 	n := 0
 	for _, name := range names {
@@ -444,12 +464,7 @@ func (t *offlineTurn) equip(words map[string]bool) (reply, bool) {
 	if me == nil {
 		return reply{}, false
 	}
-	pick, best := "", 0
-	for _, it := range me.Items {
-		if s := score(words, it.Name); s > best {
-			pick, best = it.ID, s
-		}
-	}
+	pick := carried(me, words)
 	if pick == "" {
 		return reply{}, false
 	}

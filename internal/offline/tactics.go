@@ -71,7 +71,7 @@ func (t *offlineTurn) npcAction() reply {
 func (t *offlineTurn) allies() []agent.CombatantView {
 	var out []agent.CombatantView
 	for _, c := range t.Ctx.Combat.Combatants {
-		if c.Side == "foes" && c.CanAct && (t.Ctx.NPC == nil || c.Entry != string(engine.NPCEntry(t.Ctx.NPC.ID))) {
+		if c.Side == engine.SideFoes && c.CanAct && (t.Ctx.NPC == nil || c.Entry != string(engine.NPCEntry(t.Ctx.NPC.ID))) {
 			out = append(out, c)
 		}
 	}

@@ -11,6 +11,14 @@ import (
 	"tavern/internal/engine"
 )
 
+// stockItem is an item of an NPC's inventory, as get_npc_inventory
+// lists it.
+type stockItem struct {
+	InstanceID string `json:"instance_id"`
+	Name       string `json:"name"`
+	Price      int    `json:"price"`
+}
+
 // buy: find the item the words name (or the first thing for sale) in the
 // NPC's stock and buy it; a good customer is liked better.
 func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) reply {
@@ -24,11 +32,7 @@ func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) reply {
 	bought, ok := t.stepNamed("buy_item")
 	if !ok {
 		stock := decodeStep[struct {
-			Items []struct {
-				InstanceID string `json:"instance_id"`
-				Name       string `json:"name"`
-				Price      int    `json:"price"`
-			} `json:"items"`
+			Items []stockItem `json:"items"`
 		}](inv).Items
 		if len(stock) == 0 {
 			if n.Kind != "merchant" {
@@ -36,13 +40,8 @@ func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) reply {
 			}
 			return t.respond(fmt.Sprintf("%s spreads empty hands: nothing left to sell.", n.Name), t.hints())
 		}
-		pick, best := "", 0
-		for _, it := range stock {
-			if s := score(words, it.Name); s > best {
-				pick, best = it.InstanceID, s
-			}
-		}
-		if pick == "" {
+		pick, ok := bestNamed(words, stock, func(it stockItem) string { return it.Name })
+		if !ok {
 			// Buying whatever comes first would sell an innkeeper's
 			// bread to someone asking for a potion.
 			var offer []string
@@ -59,7 +58,7 @@ func (t *offlineTurn) buy(n *agent.NPCBrief, words map[string]bool) reply {
 			}
 			return t.respond(s, t.hints())
 		}
-		return call("buy_item", map[string]any{"item": pick, "from": n.ID})
+		return call("buy_item", map[string]any{"item": pick.InstanceID, "from": n.ID})
 	}
 	if _, ok := t.stepNamed("update_relationship"); !ok {
 		return call("update_relationship", map[string]any{"b": n.ID, "delta": 5})
@@ -82,12 +81,7 @@ func (t *offlineTurn) sell(n *agent.NPCBrief, words map[string]bool) reply {
 		if me == nil {
 			return t.respond("Nobody acts.", nil)
 		}
-		pick, best := "", 0
-		for _, it := range me.Items {
-			if s := score(words, it.Name); s > best {
-				pick, best = it.ID, s
-			}
-		}
+		pick := carried(me, words)
 		if pick == "" {
 			return t.respond(fmt.Sprintf("You search your pack, but carry nothing like that to sell %s.", n.Name), t.hints())
 		}
@@ -113,12 +107,7 @@ func (t *offlineTurn) give(n *agent.NPCBrief, words map[string]bool) reply {
 	}
 	gave, ok := t.stepNamed("give_item")
 	if !ok {
-		pick, best := "", 0
-		for _, it := range me.Items {
-			if s := score(words, it.Name); s > best {
-				pick, best = it.ID, s
-			}
-		}
+		pick := carried(me, words)
 		if pick == "" {
 			return t.respond(fmt.Sprintf("You search your pack, but carry nothing like that to give %s.", n.Name), t.hints())
 		}
