@@ -262,15 +262,28 @@ func (d *DB) ExportPlayer(ctx context.Context, id string) (PlayerExport, error) 
 	return x, nil
 }
 
+// erasedKinds is store.ErasedEventKinds as an SQL list.
+var erasedKinds = "'" + strings.Join(store.ErasedEventKinds, "', '") + "'"
+
+// qSeatTables selects the tables player ?1 sits at or ever sat at: taking
+// a seat writes the session start's action (pending_actions) in the
+// commit of its player_joined event, and spectators cannot chat, so every
+// event that names the player is at one of these tables. An erasure
+// touches these tables only, each statement by an index.
+const qSeatTables = "SELECT table_id FROM seats WHERE player_id = ?1 UNION SELECT table_id FROM pending_actions WHERE player_id = ?1"
+
 // ErasePlayer erases player id (PROTOCOL.md "Operator, continued"): their
 // name becomes store.ErasedName in the players table and in the events
 // that carry it (their actions too, so the story export names them so),
-// their chat texts and their characters' backstories are
-// removed (from the characters, the session-start actions that carried
-// them, the agents' histories and memories), and their token is revoked.
-// Every row stays, so the game log keeps its shape. ENOTFOUND if there is
-// no such player. The tables in memory must be scrubbed by their owner
-// (the hub) first, or a later commit would write a backstory back.
+// their chat texts and their characters' backstories are removed (from
+// the characters, the session-start actions that carried them, the
+// agents' histories and memories), and their token is revoked. The save
+// points of every table they sit or sat at (qSeatTables) go: each holds
+// a state with their backstory. Every other row stays, so the game log
+// keeps its shape; the events keep their bytes but for the erased values
+// (store.ErasedEventData). ENOTFOUND if there is no such player. The
+// tables in memory must be scrubbed by their owner (the hub) first, or a
+// later commit would write a backstory back.
 func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 	now := formatTime(d.now())
 	revoked := make([]byte, 32)
@@ -287,42 +300,60 @@ func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 			}
 			return err
 		}
-		var backstories []string
 		// The session-start actions keep the backstories too, even once
 		// the hub blanked the characters'.
-		rows, err := w.conn.QueryContext(ctx, `SELECT backstory FROM characters WHERE player_id = ?1 AND backstory != ''
-			UNION SELECT text FROM pending_actions WHERE player_id = ?1 AND client_id LIKE 'start:%' AND text != ''`, id)
+		var backstories []string
+		err := each(ctx, w.conn, `SELECT backstory FROM characters WHERE table_id IN (`+qSeatTables+`) AND player_id = ?1 AND backstory != ''
+			UNION SELECT text FROM pending_actions WHERE player_id = ?1 AND client_id LIKE 'start:%' AND text != ''`, []any{id},
+			func(r *sql.Rows) error {
+				var b string
+				err := r.Scan(&b)
+				backstories = append(backstories, b)
+				return err
+			})
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var b string
-			if err := rows.Scan(&b); err != nil {
-				rows.Close()
+		type event struct {
+			table, kind string
+			seq         int64
+			data        []byte
+		}
+		var evs []event
+		err = each(ctx, w.conn, `SELECT table_id, seq, kind, data FROM events WHERE table_id IN (`+qSeatTables+`)
+			AND kind IN (`+erasedKinds+`) AND json_extract(data, '$.player_id') = ?1`, []any{id}, func(r *sql.Rows) error {
+			var e event
+			err := r.Scan(&e.table, &e.seq, &e.kind, &e.data)
+			evs = append(evs, e)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			data, err := store.ErasedEventData(e.kind, e.data)
+			if err != nil {
+				return fmt.Errorf("event %d of table %s: %w", e.seq, e.table, err)
+			}
+			if err := exec("UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", string(data), e.table, e.seq); err != nil {
 				return err
 			}
-			backstories = append(backstories, b)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
 		}
 		steps := []struct {
 			q    string
 			args []any
 		}{
-			{"UPDATE players SET name = ?, token_hash = ?, erased_at = ?, banned_at = NULL, ban_reason = '' WHERE id = ?",
-				[]any{store.ErasedName, revoked, now, id}},
-			{"UPDATE characters SET backstory = '' WHERE player_id = ?", []any{id}},
-			{"UPDATE pending_actions SET text = '' WHERE player_id = ? AND client_id LIKE 'start:%'", []any{id}},
-			{`UPDATE events SET data = json_set(data, '$.text', '') WHERE kind = 'chat' AND json_extract(data, '$.player_id') = ?`, []any{id}},
-			{`UPDATE events SET data = json_set(data, '$.name', ?) WHERE kind IN ('chat', 'player_joined', 'player_left', 'action')
-				AND json_extract(data, '$.player_id') = ?`, []any{store.ErasedName, id}},
-			{"UPDATE notes SET author_name = ? WHERE author = ?", []any{store.ErasedName, id}},
-			{"UPDATE feedback SET comment = '' WHERE player_id = ?", []any{id}},
+			{"UPDATE players SET name = ?2, token_hash = ?3, erased_at = ?4, banned_at = NULL, ban_reason = '' WHERE id = ?1",
+				[]any{id, store.ErasedName, revoked, now}},
+			{"UPDATE characters SET backstory = '' WHERE table_id IN (" + qSeatTables + ") AND player_id = ?1", []any{id}},
+			{"UPDATE pending_actions SET text = '' WHERE player_id = ?1 AND client_id LIKE 'start:%'", []any{id}},
+			// An owner writes notes at a table they need not sit at.
+			{"UPDATE notes SET author_name = ?2 WHERE table_id IN (" + qSeatTables + " UNION SELECT id FROM tables WHERE owner_id = ?1) AND author = ?1",
+				[]any{id, store.ErasedName}},
+			{"UPDATE feedback SET comment = '' WHERE player_id = ?1", []any{id}},
 			// A save point holds the whole state before a turn: the
 			// player's backstory and words with it. Erasure wins over undo.
-			{"DELETE FROM retcon_points WHERE table_id IN (SELECT table_id FROM characters WHERE player_id = ?)", []any{id}},
+			{"DELETE FROM retcon_points WHERE table_id IN (" + qSeatTables + ")", []any{id}},
 		}
 		for _, s := range steps {
 			if err := exec(s.q, s.args...); err != nil {
@@ -332,11 +363,12 @@ func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 		for _, b := range backstories {
 			esc, _ := json.Marshal(b) // as it stands in a JSON message body
 			inBody := strings.Trim(string(esc), `"`)
-			if err := exec("UPDATE agent_messages SET body = replace(body, ?, '') WHERE instr(body, ?) > 0", inBody, inBody); err != nil {
+			if err := exec("UPDATE agent_messages SET body = replace(body, ?2, '') WHERE table_id IN ("+qSeatTables+") AND instr(body, ?2) > 0",
+				id, inBody); err != nil {
 				return err
 			}
-			if err := exec("UPDATE memories SET summary = replace(summary, ?, ''), title = replace(title, ?, '') WHERE instr(summary, ?) > 0 OR instr(title, ?) > 0",
-				b, b, b, b); err != nil {
+			if err := exec(`UPDATE memories SET summary = replace(summary, ?2, ''), title = replace(title, ?2, '')
+				WHERE table_id IN (`+qSeatTables+`) AND (instr(summary, ?2) > 0 OR instr(title, ?2) > 0)`, id, b); err != nil {
 				return err
 			}
 		}

@@ -274,13 +274,22 @@ func (d *DB) ExportPlayer(ctx context.Context, id string) (store.PlayerExport, e
 	return x, nil
 }
 
+// erasedKinds is store.ErasedEventKinds as an SQL list.
+var erasedKinds = "'" + strings.Join(store.ErasedEventKinds, "', '") + "'"
+
+// qSeatTables selects the tables player $1 sits at or ever sat at, those
+// an erasure touches (db's qSeatTables says why they are all).
+const qSeatTables = "SELECT table_id FROM seats WHERE player_id = $1 UNION SELECT table_id FROM pending_actions WHERE player_id = $1"
+
 // ErasePlayer erases player id, as db.DB.ErasePlayer documents: their
 // name becomes store.ErasedName in the players table and in the events
 // that carry it, their chat texts and their characters' backstories are
 // removed (from the characters, the session-start actions, the agents'
-// histories and memories), and their token is revoked. Every row stays.
-// ENOTFOUND if there is no such player. The rewritten events are jsonb's
-// text: the same JSON, its keys in jsonb's order.
+// histories and memories), the save points of the tables they sit or
+// sat at go, and their token is revoked. Every other row stays.
+// ENOTFOUND if there is no such player. The events are rewritten in Go
+// (store.ErasedEventData), not by jsonb, which would reorder their keys:
+// their bytes are SQLite's.
 func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 	now := formatTime(d.now())
 	revoked := make([]byte, 32)
@@ -296,50 +305,62 @@ func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 		// The session-start actions keep the backstories too, even once
 		// the hub blanked the characters'.
 		var backstories []string
-		err := each(ctx, tx, `SELECT backstory FROM characters WHERE player_id = $1 AND backstory != ''
+		err := each(ctx, tx, `SELECT backstory FROM characters WHERE table_id IN (`+qSeatTables+`) AND player_id = $1 AND backstory != ''
 			UNION SELECT text FROM pending_actions WHERE player_id = $1 AND client_id LIKE 'start:%' AND text != ''`, []any{id},
 			func(r pgx.Rows) error {
 				var b string
+				err := r.Scan(&b)
 				backstories = append(backstories, b)
-				return r.Scan(&backstories[len(backstories)-1])
+				return err
 			})
 		if err != nil {
 			return err
 		}
-		steps := []struct {
+		var b pgx.Batch
+		err = each(ctx, tx, `SELECT table_id, seq, kind, data FROM events WHERE table_id IN (`+qSeatTables+`)
+			AND kind IN (`+erasedKinds+`) AND data::jsonb ->> 'player_id' = $1`, []any{id}, func(r pgx.Rows) error {
+			var table, kind, data string
+			var seq int64
+			if err := r.Scan(&table, &seq, &kind, &data); err != nil {
+				return err
+			}
+			out, err := store.ErasedEventData(kind, []byte(data))
+			if err != nil {
+				return fmt.Errorf("event %d of table %s: %w", seq, table, err)
+			}
+			b.Queue("UPDATE events SET data = $1 WHERE table_id = $2 AND seq = $3", string(out), table, seq)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, s := range []struct {
 			q    string
 			args []any
 		}{
-			{"UPDATE players SET name = $1, token_hash = $2, erased_at = $3, banned_at = NULL, ban_reason = '' WHERE id = $4",
-				[]any{store.ErasedName, revoked, now, id}},
-			{"UPDATE characters SET backstory = '' WHERE player_id = $1", []any{id}},
+			{"UPDATE players SET name = $2, token_hash = $3, erased_at = $4, banned_at = NULL, ban_reason = '' WHERE id = $1",
+				[]any{id, store.ErasedName, revoked, now}},
+			{"UPDATE characters SET backstory = '' WHERE table_id IN (" + qSeatTables + ") AND player_id = $1", []any{id}},
 			{"UPDATE pending_actions SET text = '' WHERE player_id = $1 AND client_id LIKE 'start:%'", []any{id}},
-			{`UPDATE events SET data = jsonb_set(data::jsonb, '{text}', '""')::text WHERE kind = 'chat' AND data::jsonb ->> 'player_id' = $1`, []any{id}},
-			{`UPDATE events SET data = jsonb_set(data::jsonb, '{name}', to_jsonb($1::text))::text WHERE kind IN ('chat', 'player_joined', 'player_left', 'action')
-				AND data::jsonb ->> 'player_id' = $2`, []any{store.ErasedName, id}},
-			{"UPDATE notes SET author_name = $1 WHERE author = $2", []any{store.ErasedName, id}},
+			// An owner writes notes at a table they need not sit at.
+			{"UPDATE notes SET author_name = $2 WHERE table_id IN (" + qSeatTables + " UNION SELECT id FROM tables WHERE owner_id = $1) AND author = $1",
+				[]any{id, store.ErasedName}},
 			{"UPDATE feedback SET comment = '' WHERE player_id = $1", []any{id}},
 			// A save point holds the whole state before a turn: the
 			// player's backstory and words with it. Erasure wins over undo.
-			{"DELETE FROM retcon_points WHERE table_id IN (SELECT table_id FROM characters WHERE player_id = $1)", []any{id}},
+			{"DELETE FROM retcon_points WHERE table_id IN (" + qSeatTables + ")", []any{id}},
+		} {
+			b.Queue(s.q, s.args...)
 		}
-		for _, s := range steps {
-			if _, err := tx.Exec(ctx, s.q, s.args...); err != nil {
-				return err
-			}
-		}
-		for _, b := range backstories {
-			esc, _ := json.Marshal(b) // as it stands in a JSON message body
+		for _, bs := range backstories {
+			esc, _ := json.Marshal(bs) // as it stands in a JSON message body
 			inBody := strings.Trim(string(esc), `"`)
-			if _, err := tx.Exec(ctx, "UPDATE agent_messages SET body = replace(body, $1, '') WHERE strpos(body, $1) > 0", inBody); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, "UPDATE memories SET summary = replace(summary, $1, ''), title = replace(title, $1, '') WHERE strpos(summary, $1) > 0 OR strpos(title, $1) > 0",
-				b); err != nil {
-				return err
-			}
+			b.Queue("UPDATE agent_messages SET body = replace(body, $2, '') WHERE table_id IN ("+qSeatTables+") AND strpos(body, $2) > 0",
+				id, inBody)
+			b.Queue(`UPDATE memories SET summary = replace(summary, $2, ''), title = replace(title, $2, '')
+				WHERE table_id IN (`+qSeatTables+`) AND (strpos(summary, $2) > 0 OR strpos(title, $2) > 0)`, id, bs)
 		}
-		return nil
+		return tx.SendBatch(ctx, &b).Close()
 	})
 	if err != nil {
 		return fmt.Errorf("erase player %s: %w", id, err)
