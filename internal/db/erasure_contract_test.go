@@ -38,10 +38,10 @@ func (r rawEvents) EventData(ctx context.Context, tableID string) ([]string, err
 	return out, rows.Err()
 }
 
-// TestErasureContract runs the contract of a player's erasure on SQLite
+// TestPlayerDataContract runs the contract of the operator's player page and erasure on SQLite
 // (internal/pgdb runs it on PostgreSQL).
-func TestErasureContract(t *testing.T) {
-	storetest.RunErasure(t, func(t *testing.T) storetest.ErasureStore {
+func TestPlayerDataContract(t *testing.T) {
+	storetest.RunPlayerData(t, func(t *testing.T) storetest.PlayerDataStore {
 		path := filepath.Join(t.TempDir(), "tavern.db")
 		d, err := db.Open(context.Background(), path)
 		if err != nil {

@@ -109,6 +109,11 @@ func (d *DB) TableAccess(ctx context.Context, tableID string) (store.Access, err
 	return a, nil
 }
 
+// qMyTableIDs selects the tables player ?1 owns or sits at: two indexed
+// selects (tables_owner, seats_player), where an OR over a join could use
+// neither and read every table.
+const qMyTableIDs = "SELECT id FROM tables WHERE owner_id = ?1 UNION SELECT table_id FROM seats WHERE player_id = ?1"
+
 // PlayerTables returns every table player playerID owns or sits at,
 // closed ones included, newest activity first (the last event's time,
 // then creation). Safe for concurrent use.

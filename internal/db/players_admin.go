@@ -84,9 +84,10 @@ func (d *DB) PlayerDetail(ctx context.Context, id string) (store.PlayerDetail, e
 		p.Seats = []store.PlayerSeat{}
 		err = each(ctx, tx, `SELECT t.id, t.name, t.owner_id = ?1, COALESCE(s.seat, ''), COALESCE(c.name, ''), COALESCE(c.class, ''),
 				COALESCE(c.level, 0), t.closed_at IS NOT NULL
-			FROM tables t LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = ?1
+			FROM (`+qMyTableIDs+`) m JOIN tables t ON t.id = m.id
+			LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = ?1
 			LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
-			WHERE t.owner_id = ?1 OR s.player_id IS NOT NULL ORDER BY t.created_at DESC`, []any{id}, func(r *sql.Rows) error {
+			ORDER BY t.created_at DESC`, []any{id}, func(r *sql.Rows) error {
 			var s store.PlayerSeat
 			if err := r.Scan(&s.TableID, &s.TableName, &s.Owner, &s.Seat, &s.Character, &s.Class, &s.Level, &s.Closed); err != nil {
 				return err
@@ -103,13 +104,7 @@ func (d *DB) PlayerDetail(ctx context.Context, id string) (store.PlayerDetail, e
 		if p.Recent, err = playerActions(ctx, tx, id, 20); err != nil {
 			return err
 		}
-		// A turn that played one of their actions says so in its
-		// narration's action_id; its model calls are theirs.
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(c.cost_usd), 0) FROM llm_calls c
-			WHERE c.turn != '' AND EXISTS (SELECT 1 FROM events e JOIN pending_actions a
-				ON a.table_id = e.table_id AND a.id = json_extract(e.data, '$.action_id')
-				WHERE e.table_id = c.table_id AND e.turn = c.turn AND e.kind = 'narration' AND a.player_id = ?)`, id).
-			Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
+		if err := tx.QueryRowContext(ctx, qPlayerSpend, id).Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
 			return err
 		}
 		p.Feedback, err = playerFeedback(ctx, tx, id)
@@ -143,46 +138,29 @@ func playerActions(ctx context.Context, tx *sql.Tx, id string, limit int) ([]sto
 	return out, err
 }
 
-// playerFeedback reads the feedback table when the schema has one (the
-// narrations' scores of PROTOCOL.md "Undo, notes…"); without it, none.
+// qPlayerSpend sums the model calls of the turns that played player ?1's
+// actions: a turn that played one says so in its narration's action_id.
+// The turns come first, from the narrations of the tables the player
+// acted at (pending_actions_player, events_kind), and their calls then by
+// llm_calls_turn; not every call of the log matched against the events.
+const qPlayerSpend = `WITH acted AS (SELECT DISTINCT table_id FROM pending_actions WHERE player_id = ?1),
+turns AS (SELECT DISTINCT e.table_id, e.turn FROM acted
+	JOIN events e ON e.table_id = acted.table_id AND e.kind = 'narration'
+	JOIN pending_actions a ON a.table_id = e.table_id AND a.id = json_extract(e.data, '$.action_id')
+	WHERE a.player_id = ?1 AND e.turn != '')
+SELECT COUNT(*), COALESCE(SUM(c.cost_usd), 0) FROM turns JOIN llm_calls c ON c.table_id = turns.table_id AND c.turn = turns.turn`
+
+// playerFeedback returns the scores player id gave narrations (PROTOCOL.md
+// "Undo, notes…"), by table and event.
 func playerFeedback(ctx context.Context, tx *sql.Tx, id string) ([]store.PlayerFeedback, error) {
 	out := []store.PlayerFeedback{}
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'feedback'").Scan(&n); err != nil || n == 0 {
-		return out, err
-	}
-	err := each(ctx, tx, "SELECT * FROM feedback WHERE player_id = ?", []any{id}, func(r *sql.Rows) error {
-		cols, err := r.Columns()
-		if err != nil {
+	err := each(ctx, tx, "SELECT table_id, seq, score, comment FROM feedback WHERE player_id = ? ORDER BY table_id, seq", []any{id},
+		func(r *sql.Rows) error {
+			var f store.PlayerFeedback
+			err := r.Scan(&f.TableID, &f.Seq, &f.Score, &f.Comment)
+			out = append(out, f)
 			return err
-		}
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := r.Scan(ptrs...); err != nil {
-			return err
-		}
-		var f store.PlayerFeedback
-		for i, c := range cols {
-			switch c {
-			case "table_id":
-				f.TableID = fmt.Sprint(vals[i])
-			case "seq":
-				f.Seq, _ = vals[i].(int64)
-			case "score":
-				s, _ := vals[i].(int64)
-				f.Score = int(s)
-			case "comment":
-				if s, ok := vals[i].(string); ok {
-					f.Comment = s
-				}
-			}
-		}
-		out = append(out, f)
-		return nil
-	})
+		})
 	return out, err
 }
 

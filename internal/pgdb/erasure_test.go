@@ -22,8 +22,8 @@ func (r rawEvents) EventData(ctx context.Context, tableID string) ([]string, err
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// TestErasureContract runs the contract of a player's erasure on
+// TestPlayerDataContract runs the contract of the operator's player page and erasure on
 // PostgreSQL.
-func TestErasureContract(t *testing.T) {
-	storetest.RunErasure(t, func(t *testing.T) storetest.ErasureStore { return rawEvents{open(t)} })
+func TestPlayerDataContract(t *testing.T) {
+	storetest.RunPlayerData(t, func(t *testing.T) storetest.PlayerDataStore { return rawEvents{open(t)} })
 }

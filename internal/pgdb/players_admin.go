@@ -100,9 +100,10 @@ func playerDetail(ctx context.Context, tx pgx.Tx, id string) (store.PlayerDetail
 	p.Seats = []store.PlayerSeat{}
 	err = each(ctx, tx, `SELECT t.id, t.name, t.owner_id = $1, COALESCE(s.seat, ''), COALESCE(c.name, ''), COALESCE(c.class, ''),
 			COALESCE(c.level, 0), t.closed_at IS NOT NULL
-		FROM tables t LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = $1
+		FROM (`+qMyTableIDs+`) m JOIN tables t ON t.id = m.id
+		LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = $1
 		LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
-		WHERE t.owner_id = $1 OR s.player_id IS NOT NULL ORDER BY t.created_at DESC`, []any{id}, func(r pgx.Rows) error {
+		ORDER BY t.created_at DESC`, []any{id}, func(r pgx.Rows) error {
 		var s store.PlayerSeat
 		if err := r.Scan(&s.TableID, &s.TableName, &s.Owner, &s.Seat, &s.Character, &s.Class, &s.Level, &s.Closed); err != nil {
 			return err
@@ -119,13 +120,7 @@ func playerDetail(ctx context.Context, tx pgx.Tx, id string) (store.PlayerDetail
 	if p.Recent, err = playerActions(ctx, tx, id, 20); err != nil {
 		return p, err
 	}
-	// A turn that played one of their actions says so in its narration's
-	// action_id; its model calls are theirs.
-	if err := tx.QueryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(c.cost_usd), 0) FROM llm_calls c
-		WHERE c.turn != '' AND EXISTS (SELECT 1 FROM events e JOIN pending_actions a
-			ON a.table_id = e.table_id AND a.id = e.data::jsonb ->> 'action_id'
-			WHERE e.table_id = c.table_id AND e.turn = c.turn AND e.kind = 'narration' AND a.player_id = $1)`, id).
-		Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
+	if err := tx.QueryRow(ctx, qPlayerSpend, id).Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
 		return p, err
 	}
 	p.Feedback, err = playerFeedback(ctx, tx, id)
@@ -155,52 +150,27 @@ func playerActions(ctx context.Context, tx pgx.Tx, id string, limit int) ([]stor
 	return out, err
 }
 
-// playerFeedback reads the feedback table when the schema has one (the
-// narrations' scores of PROTOCOL.md "Undo, notes…"); without it, none.
-// Its columns are read by name, as on SQLite.
+// qPlayerSpend sums the model calls of the turns that played player $1's
+// actions, the turns first (db's qPlayerSpend says how).
+const qPlayerSpend = `WITH acted AS (SELECT DISTINCT table_id FROM pending_actions WHERE player_id = $1),
+turns AS (SELECT DISTINCT e.table_id, e.turn FROM acted
+	JOIN events e ON e.table_id = acted.table_id AND e.kind = 'narration'
+	JOIN pending_actions a ON a.table_id = e.table_id AND a.id = e.data::jsonb ->> 'action_id'
+	WHERE a.player_id = $1 AND e.turn != '')
+SELECT COUNT(*), COALESCE(SUM(c.cost_usd), 0) FROM turns JOIN llm_calls c ON c.table_id = turns.table_id AND c.turn = turns.turn`
+
+// playerFeedback returns the scores player id gave narrations (PROTOCOL.md
+// "Undo, notes…"), by table and event.
 func playerFeedback(ctx context.Context, tx pgx.Tx, id string) ([]store.PlayerFeedback, error) {
 	out := []store.PlayerFeedback{}
-	var exists bool
-	if err := tx.QueryRow(ctx, "SELECT to_regclass('feedback') IS NOT NULL").Scan(&exists); err != nil || !exists {
-		return out, err
-	}
-	err := each(ctx, tx, "SELECT * FROM feedback WHERE player_id = $1", []any{id}, func(r pgx.Rows) error {
-		vals, err := r.Values()
-		if err != nil {
+	err := each(ctx, tx, "SELECT table_id, seq, score, comment FROM feedback WHERE player_id = $1 ORDER BY table_id, seq", []any{id},
+		func(r pgx.Rows) error {
+			var f store.PlayerFeedback
+			err := r.Scan(&f.TableID, &f.Seq, &f.Score, &f.Comment)
+			out = append(out, f)
 			return err
-		}
-		var f store.PlayerFeedback
-		for i, fd := range r.FieldDescriptions() {
-			switch fd.Name {
-			case "table_id":
-				f.TableID = fmt.Sprint(vals[i])
-			case "seq":
-				f.Seq = asInt64(vals[i])
-			case "score":
-				f.Score = int(asInt64(vals[i]))
-			case "comment":
-				if s, ok := vals[i].(string); ok {
-					f.Comment = s
-				}
-			}
-		}
-		out = append(out, f)
-		return nil
-	})
+		})
 	return out, err
-}
-
-// asInt64 is an integer column's value whatever its width.
-func asInt64(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case int32:
-		return int64(n)
-	case int16:
-		return int64(n)
-	}
-	return 0
 }
 
 // SetPlayerBan bans player id server-wide (reason kept for the console)

@@ -96,6 +96,10 @@ func (d *DB) TableAccess(ctx context.Context, tableID string) (store.Access, err
 	return a, nil
 }
 
+// qMyTableIDs selects the tables player $1 owns or sits at: two indexed
+// selects, where an OR over a join could use neither.
+const qMyTableIDs = "SELECT id FROM tables WHERE owner_id = $1 UNION SELECT table_id FROM seats WHERE player_id = $1"
+
 // PlayerTables returns every table player playerID owns or sits at,
 // closed ones included, newest activity first (the last event's time,
 // then creation). Safe for concurrent use.
