@@ -115,23 +115,34 @@ func fillReadStore(raw *sql.DB) error {
 }
 
 // BenchmarkLobbyStore is what the lobby asks of the store for a player
-// signed in while a private table exists: their tables (to show the
-// private ones they may see, then the "Your tables" section) and the
-// adventures to choose from.
+// signed in while a private table exists: the private tables they may
+// see (hub.ListFor), their tables ("Your tables") and the adventures to
+// choose from (not counted: adventures.Shelf.Titles). Before the lobby
+// ran PlayerTables for both and counted every adventure's tables: 10.6
+// ms/op (load average 18.9 on 2 cores).
 func BenchmarkLobbyStore(b *testing.B) {
 	d := benchReadStore(b)
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := d.PlayerTables(ctx, benchPlayer); err != nil {
+		if _, err := d.PrivateTableIDs(ctx, benchPlayer); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := d.PlayerTables(ctx, benchPlayer); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := d.AdventureTables(ctx); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := d.Adventures(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAdventureTables counts every adventure's tables, as the
+// adventures page does (by the tables_adventure index).
+func BenchmarkAdventureTables(b *testing.B) {
+	d := benchReadStore(b)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := d.AdventureTables(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
