@@ -124,6 +124,9 @@ func applyCommit(w *writeTx, c store.Commit, rows *encodedRows, at time.Time) er
 	if err := setTableMarks(w, c); err != nil {
 		return err
 	}
+	if err := setOwnerMarks(w, c); err != nil { // owners.go
+		return err
+	}
 	if err := insertMessages(w, c.TableID, c.Messages, now); err != nil {
 		return err
 	}
