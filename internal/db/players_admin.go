@@ -62,58 +62,65 @@ func playerNotFound(id string) error {
 func (d *DB) PlayerDetail(ctx context.Context, id string) (store.PlayerDetail, error) {
 	var p store.PlayerDetail
 	err := d.read(ctx, func(tx *sql.Tx) error {
-		row, err := scanPlayerRow(tx.QueryRowContext(ctx, qPlayerRow+" WHERE p.id = ?", id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return playerNotFound(id)
-		}
-		if err != nil {
-			return err
-		}
-		p.PlayerRow = row
-		var banned sql.NullString
-		if err := tx.QueryRowContext(ctx, "SELECT banned_at, ban_reason FROM players WHERE id = ?", id).Scan(&banned, &p.BanReason); err != nil {
-			return err
-		}
-		if banned.Valid {
-			t, err := parseTime(banned.String)
-			if err != nil {
-				return err
-			}
-			p.BannedAt = &t
-		}
-		p.Seats = []store.PlayerSeat{}
-		err = each(ctx, tx, `SELECT t.id, t.name, t.owner_id = ?1, COALESCE(s.seat, ''), COALESCE(c.name, ''), COALESCE(c.class, ''),
-				COALESCE(c.level, 0), t.closed_at IS NOT NULL
-			FROM (`+qMyTableIDs+`) m JOIN tables t ON t.id = m.id
-			LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = ?1
-			LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
-			ORDER BY t.created_at DESC`, []any{id}, func(r *sql.Rows) error {
-			var s store.PlayerSeat
-			if err := r.Scan(&s.TableID, &s.TableName, &s.Owner, &s.Seat, &s.Character, &s.Class, &s.Level, &s.Closed); err != nil {
-				return err
-			}
-			p.Seats = append(p.Seats, s)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM pending_actions WHERE player_id = ?", id).Scan(&p.Actions); err != nil {
-			return err
-		}
-		if p.Recent, err = playerActions(ctx, tx, id, 20); err != nil {
-			return err
-		}
-		if err := tx.QueryRowContext(ctx, qPlayerSpend, id).Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
-			return err
-		}
-		p.Feedback, err = playerFeedback(ctx, tx, id)
+		var err error
+		p, err = playerDetail(ctx, tx, id)
 		return err
 	})
 	if err != nil {
 		return store.PlayerDetail{}, fmt.Errorf("player %s: %w", id, err)
 	}
 	return p, nil
+}
+
+func playerDetail(ctx context.Context, tx *sql.Tx, id string) (store.PlayerDetail, error) {
+	var p store.PlayerDetail
+	row, err := scanPlayerRow(tx.QueryRowContext(ctx, qPlayerRow+" WHERE p.id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, playerNotFound(id)
+	}
+	if err != nil {
+		return p, err
+	}
+	p.PlayerRow = row
+	var banned sql.NullString
+	if err := tx.QueryRowContext(ctx, "SELECT banned_at, ban_reason FROM players WHERE id = ?", id).Scan(&banned, &p.BanReason); err != nil {
+		return p, err
+	}
+	if banned.Valid {
+		t, err := parseTime(banned.String)
+		if err != nil {
+			return p, err
+		}
+		p.BannedAt = &t
+	}
+	p.Seats = []store.PlayerSeat{}
+	err = each(ctx, tx, `SELECT t.id, t.name, t.owner_id = ?1, COALESCE(s.seat, ''), COALESCE(c.name, ''), COALESCE(c.class, ''),
+			COALESCE(c.level, 0), t.closed_at IS NOT NULL
+		FROM (`+qMyTableIDs+`) m JOIN tables t ON t.id = m.id
+		LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = ?1
+		LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
+		ORDER BY t.created_at DESC`, []any{id}, func(r *sql.Rows) error {
+		var s store.PlayerSeat
+		if err := r.Scan(&s.TableID, &s.TableName, &s.Owner, &s.Seat, &s.Character, &s.Class, &s.Level, &s.Closed); err != nil {
+			return err
+		}
+		p.Seats = append(p.Seats, s)
+		return nil
+	})
+	if err != nil {
+		return p, err
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM pending_actions WHERE player_id = ?", id).Scan(&p.Actions); err != nil {
+		return p, err
+	}
+	if p.Recent, err = playerActions(ctx, tx, id, 20); err != nil {
+		return p, err
+	}
+	if err := tx.QueryRowContext(ctx, qPlayerSpend, id).Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
+		return p, err
+	}
+	p.Feedback, err = playerFeedback(ctx, tx, id)
+	return p, err
 }
 
 // playerActions returns the last limit actions of a player (<= 0: all),
@@ -199,40 +206,38 @@ type PlayerExport = store.PlayerExport
 // their characters (backstories included), all their actions and their
 // chat lines. ENOTFOUND if there is no such player.
 func (d *DB) ExportPlayer(ctx context.Context, id string) (PlayerExport, error) {
-	detail, err := d.PlayerDetail(ctx, id)
-	if err != nil {
-		return PlayerExport{}, err
-	}
-	x := PlayerExport{Player: detail, Characters: []map[string]any{}, Chat: []map[string]any{}}
-	err = d.read(ctx, func(tx *sql.Tx) error {
-		err := each(ctx, tx, `SELECT table_id, id, name, class, backstory, level, xp, hp, max_hp, gold FROM characters WHERE player_id = ?`,
-			[]any{id}, func(r *sql.Rows) error {
-				var table, cid, name, class, back string
-				var level, xp, hp, maxHP, gold int
-				if err := r.Scan(&table, &cid, &name, &class, &back, &level, &xp, &hp, &maxHP, &gold); err != nil {
-					return err
-				}
-				x.Characters = append(x.Characters, map[string]any{"table_id": table, "id": cid, "name": name, "class": class,
-					"backstory": back, "level": level, "xp": xp, "hp": hp, "max_hp": maxHP, "gold": gold})
-				return nil
-			})
+	x := PlayerExport{Characters: []store.ExportedCharacter{}, Chat: []store.ExportedChat{}}
+	err := d.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		if x.Player, err = playerDetail(ctx, tx, id); err != nil {
+			return err
+		}
+		err = each(ctx, tx, `SELECT table_id, id, name, class, backstory, level, xp, hp, max_hp, gold FROM characters
+			WHERE table_id IN (`+qSeatTables+`) AND player_id = ?1`, []any{id}, func(r *sql.Rows) error {
+			var c store.ExportedCharacter
+			err := r.Scan(&c.TableID, &c.ID, &c.Name, &c.Class, &c.Backstory, &c.Level, &c.XP, &c.HP, &c.MaxHP, &c.Gold)
+			x.Characters = append(x.Characters, c)
+			return err
+		})
 		if err != nil {
 			return err
 		}
 		if x.Actions, err = playerActions(ctx, tx, id, 0); err != nil {
 			return err
 		}
-		return each(ctx, tx, `SELECT table_id, seq, ts, json_extract(data, '$.text') FROM events
-			WHERE kind = 'chat' AND json_extract(data, '$.player_id') = ? ORDER BY ts`, []any{id}, func(r *sql.Rows) error {
-			var table, ts string
-			var seq int64
-			var text sql.NullString
-			if err := r.Scan(&table, &seq, &ts, &text); err != nil {
+		return each(ctx, tx, `SELECT table_id, seq, ts, COALESCE(json_extract(data, '$.text'), '') FROM events
+			WHERE table_id IN (`+qSeatTables+`) AND kind = 'chat' AND json_extract(data, '$.player_id') = ?1 ORDER BY ts, table_id, seq`,
+			[]any{id}, func(r *sql.Rows) error {
+				var c store.ExportedChat
+				var ts string
+				if err := r.Scan(&c.TableID, &c.Seq, &ts, &c.Text); err != nil {
+					return err
+				}
+				var err error
+				c.TS, err = parseTime(ts)
+				x.Chat = append(x.Chat, c)
 				return err
-			}
-			x.Chat = append(x.Chat, map[string]any{"table_id": table, "seq": seq, "ts": ts, "text": text.String})
-			return nil
-		})
+			})
 	})
 	if err != nil {
 		return PlayerExport{}, fmt.Errorf("export player %s: %w", id, err)

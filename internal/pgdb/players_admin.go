@@ -199,44 +199,38 @@ func (d *DB) SetPlayerBan(ctx context.Context, id string, banned bool, reason st
 // their characters (backstories included), all their actions and their
 // chat lines. ENOTFOUND if there is no such player.
 func (d *DB) ExportPlayer(ctx context.Context, id string) (store.PlayerExport, error) {
-	x := store.PlayerExport{Characters: []map[string]any{}, Chat: []map[string]any{}}
+	x := store.PlayerExport{Characters: []store.ExportedCharacter{}, Chat: []store.ExportedChat{}}
 	err := d.read(ctx, func(tx pgx.Tx) error {
 		var err error
 		if x.Player, err = playerDetail(ctx, tx, id); err != nil {
 			return err
 		}
-		err = each(ctx, tx, `SELECT table_id, id, name, class, backstory, level, xp, hp, max_hp, gold FROM characters WHERE player_id = $1`,
-			[]any{id}, func(r pgx.Rows) error {
-				var table, cid, name, class, back string
-				var level, xp, hp, maxHP, gold int
-				if err := r.Scan(&table, &cid, &name, &class, &back, &level, &xp, &hp, &maxHP, &gold); err != nil {
-					return err
-				}
-				x.Characters = append(x.Characters, map[string]any{"table_id": table, "id": cid, "name": name, "class": class,
-					"backstory": back, "level": level, "xp": xp, "hp": hp, "max_hp": maxHP, "gold": gold})
-				return nil
-			})
+		err = each(ctx, tx, `SELECT table_id, id, name, class, backstory, level, xp, hp, max_hp, gold FROM characters
+			WHERE table_id IN (`+qSeatTables+`) AND player_id = $1`, []any{id}, func(r pgx.Rows) error {
+			var c store.ExportedCharacter
+			err := r.Scan(&c.TableID, &c.ID, &c.Name, &c.Class, &c.Backstory, &c.Level, &c.XP, &c.HP, &c.MaxHP, &c.Gold)
+			x.Characters = append(x.Characters, c)
+			return err
+		})
 		if err != nil {
 			return err
 		}
 		if x.Actions, err = playerActions(ctx, tx, id, 0); err != nil {
 			return err
 		}
-		return each(ctx, tx, `SELECT table_id, seq, ts, data::jsonb ->> 'text' FROM events
-			WHERE kind = 'chat' AND data::jsonb ->> 'player_id' = $1 ORDER BY ts`, []any{id}, func(r pgx.Rows) error {
-			var table, ts string
-			var seq int64
-			var text *string
-			if err := r.Scan(&table, &seq, &ts, &text); err != nil {
+		return each(ctx, tx, `SELECT table_id, seq, ts, COALESCE(data::jsonb ->> 'text', '') FROM events
+			WHERE table_id IN (`+qSeatTables+`) AND kind = 'chat' AND data::jsonb ->> 'player_id' = $1 ORDER BY ts, table_id, seq`,
+			[]any{id}, func(r pgx.Rows) error {
+				var c store.ExportedChat
+				var ts string
+				if err := r.Scan(&c.TableID, &c.Seq, &ts, &c.Text); err != nil {
+					return err
+				}
+				var err error
+				c.TS, err = parseTime(ts)
+				x.Chat = append(x.Chat, c)
 				return err
-			}
-			t := ""
-			if text != nil {
-				t = *text
-			}
-			x.Chat = append(x.Chat, map[string]any{"table_id": table, "seq": seq, "ts": ts, "text": t})
-			return nil
-		})
+			})
 	})
 	if err != nil {
 		return store.PlayerExport{}, fmt.Errorf("export player %s: %w", id, err)
