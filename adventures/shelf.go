@@ -23,7 +23,10 @@ type Store interface {
 	Adventure(ctx context.Context, id string) (store.Adventure, error)
 	// Adventures lists those not hidden, oldest first.
 	Adventures(ctx context.Context) ([]store.Adventure, error)
+	// AdventureTables counts the tables made from each adventure, by
+	// id; AdventureTableCount those of one.
 	AdventureTables(ctx context.Context) (map[string]int, error)
+	AdventureTableCount(ctx context.Context, id string) (int, error)
 	KeepTableAdventure(ctx context.Context, tableID, adventureID string, source []byte) error
 	// TableAdventure: ENOTFOUND if no copy was kept.
 	TableAdventure(ctx context.Context, tableID string) (string, []byte, error)
@@ -76,6 +79,17 @@ func (s *Shelf) List(ctx context.Context) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	out, err := s.Titles(ctx)
+	for i := range out {
+		out[i].Tables = counts[out[i].ID]
+	}
+	return out, err
+}
+
+// Titles is List without the numbers of tables (Tables is 0): what a
+// choice of adventure needs, such as the lobby's form, which then counts
+// nothing.
+func (s *Shelf) Titles(ctx context.Context) ([]Entry, error) {
 	var out []Entry
 	// The default adventure, a first evening, leads: the lobby's form
 	// picks the first one.
@@ -85,7 +99,7 @@ func (s *Shelf) List(ctx context.Context) ([]Entry, error) {
 	}
 	for _, id := range ids {
 		a, _ := s.lib.Get(id)
-		out = append(out, Entry{ID: id, Title: a.Name, Summary: a.Summary, BuiltIn: true, Tables: counts[id]})
+		out = append(out, Entry{ID: id, Title: a.Name, Summary: a.Summary, BuiltIn: true})
 	}
 	stored, err := s.store.Adventures(ctx)
 	if err != nil {
@@ -93,7 +107,7 @@ func (s *Shelf) List(ctx context.Context) ([]Entry, error) {
 	}
 	for _, a := range stored {
 		e := entryOf(a)
-		e.Source, e.Tables = "", counts[a.ID]
+		e.Source = ""
 		out = append(out, e)
 	}
 	return out, nil
@@ -107,20 +121,22 @@ func entryOf(a store.Adventure) Entry {
 // Entry returns one adventure with its source; a hidden one too (its
 // author may show it again by replacing it). ENOTFOUND if there is none.
 func (s *Shelf) Entry(ctx context.Context, id string) (Entry, error) {
-	counts, err := s.store.AdventureTables(ctx)
-	if err != nil {
-		return Entry{}, err
-	}
+	var e Entry
 	if a, ok := s.lib.Get(id); ok {
 		src, _ := s.lib.Source(id)
-		return Entry{ID: id, Title: a.Name, Summary: a.Summary, BuiltIn: true, Tables: counts[id], Source: string(src)}, nil
+		e = Entry{ID: id, Title: a.Name, Summary: a.Summary, BuiltIn: true, Source: string(src)}
+	} else {
+		a, err := s.store.Adventure(ctx, id)
+		if err != nil {
+			return Entry{}, err
+		}
+		e = entryOf(a)
 	}
-	a, err := s.store.Adventure(ctx, id)
+	var err error
+	e.Tables, err = s.store.AdventureTableCount(ctx, id)
 	if err != nil {
 		return Entry{}, err
 	}
-	e := entryOf(a)
-	e.Tables = counts[id]
 	return e, nil
 }
 

@@ -17,6 +17,8 @@ import (
 // *engine.Error; problems are a source's mistakes, not errors.
 type Adventures interface {
 	List(ctx context.Context) ([]adventures.Entry, error)
+	// Titles is List without the numbers of tables.
+	Titles(ctx context.Context) ([]adventures.Entry, error)
 	Entry(ctx context.Context, id string) (adventures.Entry, error)
 	Validate(src []byte) []adventures.Problem
 	Create(ctx context.Context, author engine.Player, src []byte, forkedFrom string) (adventures.Entry, []adventures.Problem, error)

@@ -109,7 +109,7 @@ func (s *Server) lobbyPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) adventureChoices(r *http.Request) []adventureChoice {
 	var out []adventureChoice
 	if s.adventures != nil {
-		if list, err := s.adventures.List(r.Context()); err == nil {
+		if list, err := s.adventures.Titles(r.Context()); err == nil {
 			for _, e := range list {
 				out = append(out, adventureChoice{e.ID, e.Title})
 			}

@@ -74,7 +74,7 @@ func setTableMarks(w *writeTx, c store.Commit) error {
 			return fmt.Errorf("set closed mark: %w", err)
 		}
 	}
-	return setOwnerMarks(w, c) // owners.go
+	return nil
 }
 
 // updateTable runs q, which updates table tableID's row; ENOTFOUND if

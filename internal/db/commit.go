@@ -15,7 +15,10 @@ const (
 	qInsertPending = `INSERT INTO pending_actions (table_id, id, player_id, character_id, seat, client_id, text, status, created_at, kind)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qResolvePending = "UPDATE pending_actions SET status = 'resolved', state = 'resolved', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
-	qAbandonPending = "UPDATE pending_actions SET status = 'resolved', state = 'abandoned', resolved_at = ? WHERE table_id = ? AND id = ? AND status = 'pending'"
+	// qAbandonAction closes an action as abandoned: never played, or its
+	// turn undone (a retcon). qAbandonPending does so to an open one only.
+	qAbandonAction  = "UPDATE pending_actions SET status = 'resolved', state = 'abandoned', resolved_at = ? WHERE table_id = ? AND id = ?"
+	qAbandonPending = qAbandonAction + " AND status = 'pending'"
 	// qSetActionState leaves closed actions alone: a late state write
 	// never reopens what a commit resolved.
 	qSetActionState = `UPDATE pending_actions SET state = ?, attempts = ?, last_error = ?
@@ -122,6 +125,9 @@ func applyCommit(w *writeTx, c store.Commit, rows *encodedRows, at time.Time) er
 		return err
 	}
 	if err := setTableMarks(w, c); err != nil {
+		return err
+	}
+	if err := setOwnerMarks(w, c); err != nil { // owners.go
 		return err
 	}
 	if err := insertMessages(w, c.TableID, c.Messages, now); err != nil {

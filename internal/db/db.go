@@ -27,7 +27,6 @@ package db
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -43,6 +42,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"tavern/internal/engine"
+	"tavern/internal/store"
 	"tavern/migrations"
 )
 
@@ -282,38 +282,15 @@ var writeQueries = slices.Concat(qInsertEvents, qInsertMessages, qInsertCalls, o
 	qSetTablePaused, qCloseTable,
 })
 
-// timeFormat is RFC 3339 with a fixed nine-digit fraction: RFC3339Nano
-// trims trailing zeros, and then "…05Z" sorts after "…05.5Z", which breaks
-// ORDER BY on the text.
-const timeFormat = "2006-01-02T15:04:05.000000000Z07:00"
-
-func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
-
-func parseTime(s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return t.UTC(), nil
-}
-
-// parseOptTime is parseTime with "" for the zero time.
-func parseOptTime(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	return parseTime(s)
-}
-
-// plainJSON encodes values that cannot fail to encode (strings, ints,
-// slices and maps of them, engine.Stats, []engine.Exit).
-func plainJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("db: encode %T: %v", v, err))
-	}
-	return string(b)
-}
+// The store's encodings (store.FormatTime and the rest), under the names
+// this package's code uses: one definition, shared with internal/pgdb.
+var (
+	formatTime   = store.FormatTime
+	parseTime    = store.ParseTime
+	parseOptTime = store.ParseOptTime
+	plainJSON    = store.PlainJSON
+	unjson       = store.DecodeJSON
+)
 
 func sqliteCode(err error) int {
 	var e *sqlite.Error
@@ -358,12 +335,4 @@ func each(ctx context.Context, db querier, q string, args []any, fn func(*sql.Ro
 		}
 	}
 	return rows.Err()
-}
-
-// unjson decodes the JSON column s (named what in the error) into v.
-func unjson(s string, v any, what string) error {
-	if err := json.Unmarshal([]byte(s), v); err != nil {
-		return fmt.Errorf("decode %s: %w", what, err)
-	}
-	return nil
 }

@@ -161,7 +161,7 @@ func TestEventNotJSON(t *testing.T) {
 		t.Fatal("Commit of an event without JSON succeeded")
 	}
 	batch, results := requests(bad, store.Commit{TableID: "t1", Events: []engine.Event{{Seq: 3, TS: t0, Kind: "chat", Data: engine.ChatData{Text: "hi"}}}})
-	d.committer.apply(batch, true)
+	d.committer.apply(batch)
 	if err := <-results[0]; err == nil || !strings.Contains(err.Error(), "encode event 2") {
 		t.Errorf("writer: err = %v, want an encoding error of event 2", err)
 	}

@@ -158,7 +158,7 @@ func TestBatchWithAFailingCommit(t *testing.T) {
 		ack("t1", 4, "k4"),
 	}
 	batch, results := requests(reqs...)
-	d.committer.apply(batch, true)
+	d.committer.apply(batch)
 	want := []string{"", "", engine.ECONFLICT, engine.ENOTFOUND, ""}
 	for i := range batch {
 		err := <-results[i]
@@ -207,7 +207,7 @@ func TestChainBreaksOnFailure(t *testing.T) {
 		chained(ack("t2", 1, "k1"), 8),
 		ack("t2", 2, "k2"), // unchained
 	)
-	d.committer.apply(batch, true)
+	d.committer.apply(batch)
 	for i, want := range []error{nil, errAny, store.ErrChainBroken, nil, nil} {
 		err := <-results[i]
 		switch {
@@ -263,7 +263,7 @@ func TestAcksBetweenTurnChunks(t *testing.T) {
 	other, otherRes := requests(ack("other", 1, "k1"))
 	m.queue <- behind[0]
 	m.queue <- other[0]
-	m.apply(batch, true)
+	m.apply(batch)
 	for i := range last {
 		if err := <-results[i]; err != nil {
 			t.Errorf("turn %d: %v", i, err)
@@ -306,7 +306,7 @@ func TestBurstInOneTransaction(t *testing.T) {
 	var txs []int
 	d.ObserveWrites(WriteObserver{Transaction: func(_ time.Duration, commits int) { txs = append(txs, commits) }})
 	batch, results := requests(cs...)
-	m.apply(batch, true)
+	m.apply(batch)
 	for i, res := range results {
 		if err := <-res; err != nil {
 			t.Errorf("commit %d: %v", i, err)
@@ -367,7 +367,7 @@ func TestEnqueueAppliesWhenIdle(t *testing.T) {
 	}
 	applyQueued := func() {
 		m.applying.Lock()
-		m.apply(m.queued(maxBatch), true)
+		m.apply(m.queued(maxBatch))
 		m.applying.Unlock()
 		time.Sleep(quietFor)
 	}

@@ -157,8 +157,7 @@ func retcon(w *writeTx, tableID string, r *store.Retcon, now string) error {
 		WHERE table_id = ? AND id = ?`
 	args := []any{tableID, r.ActionID}
 	if !r.Reopen {
-		q = "UPDATE pending_actions SET state = 'abandoned', resolved_at = ? WHERE table_id = ? AND id = ?"
-		args = []any{now, tableID, r.ActionID}
+		q, args = qAbandonAction, []any{now, tableID, r.ActionID}
 	}
 	if _, err := w.conn.ExecContext(w.ctx, q, args...); err != nil {
 		return fmt.Errorf("retcon action %s: %w", r.ActionID, err)

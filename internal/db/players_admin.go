@@ -62,63 +62,65 @@ func playerNotFound(id string) error {
 func (d *DB) PlayerDetail(ctx context.Context, id string) (store.PlayerDetail, error) {
 	var p store.PlayerDetail
 	err := d.read(ctx, func(tx *sql.Tx) error {
-		row, err := scanPlayerRow(tx.QueryRowContext(ctx, qPlayerRow+" WHERE p.id = ?", id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return playerNotFound(id)
-		}
-		if err != nil {
-			return err
-		}
-		p.PlayerRow = row
-		var banned sql.NullString
-		if err := tx.QueryRowContext(ctx, "SELECT banned_at, ban_reason FROM players WHERE id = ?", id).Scan(&banned, &p.BanReason); err != nil {
-			return err
-		}
-		if banned.Valid {
-			t, err := parseTime(banned.String)
-			if err != nil {
-				return err
-			}
-			p.BannedAt = &t
-		}
-		p.Seats = []store.PlayerSeat{}
-		err = each(ctx, tx, `SELECT t.id, t.name, t.owner_id = ?1, COALESCE(s.seat, ''), COALESCE(c.name, ''), COALESCE(c.class, ''),
-				COALESCE(c.level, 0), t.closed_at IS NOT NULL
-			FROM tables t LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = ?1
-			LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
-			WHERE t.owner_id = ?1 OR s.player_id IS NOT NULL ORDER BY t.created_at DESC`, []any{id}, func(r *sql.Rows) error {
-			var s store.PlayerSeat
-			if err := r.Scan(&s.TableID, &s.TableName, &s.Owner, &s.Seat, &s.Character, &s.Class, &s.Level, &s.Closed); err != nil {
-				return err
-			}
-			p.Seats = append(p.Seats, s)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM pending_actions WHERE player_id = ?", id).Scan(&p.Actions); err != nil {
-			return err
-		}
-		if p.Recent, err = playerActions(ctx, tx, id, 20); err != nil {
-			return err
-		}
-		// A turn that played one of their actions says so in its
-		// narration's action_id; its model calls are theirs.
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(c.cost_usd), 0) FROM llm_calls c
-			WHERE c.turn != '' AND EXISTS (SELECT 1 FROM events e JOIN pending_actions a
-				ON a.table_id = e.table_id AND a.id = json_extract(e.data, '$.action_id')
-				WHERE e.table_id = c.table_id AND e.turn = c.turn AND e.kind = 'narration' AND a.player_id = ?)`, id).
-			Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
-			return err
-		}
-		p.Feedback, err = playerFeedback(ctx, tx, id)
+		var err error
+		p, err = playerDetail(ctx, tx, id)
 		return err
 	})
 	if err != nil {
 		return store.PlayerDetail{}, fmt.Errorf("player %s: %w", id, err)
 	}
 	return p, nil
+}
+
+func playerDetail(ctx context.Context, tx *sql.Tx, id string) (store.PlayerDetail, error) {
+	var p store.PlayerDetail
+	row, err := scanPlayerRow(tx.QueryRowContext(ctx, qPlayerRow+" WHERE p.id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, playerNotFound(id)
+	}
+	if err != nil {
+		return p, err
+	}
+	p.PlayerRow = row
+	var banned sql.NullString
+	if err := tx.QueryRowContext(ctx, "SELECT banned_at, ban_reason FROM players WHERE id = ?", id).Scan(&banned, &p.BanReason); err != nil {
+		return p, err
+	}
+	if banned.Valid {
+		t, err := parseTime(banned.String)
+		if err != nil {
+			return p, err
+		}
+		p.BannedAt = &t
+	}
+	p.Seats = []store.PlayerSeat{}
+	err = each(ctx, tx, `SELECT t.id, t.name, t.owner_id = ?1, COALESCE(s.seat, ''), COALESCE(c.name, ''), COALESCE(c.class, ''),
+			COALESCE(c.level, 0), t.closed_at IS NOT NULL
+		FROM (`+qMyTableIDs+`) m JOIN tables t ON t.id = m.id
+		LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = ?1
+		LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
+		ORDER BY t.created_at DESC`, []any{id}, func(r *sql.Rows) error {
+		var s store.PlayerSeat
+		if err := r.Scan(&s.TableID, &s.TableName, &s.Owner, &s.Seat, &s.Character, &s.Class, &s.Level, &s.Closed); err != nil {
+			return err
+		}
+		p.Seats = append(p.Seats, s)
+		return nil
+	})
+	if err != nil {
+		return p, err
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM pending_actions WHERE player_id = ?", id).Scan(&p.Actions); err != nil {
+		return p, err
+	}
+	if p.Recent, err = playerActions(ctx, tx, id, 20); err != nil {
+		return p, err
+	}
+	if err := tx.QueryRowContext(ctx, qPlayerSpend, id).Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
+		return p, err
+	}
+	p.Feedback, err = playerFeedback(ctx, tx, id)
+	return p, err
 }
 
 // playerActions returns the last limit actions of a player (<= 0: all),
@@ -143,46 +145,29 @@ func playerActions(ctx context.Context, tx *sql.Tx, id string, limit int) ([]sto
 	return out, err
 }
 
-// playerFeedback reads the feedback table when the schema has one (the
-// narrations' scores of PROTOCOL.md "Undo, notes…"); without it, none.
+// qPlayerSpend sums the model calls of the turns that played player ?1's
+// actions: a turn that played one says so in its narration's action_id.
+// The turns come first, from the narrations of the tables the player
+// acted at (pending_actions_player, events_kind), and their calls then by
+// llm_calls_turn; not every call of the log matched against the events.
+const qPlayerSpend = `WITH acted AS (SELECT DISTINCT table_id FROM pending_actions WHERE player_id = ?1),
+turns AS (SELECT DISTINCT e.table_id, e.turn FROM acted
+	JOIN events e ON e.table_id = acted.table_id AND e.kind = 'narration'
+	JOIN pending_actions a ON a.table_id = e.table_id AND a.id = json_extract(e.data, '$.action_id')
+	WHERE a.player_id = ?1 AND e.turn != '')
+SELECT COUNT(*), COALESCE(SUM(c.cost_usd), 0) FROM turns JOIN llm_calls c ON c.table_id = turns.table_id AND c.turn = turns.turn`
+
+// playerFeedback returns the scores player id gave narrations (PROTOCOL.md
+// "Undo, notes…"), by table and event.
 func playerFeedback(ctx context.Context, tx *sql.Tx, id string) ([]store.PlayerFeedback, error) {
 	out := []store.PlayerFeedback{}
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'feedback'").Scan(&n); err != nil || n == 0 {
-		return out, err
-	}
-	err := each(ctx, tx, "SELECT * FROM feedback WHERE player_id = ?", []any{id}, func(r *sql.Rows) error {
-		cols, err := r.Columns()
-		if err != nil {
+	err := each(ctx, tx, "SELECT table_id, seq, score, comment FROM feedback WHERE player_id = ? ORDER BY table_id, seq", []any{id},
+		func(r *sql.Rows) error {
+			var f store.PlayerFeedback
+			err := r.Scan(&f.TableID, &f.Seq, &f.Score, &f.Comment)
+			out = append(out, f)
 			return err
-		}
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := r.Scan(ptrs...); err != nil {
-			return err
-		}
-		var f store.PlayerFeedback
-		for i, c := range cols {
-			switch c {
-			case "table_id":
-				f.TableID = fmt.Sprint(vals[i])
-			case "seq":
-				f.Seq, _ = vals[i].(int64)
-			case "score":
-				s, _ := vals[i].(int64)
-				f.Score = int(s)
-			case "comment":
-				if s, ok := vals[i].(string); ok {
-					f.Comment = s
-				}
-			}
-		}
-		out = append(out, f)
-		return nil
-	})
+		})
 	return out, err
 }
 
@@ -221,40 +206,38 @@ type PlayerExport = store.PlayerExport
 // their characters (backstories included), all their actions and their
 // chat lines. ENOTFOUND if there is no such player.
 func (d *DB) ExportPlayer(ctx context.Context, id string) (PlayerExport, error) {
-	detail, err := d.PlayerDetail(ctx, id)
-	if err != nil {
-		return PlayerExport{}, err
-	}
-	x := PlayerExport{Player: detail, Characters: []map[string]any{}, Chat: []map[string]any{}}
-	err = d.read(ctx, func(tx *sql.Tx) error {
-		err := each(ctx, tx, `SELECT table_id, id, name, class, backstory, level, xp, hp, max_hp, gold FROM characters WHERE player_id = ?`,
-			[]any{id}, func(r *sql.Rows) error {
-				var table, cid, name, class, back string
-				var level, xp, hp, maxHP, gold int
-				if err := r.Scan(&table, &cid, &name, &class, &back, &level, &xp, &hp, &maxHP, &gold); err != nil {
-					return err
-				}
-				x.Characters = append(x.Characters, map[string]any{"table_id": table, "id": cid, "name": name, "class": class,
-					"backstory": back, "level": level, "xp": xp, "hp": hp, "max_hp": maxHP, "gold": gold})
-				return nil
-			})
+	x := PlayerExport{Characters: []store.ExportedCharacter{}, Chat: []store.ExportedChat{}}
+	err := d.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		if x.Player, err = playerDetail(ctx, tx, id); err != nil {
+			return err
+		}
+		err = each(ctx, tx, `SELECT table_id, id, name, class, backstory, level, xp, hp, max_hp, gold FROM characters
+			WHERE table_id IN (`+qSeatTables+`) AND player_id = ?1`, []any{id}, func(r *sql.Rows) error {
+			var c store.ExportedCharacter
+			err := r.Scan(&c.TableID, &c.ID, &c.Name, &c.Class, &c.Backstory, &c.Level, &c.XP, &c.HP, &c.MaxHP, &c.Gold)
+			x.Characters = append(x.Characters, c)
+			return err
+		})
 		if err != nil {
 			return err
 		}
 		if x.Actions, err = playerActions(ctx, tx, id, 0); err != nil {
 			return err
 		}
-		return each(ctx, tx, `SELECT table_id, seq, ts, json_extract(data, '$.text') FROM events
-			WHERE kind = 'chat' AND json_extract(data, '$.player_id') = ? ORDER BY ts`, []any{id}, func(r *sql.Rows) error {
-			var table, ts string
-			var seq int64
-			var text sql.NullString
-			if err := r.Scan(&table, &seq, &ts, &text); err != nil {
+		return each(ctx, tx, `SELECT table_id, seq, ts, COALESCE(json_extract(data, '$.text'), '') FROM events
+			WHERE table_id IN (`+qSeatTables+`) AND kind = 'chat' AND json_extract(data, '$.player_id') = ?1 ORDER BY ts, table_id, seq`,
+			[]any{id}, func(r *sql.Rows) error {
+				var c store.ExportedChat
+				var ts string
+				if err := r.Scan(&c.TableID, &c.Seq, &ts, &c.Text); err != nil {
+					return err
+				}
+				var err error
+				c.TS, err = parseTime(ts)
+				x.Chat = append(x.Chat, c)
 				return err
-			}
-			x.Chat = append(x.Chat, map[string]any{"table_id": table, "seq": seq, "ts": ts, "text": text.String})
-			return nil
-		})
+			})
 	})
 	if err != nil {
 		return PlayerExport{}, fmt.Errorf("export player %s: %w", id, err)
@@ -262,15 +245,28 @@ func (d *DB) ExportPlayer(ctx context.Context, id string) (PlayerExport, error) 
 	return x, nil
 }
 
+// erasedKinds is store.ErasedEventKinds as an SQL list.
+var erasedKinds = "'" + strings.Join(store.ErasedEventKinds, "', '") + "'"
+
+// qSeatTables selects the tables player ?1 sits at or ever sat at: taking
+// a seat writes the session start's action (pending_actions) in the
+// commit of its player_joined event, and spectators cannot chat, so every
+// event that names the player is at one of these tables. An erasure
+// touches these tables only, each statement by an index.
+const qSeatTables = "SELECT table_id FROM seats WHERE player_id = ?1 UNION SELECT table_id FROM pending_actions WHERE player_id = ?1"
+
 // ErasePlayer erases player id (PROTOCOL.md "Operator, continued"): their
 // name becomes store.ErasedName in the players table and in the events
 // that carry it (their actions too, so the story export names them so),
-// their chat texts and their characters' backstories are
-// removed (from the characters, the session-start actions that carried
-// them, the agents' histories and memories), and their token is revoked.
-// Every row stays, so the game log keeps its shape. ENOTFOUND if there is
-// no such player. The tables in memory must be scrubbed by their owner
-// (the hub) first, or a later commit would write a backstory back.
+// their chat texts and their characters' backstories are removed (from
+// the characters, the session-start actions that carried them, the
+// agents' histories and memories), and their token is revoked. The save
+// points of every table they sit or sat at (qSeatTables) go: each holds
+// a state with their backstory. Every other row stays, so the game log
+// keeps its shape; the events keep their bytes but for the erased values
+// (store.ErasedEventData). ENOTFOUND if there is no such player. The
+// tables in memory must be scrubbed by their owner (the hub) first, or a
+// later commit would write a backstory back.
 func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 	now := formatTime(d.now())
 	revoked := make([]byte, 32)
@@ -287,42 +283,60 @@ func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 			}
 			return err
 		}
-		var backstories []string
 		// The session-start actions keep the backstories too, even once
 		// the hub blanked the characters'.
-		rows, err := w.conn.QueryContext(ctx, `SELECT backstory FROM characters WHERE player_id = ?1 AND backstory != ''
-			UNION SELECT text FROM pending_actions WHERE player_id = ?1 AND client_id LIKE 'start:%' AND text != ''`, id)
+		var backstories []string
+		err := each(ctx, w.conn, `SELECT backstory FROM characters WHERE table_id IN (`+qSeatTables+`) AND player_id = ?1 AND backstory != ''
+			UNION SELECT text FROM pending_actions WHERE player_id = ?1 AND client_id LIKE 'start:%' AND text != ''`, []any{id},
+			func(r *sql.Rows) error {
+				var b string
+				err := r.Scan(&b)
+				backstories = append(backstories, b)
+				return err
+			})
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var b string
-			if err := rows.Scan(&b); err != nil {
-				rows.Close()
+		type event struct {
+			table, kind string
+			seq         int64
+			data        []byte
+		}
+		var evs []event
+		err = each(ctx, w.conn, `SELECT table_id, seq, kind, data FROM events WHERE table_id IN (`+qSeatTables+`)
+			AND kind IN (`+erasedKinds+`) AND json_extract(data, '$.player_id') = ?1`, []any{id}, func(r *sql.Rows) error {
+			var e event
+			err := r.Scan(&e.table, &e.seq, &e.kind, &e.data)
+			evs = append(evs, e)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			data, err := store.ErasedEventData(e.kind, e.data)
+			if err != nil {
+				return fmt.Errorf("event %d of table %s: %w", e.seq, e.table, err)
+			}
+			if err := exec("UPDATE events SET data = ? WHERE table_id = ? AND seq = ?", string(data), e.table, e.seq); err != nil {
 				return err
 			}
-			backstories = append(backstories, b)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
 		}
 		steps := []struct {
 			q    string
 			args []any
 		}{
-			{"UPDATE players SET name = ?, token_hash = ?, erased_at = ?, banned_at = NULL, ban_reason = '' WHERE id = ?",
-				[]any{store.ErasedName, revoked, now, id}},
-			{"UPDATE characters SET backstory = '' WHERE player_id = ?", []any{id}},
-			{"UPDATE pending_actions SET text = '' WHERE player_id = ? AND client_id LIKE 'start:%'", []any{id}},
-			{`UPDATE events SET data = json_set(data, '$.text', '') WHERE kind = 'chat' AND json_extract(data, '$.player_id') = ?`, []any{id}},
-			{`UPDATE events SET data = json_set(data, '$.name', ?) WHERE kind IN ('chat', 'player_joined', 'player_left', 'action')
-				AND json_extract(data, '$.player_id') = ?`, []any{store.ErasedName, id}},
-			{"UPDATE notes SET author_name = ? WHERE author = ?", []any{store.ErasedName, id}},
-			{"UPDATE feedback SET comment = '' WHERE player_id = ?", []any{id}},
+			{"UPDATE players SET name = ?2, token_hash = ?3, erased_at = ?4, banned_at = NULL, ban_reason = '' WHERE id = ?1",
+				[]any{id, store.ErasedName, revoked, now}},
+			{"UPDATE characters SET backstory = '' WHERE table_id IN (" + qSeatTables + ") AND player_id = ?1", []any{id}},
+			{"UPDATE pending_actions SET text = '' WHERE player_id = ?1 AND client_id LIKE 'start:%'", []any{id}},
+			// An owner writes notes at a table they need not sit at.
+			{"UPDATE notes SET author_name = ?2 WHERE table_id IN (" + qSeatTables + " UNION SELECT id FROM tables WHERE owner_id = ?1) AND author = ?1",
+				[]any{id, store.ErasedName}},
+			{"UPDATE feedback SET comment = '' WHERE player_id = ?1", []any{id}},
 			// A save point holds the whole state before a turn: the
 			// player's backstory and words with it. Erasure wins over undo.
-			{"DELETE FROM retcon_points WHERE table_id IN (SELECT table_id FROM characters WHERE player_id = ?)", []any{id}},
+			{"DELETE FROM retcon_points WHERE table_id IN (" + qSeatTables + ")", []any{id}},
 		}
 		for _, s := range steps {
 			if err := exec(s.q, s.args...); err != nil {
@@ -332,11 +346,12 @@ func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 		for _, b := range backstories {
 			esc, _ := json.Marshal(b) // as it stands in a JSON message body
 			inBody := strings.Trim(string(esc), `"`)
-			if err := exec("UPDATE agent_messages SET body = replace(body, ?, '') WHERE instr(body, ?) > 0", inBody, inBody); err != nil {
+			if err := exec("UPDATE agent_messages SET body = replace(body, ?2, '') WHERE table_id IN ("+qSeatTables+") AND instr(body, ?2) > 0",
+				id, inBody); err != nil {
 				return err
 			}
-			if err := exec("UPDATE memories SET summary = replace(summary, ?, ''), title = replace(title, ?, '') WHERE instr(summary, ?) > 0 OR instr(title, ?) > 0",
-				b, b, b, b); err != nil {
+			if err := exec(`UPDATE memories SET summary = replace(summary, ?2, ''), title = replace(title, ?2, '')
+				WHERE table_id IN (`+qSeatTables+`) AND (instr(summary, ?2) > 0 OR instr(title, ?2) > 0)`, id, b); err != nil {
 				return err
 			}
 		}

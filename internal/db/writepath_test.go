@@ -98,7 +98,7 @@ func TestArchiveFailsWithTurn(t *testing.T) {
 	good := turnCommit("t2", engine.AgentNarrative, 5, 10)
 	good.Archive = &store.Memory{Agent: engine.AgentNarrative, FirstTurn: 1, LastTurn: 2, Title: "c"}
 	batch, results := requests(dup, empty, good)
-	d.committer.apply(batch, true)
+	d.committer.apply(batch)
 	for i, want := range []string{engine.ECONFLICT, engine.ECONFLICT, ""} {
 		if err := <-results[i]; engine.ErrorCode(err) != want || (err == nil) != (want == "") {
 			t.Errorf("commit %d: err %v, want code %q", i, err, want)

@@ -227,7 +227,9 @@ const quietFor = 200 * time.Microsecond
 //
 // If the storage refuses it, r is not applied, applyNow reports it taken
 // and returns the error, and done is never called: its caller, who must
-// not wait for the disk, answers at once (Enqueue's contract).
+// not wait for the disk, answers at once (Enqueue's contract). Action
+// states waiting for the writer make r wait for it too: they go first
+// (QueueActionState's promise).
 func (m *committer) applyNow(r *commitReq) (bool, error) {
 	alone := isLight(r.c) && r.c.AddPending == nil
 	quiet := time.Now().UnixNano()-m.idleSince.Load() >= int64(quietFor)
@@ -235,15 +237,25 @@ func (m *committer) applyNow(r *commitReq) (bool, error) {
 		return false, nil
 	}
 	defer m.applying.Unlock()
-	if m.unanswered.Load() != 0 {
+	if m.unanswered.Load() != 0 || m.livesWaiting() {
 		return false, nil
 	}
 	m.unanswered.Add(1)
-	if err := m.apply([]*commitReq{r}, false); err != nil {
+	err := m.tx([]*commitReq{r}, nil)
+	m.idleSince.Store(time.Now().UnixNano())
+	if errors.Is(err, store.ErrUnavailable) {
 		m.unanswered.Add(-1)
 		return true, commitError(r.c, err)
 	}
+	m.answer(r, err)
 	return true, nil
+}
+
+// livesWaiting reports whether action states wait for the writer.
+func (m *committer) livesWaiting() bool {
+	m.livesMu.Lock()
+	defer m.livesMu.Unlock()
+	return len(m.lives) > 0
 }
 
 // QueueActionState queues a.State, a.Attempts and a.Error for the open
@@ -319,7 +331,7 @@ func (m *committer) run() {
 func (m *committer) applyLocked(batch []*commitReq) {
 	m.applying.Lock()
 	defer m.applying.Unlock()
-	_ = m.apply(batch, true) // retried: answers every commit
+	m.apply(batch)
 }
 
 // fill returns r and the commits queued behind it, at most maxBatch.
@@ -375,31 +387,29 @@ func chunkLen(heavy []*commitReq) int {
 // that arrive meanwhile join them, their light ones first. An ack then
 // waits for a few rows and at most one chunk of turns, not behind every
 // turn queued with it.
-//
-// retried (the writer goroutine) tries a transaction the storage refused
-// again until it lands or the store closes (retryStorage). Otherwise (a
-// caller's own commit, applyNow: batch is that one) a storage failure is
-// returned, batch unanswered.
-func (m *committer) apply(batch []*commitReq, retried bool) error {
+// A transaction the storage refused is tried again until it lands or the
+// store closes (retryStorage), so every commit of batch is answered.
+func (m *committer) apply(batch []*commitReq) {
 	defer func() { m.idleSince.Store(time.Now().UnixNano()) }()
 	lives := m.takeLives()
 	light, heavy := splitLight(batch, nil)
 	for {
 		if rowsOf(light)+rowsOf(heavy) <= chunkRows {
-			return m.applyGroup(append(light, heavy...), lives, retried)
+			m.applyGroup(append(light, heavy...), lives)
+			return
 		}
 		if len(light) > 0 || len(heavy) == 0 {
-			_ = m.applyGroup(light, lives, retried)
+			m.applyGroup(light, lives)
 			lives = nil
 		}
 		if len(heavy) == 0 {
-			return nil
+			return
 		}
 		n := chunkLen(heavy)
-		_ = m.applyGroup(heavy[:n], lives, retried)
+		m.applyGroup(heavy[:n], lives)
 		heavy = heavy[n:]
 		if len(heavy) == 0 {
-			return nil
+			return
 		}
 		// The action states queued before the commits taken next go with
 		// them (QueueActionState's promise).
@@ -479,34 +489,25 @@ func isLight(c store.Commit) bool {
 
 // applyGroup commits batch and lives in one transaction; if that fails, it
 // retries each commit alone so each caller gets its own result, then the
-// states. A storage failure is no commit's own: retried, the transaction
-// is tried again until the storage takes it; else it is returned with
-// batch unanswered.
-func (m *committer) applyGroup(batch []*commitReq, lives []store.Commit, retried bool) error {
+// states. A storage failure is no commit's own: the transaction is tried
+// again until the storage takes it (retryStorage).
+func (m *committer) applyGroup(batch []*commitReq, lives []store.Commit) {
 	if len(batch) == 0 && len(lives) == 0 {
-		return nil
+		return
 	}
-	tx := m.tx
-	if retried {
-		tx = m.retryStorage
-	}
-	err := tx(batch, lives)
-	if !retried && errors.Is(err, store.ErrUnavailable) {
-		return err
-	}
+	err := m.retryStorage(batch, lives)
 	if err == nil || len(batch)+len(lives) == 1 {
 		for _, r := range batch {
 			m.answer(r, err)
 		}
-		return nil
+		return
 	}
 	for _, r := range batch {
-		m.answer(r, tx([]*commitReq{r}, nil))
+		m.answer(r, m.retryStorage([]*commitReq{r}, nil))
 	}
 	if len(lives) > 0 {
-		_ = tx(nil, lives) // bookkeeping: lost if it fails (see QueueActionState)
+		_ = m.retryStorage(nil, lives) // bookkeeping: lost if it fails (see QueueActionState)
 	}
-	return nil
 }
 
 // The backoff of a transaction the storage refused: the first wait, and

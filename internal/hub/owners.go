@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,9 @@ type OwnerStore interface {
 	// PlayerTables returns every table a player owns or sits at, closed
 	// ones included, newest activity first.
 	PlayerTables(ctx context.Context, playerID string) ([]store.PlayerTable, error)
+	// PrivateTableIDs returns the ids of the private tables a player owns
+	// or sits at.
+	PrivateTableIDs(ctx context.Context, playerID string) ([]string, error)
 	// TableByInvite returns the id of the open table whose invite code
 	// hashes to hash; ENOTFOUND if none.
 	TableByInvite(ctx context.Context, hash []byte) (string, error)
@@ -46,6 +50,12 @@ func (d deadlined) TableAccess(ctx context.Context, tableID string) (store.Acces
 	ctx, cancel := d.ctx(ctx)
 	defer cancel()
 	return d.s.TableAccess(ctx, tableID)
+}
+
+func (d deadlined) PrivateTableIDs(ctx context.Context, playerID string) ([]string, error) {
+	ctx, cancel := d.ctx(ctx)
+	defer cancel()
+	return d.s.PrivateTableIDs(ctx, playerID)
 }
 
 func (d deadlined) PlayerTables(ctx context.Context, playerID string) ([]store.PlayerTable, error) {
@@ -646,18 +656,13 @@ func (h *Hub) MyTables(ctx context.Context, playerID string) ([]MyTable, error) 
 func (h *Hub) ListFor(ctx context.Context, playerID string) []TableSummary {
 	all := h.list()
 	mine := map[string]bool{}
-	if playerID != "" {
-		for _, s := range all {
-			if s.Private {
-				rows, err := h.cfg.Store.PlayerTables(ctx, playerID)
-				if err != nil {
-					h.log.Warn("list tables of a player", "err", err)
-				}
-				for _, r := range rows {
-					mine[r.Table.ID] = true
-				}
-				break
-			}
+	if playerID != "" && slices.ContainsFunc(all, func(s TableSummary) bool { return s.Private }) {
+		ids, err := h.cfg.Store.PrivateTableIDs(ctx, playerID)
+		if err != nil {
+			h.log.Warn("list the private tables of a player", "err", err)
+		}
+		for _, id := range ids {
+			mine[id] = true
 		}
 	}
 	out := all[:0]

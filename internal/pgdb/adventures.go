@@ -123,6 +123,17 @@ func (d *DB) AdventureTables(ctx context.Context) (map[string]int, error) {
 	return out, nil
 }
 
+// AdventureTableCount counts the tables made from adventure id (by the
+// tables_adventure index), for one adventure's page. Safe for concurrent
+// use.
+func (d *DB) AdventureTableCount(ctx context.Context, id string) (int, error) {
+	var n int
+	if err := d.pool.QueryRow(ctx, "SELECT COUNT(*) FROM tables WHERE adventure = $1", id).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count tables of adventure %s: %w", id, err)
+	}
+	return n, nil
+}
+
 // KeepTableAdventure stores the copy of the adventure table tableID was
 // made from. ENOTFOUND if there is no such table. Safe for concurrent use.
 func (d *DB) KeepTableAdventure(ctx context.Context, tableID, adventureID string, source []byte) error {

@@ -95,7 +95,10 @@ const (
 	qInsertPending = `INSERT INTO pending_actions (table_id, id, player_id, character_id, seat, client_id, text, status, created_at, kind)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 	qResolvePending = "UPDATE pending_actions SET status = 'resolved', state = 'resolved', resolved_at = $1 WHERE table_id = $2 AND id = ANY($3::text[]) AND status = 'pending'"
-	qAbandonPending = "UPDATE pending_actions SET status = 'resolved', state = 'abandoned', resolved_at = $1 WHERE table_id = $2 AND id = ANY($3::text[]) AND status = 'pending'"
+	// qAbandonActions closes actions as abandoned: never played, or their
+	// turn undone (a retcon). qAbandonPending does so to open ones only.
+	qAbandonActions = "UPDATE pending_actions SET status = 'resolved', state = 'abandoned', resolved_at = $1 WHERE table_id = $2 AND id = ANY($3::text[])"
+	qAbandonPending = qAbandonActions + " AND status = 'pending'"
 	// qSetActionState leaves closed actions alone: a late state write
 	// never reopens what a commit resolved.
 	qSetActionState = `UPDATE pending_actions SET state = $1, attempts = $2, last_error = $3 WHERE table_id = $4 AND id = $5 AND status = 'pending'`

@@ -150,8 +150,7 @@ func retcon(t *btx, id string, r *store.Retcon, now string) {
 WHERE table_id = $1 AND id = $2`
 	args := []any{id, r.ActionID}
 	if !r.Reopen {
-		q = "UPDATE pending_actions SET state = 'abandoned', resolved_at = $3 WHERE table_id = $1 AND id = $2"
-		args = append(args, now)
+		q, args = qAbandonActions, []any{now, id, []string{r.ActionID}}
 	}
 	t.exec(q, args, func(_ pgconn.CommandTag, err error) error {
 		if err != nil {

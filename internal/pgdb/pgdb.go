@@ -23,7 +23,6 @@ package pgdb
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -208,42 +207,15 @@ func (d *DB) read(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return tx.Commit(ctx)
 }
 
-// timeFormat is RFC 3339 with a fixed nine-digit fraction, as internal/db
-// stores times: text order is then time order.
-const timeFormat = "2006-01-02T15:04:05.000000000Z07:00"
-
-func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
-
-func parseTime(s string) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return t.UTC(), nil
-}
-
-func parseOptTime(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	return parseTime(s)
-}
-
-// plainJSON encodes values that cannot fail to encode.
-func plainJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("pgdb: encode %T: %v", v, err))
-	}
-	return string(b)
-}
-
-func unjson(s string, v any, what string) error {
-	if err := json.Unmarshal([]byte(s), v); err != nil {
-		return fmt.Errorf("decode %s: %w", what, err)
-	}
-	return nil
-}
+// The store's encodings (store.FormatTime and the rest), under the names
+// this package's code uses: one definition, shared with internal/db.
+var (
+	formatTime   = store.FormatTime
+	parseTime    = store.ParseTime
+	parseOptTime = store.ParseOptTime
+	plainJSON    = store.PlainJSON
+	unjson       = store.DecodeJSON
+)
 
 func pgCode(err error) string {
 	var e *pgconn.PgError

@@ -100,9 +100,10 @@ func playerDetail(ctx context.Context, tx pgx.Tx, id string) (store.PlayerDetail
 	p.Seats = []store.PlayerSeat{}
 	err = each(ctx, tx, `SELECT t.id, t.name, t.owner_id = $1, COALESCE(s.seat, ''), COALESCE(c.name, ''), COALESCE(c.class, ''),
 			COALESCE(c.level, 0), t.closed_at IS NOT NULL
-		FROM tables t LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = $1
+		FROM (`+qMyTableIDs+`) m JOIN tables t ON t.id = m.id
+		LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = $1
 		LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
-		WHERE t.owner_id = $1 OR s.player_id IS NOT NULL ORDER BY t.created_at DESC`, []any{id}, func(r pgx.Rows) error {
+		ORDER BY t.created_at DESC`, []any{id}, func(r pgx.Rows) error {
 		var s store.PlayerSeat
 		if err := r.Scan(&s.TableID, &s.TableName, &s.Owner, &s.Seat, &s.Character, &s.Class, &s.Level, &s.Closed); err != nil {
 			return err
@@ -119,13 +120,7 @@ func playerDetail(ctx context.Context, tx pgx.Tx, id string) (store.PlayerDetail
 	if p.Recent, err = playerActions(ctx, tx, id, 20); err != nil {
 		return p, err
 	}
-	// A turn that played one of their actions says so in its narration's
-	// action_id; its model calls are theirs.
-	if err := tx.QueryRow(ctx, `SELECT COUNT(*), COALESCE(SUM(c.cost_usd), 0) FROM llm_calls c
-		WHERE c.turn != '' AND EXISTS (SELECT 1 FROM events e JOIN pending_actions a
-			ON a.table_id = e.table_id AND a.id = e.data::jsonb ->> 'action_id'
-			WHERE e.table_id = c.table_id AND e.turn = c.turn AND e.kind = 'narration' AND a.player_id = $1)`, id).
-		Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
+	if err := tx.QueryRow(ctx, qPlayerSpend, id).Scan(&p.Spend.Calls, &p.Spend.USD); err != nil {
 		return p, err
 	}
 	p.Feedback, err = playerFeedback(ctx, tx, id)
@@ -155,52 +150,27 @@ func playerActions(ctx context.Context, tx pgx.Tx, id string, limit int) ([]stor
 	return out, err
 }
 
-// playerFeedback reads the feedback table when the schema has one (the
-// narrations' scores of PROTOCOL.md "Undo, notes…"); without it, none.
-// Its columns are read by name, as on SQLite.
+// qPlayerSpend sums the model calls of the turns that played player $1's
+// actions, the turns first (db's qPlayerSpend says how).
+const qPlayerSpend = `WITH acted AS (SELECT DISTINCT table_id FROM pending_actions WHERE player_id = $1),
+turns AS (SELECT DISTINCT e.table_id, e.turn FROM acted
+	JOIN events e ON e.table_id = acted.table_id AND e.kind = 'narration'
+	JOIN pending_actions a ON a.table_id = e.table_id AND a.id = e.data::jsonb ->> 'action_id'
+	WHERE a.player_id = $1 AND e.turn != '')
+SELECT COUNT(*), COALESCE(SUM(c.cost_usd), 0) FROM turns JOIN llm_calls c ON c.table_id = turns.table_id AND c.turn = turns.turn`
+
+// playerFeedback returns the scores player id gave narrations (PROTOCOL.md
+// "Undo, notes…"), by table and event.
 func playerFeedback(ctx context.Context, tx pgx.Tx, id string) ([]store.PlayerFeedback, error) {
 	out := []store.PlayerFeedback{}
-	var exists bool
-	if err := tx.QueryRow(ctx, "SELECT to_regclass('feedback') IS NOT NULL").Scan(&exists); err != nil || !exists {
-		return out, err
-	}
-	err := each(ctx, tx, "SELECT * FROM feedback WHERE player_id = $1", []any{id}, func(r pgx.Rows) error {
-		vals, err := r.Values()
-		if err != nil {
+	err := each(ctx, tx, "SELECT table_id, seq, score, comment FROM feedback WHERE player_id = $1 ORDER BY table_id, seq", []any{id},
+		func(r pgx.Rows) error {
+			var f store.PlayerFeedback
+			err := r.Scan(&f.TableID, &f.Seq, &f.Score, &f.Comment)
+			out = append(out, f)
 			return err
-		}
-		var f store.PlayerFeedback
-		for i, fd := range r.FieldDescriptions() {
-			switch fd.Name {
-			case "table_id":
-				f.TableID = fmt.Sprint(vals[i])
-			case "seq":
-				f.Seq = asInt64(vals[i])
-			case "score":
-				f.Score = int(asInt64(vals[i]))
-			case "comment":
-				if s, ok := vals[i].(string); ok {
-					f.Comment = s
-				}
-			}
-		}
-		out = append(out, f)
-		return nil
-	})
+		})
 	return out, err
-}
-
-// asInt64 is an integer column's value whatever its width.
-func asInt64(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case int32:
-		return int64(n)
-	case int16:
-		return int64(n)
-	}
-	return 0
 }
 
 // SetPlayerBan bans player id server-wide (reason kept for the console)
@@ -229,44 +199,38 @@ func (d *DB) SetPlayerBan(ctx context.Context, id string, banned bool, reason st
 // their characters (backstories included), all their actions and their
 // chat lines. ENOTFOUND if there is no such player.
 func (d *DB) ExportPlayer(ctx context.Context, id string) (store.PlayerExport, error) {
-	x := store.PlayerExport{Characters: []map[string]any{}, Chat: []map[string]any{}}
+	x := store.PlayerExport{Characters: []store.ExportedCharacter{}, Chat: []store.ExportedChat{}}
 	err := d.read(ctx, func(tx pgx.Tx) error {
 		var err error
 		if x.Player, err = playerDetail(ctx, tx, id); err != nil {
 			return err
 		}
-		err = each(ctx, tx, `SELECT table_id, id, name, class, backstory, level, xp, hp, max_hp, gold FROM characters WHERE player_id = $1`,
-			[]any{id}, func(r pgx.Rows) error {
-				var table, cid, name, class, back string
-				var level, xp, hp, maxHP, gold int
-				if err := r.Scan(&table, &cid, &name, &class, &back, &level, &xp, &hp, &maxHP, &gold); err != nil {
-					return err
-				}
-				x.Characters = append(x.Characters, map[string]any{"table_id": table, "id": cid, "name": name, "class": class,
-					"backstory": back, "level": level, "xp": xp, "hp": hp, "max_hp": maxHP, "gold": gold})
-				return nil
-			})
+		err = each(ctx, tx, `SELECT table_id, id, name, class, backstory, level, xp, hp, max_hp, gold FROM characters
+			WHERE table_id IN (`+qSeatTables+`) AND player_id = $1`, []any{id}, func(r pgx.Rows) error {
+			var c store.ExportedCharacter
+			err := r.Scan(&c.TableID, &c.ID, &c.Name, &c.Class, &c.Backstory, &c.Level, &c.XP, &c.HP, &c.MaxHP, &c.Gold)
+			x.Characters = append(x.Characters, c)
+			return err
+		})
 		if err != nil {
 			return err
 		}
 		if x.Actions, err = playerActions(ctx, tx, id, 0); err != nil {
 			return err
 		}
-		return each(ctx, tx, `SELECT table_id, seq, ts, data::jsonb ->> 'text' FROM events
-			WHERE kind = 'chat' AND data::jsonb ->> 'player_id' = $1 ORDER BY ts`, []any{id}, func(r pgx.Rows) error {
-			var table, ts string
-			var seq int64
-			var text *string
-			if err := r.Scan(&table, &seq, &ts, &text); err != nil {
+		return each(ctx, tx, `SELECT table_id, seq, ts, COALESCE(data::jsonb ->> 'text', '') FROM events
+			WHERE table_id IN (`+qSeatTables+`) AND kind = 'chat' AND data::jsonb ->> 'player_id' = $1 ORDER BY ts, table_id, seq`,
+			[]any{id}, func(r pgx.Rows) error {
+				var c store.ExportedChat
+				var ts string
+				if err := r.Scan(&c.TableID, &c.Seq, &ts, &c.Text); err != nil {
+					return err
+				}
+				var err error
+				c.TS, err = parseTime(ts)
+				x.Chat = append(x.Chat, c)
 				return err
-			}
-			t := ""
-			if text != nil {
-				t = *text
-			}
-			x.Chat = append(x.Chat, map[string]any{"table_id": table, "seq": seq, "ts": ts, "text": t})
-			return nil
-		})
+			})
 	})
 	if err != nil {
 		return store.PlayerExport{}, fmt.Errorf("export player %s: %w", id, err)
@@ -274,13 +238,22 @@ func (d *DB) ExportPlayer(ctx context.Context, id string) (store.PlayerExport, e
 	return x, nil
 }
 
+// erasedKinds is store.ErasedEventKinds as an SQL list.
+var erasedKinds = "'" + strings.Join(store.ErasedEventKinds, "', '") + "'"
+
+// qSeatTables selects the tables player $1 sits at or ever sat at, those
+// an erasure touches (db's qSeatTables says why they are all).
+const qSeatTables = "SELECT table_id FROM seats WHERE player_id = $1 UNION SELECT table_id FROM pending_actions WHERE player_id = $1"
+
 // ErasePlayer erases player id, as db.DB.ErasePlayer documents: their
 // name becomes store.ErasedName in the players table and in the events
 // that carry it, their chat texts and their characters' backstories are
 // removed (from the characters, the session-start actions, the agents'
-// histories and memories), and their token is revoked. Every row stays.
-// ENOTFOUND if there is no such player. The rewritten events are jsonb's
-// text: the same JSON, its keys in jsonb's order.
+// histories and memories), the save points of the tables they sit or
+// sat at go, and their token is revoked. Every other row stays.
+// ENOTFOUND if there is no such player. The events are rewritten in Go
+// (store.ErasedEventData), not by jsonb, which would reorder their keys:
+// their bytes are SQLite's.
 func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 	now := formatTime(d.now())
 	revoked := make([]byte, 32)
@@ -296,50 +269,62 @@ func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 		// The session-start actions keep the backstories too, even once
 		// the hub blanked the characters'.
 		var backstories []string
-		err := each(ctx, tx, `SELECT backstory FROM characters WHERE player_id = $1 AND backstory != ''
+		err := each(ctx, tx, `SELECT backstory FROM characters WHERE table_id IN (`+qSeatTables+`) AND player_id = $1 AND backstory != ''
 			UNION SELECT text FROM pending_actions WHERE player_id = $1 AND client_id LIKE 'start:%' AND text != ''`, []any{id},
 			func(r pgx.Rows) error {
 				var b string
+				err := r.Scan(&b)
 				backstories = append(backstories, b)
-				return r.Scan(&backstories[len(backstories)-1])
+				return err
 			})
 		if err != nil {
 			return err
 		}
-		steps := []struct {
+		var b pgx.Batch
+		err = each(ctx, tx, `SELECT table_id, seq, kind, data FROM events WHERE table_id IN (`+qSeatTables+`)
+			AND kind IN (`+erasedKinds+`) AND data::jsonb ->> 'player_id' = $1`, []any{id}, func(r pgx.Rows) error {
+			var table, kind, data string
+			var seq int64
+			if err := r.Scan(&table, &seq, &kind, &data); err != nil {
+				return err
+			}
+			out, err := store.ErasedEventData(kind, []byte(data))
+			if err != nil {
+				return fmt.Errorf("event %d of table %s: %w", seq, table, err)
+			}
+			b.Queue("UPDATE events SET data = $1 WHERE table_id = $2 AND seq = $3", string(out), table, seq)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, s := range []struct {
 			q    string
 			args []any
 		}{
-			{"UPDATE players SET name = $1, token_hash = $2, erased_at = $3, banned_at = NULL, ban_reason = '' WHERE id = $4",
-				[]any{store.ErasedName, revoked, now, id}},
-			{"UPDATE characters SET backstory = '' WHERE player_id = $1", []any{id}},
+			{"UPDATE players SET name = $2, token_hash = $3, erased_at = $4, banned_at = NULL, ban_reason = '' WHERE id = $1",
+				[]any{id, store.ErasedName, revoked, now}},
+			{"UPDATE characters SET backstory = '' WHERE table_id IN (" + qSeatTables + ") AND player_id = $1", []any{id}},
 			{"UPDATE pending_actions SET text = '' WHERE player_id = $1 AND client_id LIKE 'start:%'", []any{id}},
-			{`UPDATE events SET data = jsonb_set(data::jsonb, '{text}', '""')::text WHERE kind = 'chat' AND data::jsonb ->> 'player_id' = $1`, []any{id}},
-			{`UPDATE events SET data = jsonb_set(data::jsonb, '{name}', to_jsonb($1::text))::text WHERE kind IN ('chat', 'player_joined', 'player_left', 'action')
-				AND data::jsonb ->> 'player_id' = $2`, []any{store.ErasedName, id}},
-			{"UPDATE notes SET author_name = $1 WHERE author = $2", []any{store.ErasedName, id}},
+			// An owner writes notes at a table they need not sit at.
+			{"UPDATE notes SET author_name = $2 WHERE table_id IN (" + qSeatTables + " UNION SELECT id FROM tables WHERE owner_id = $1) AND author = $1",
+				[]any{id, store.ErasedName}},
 			{"UPDATE feedback SET comment = '' WHERE player_id = $1", []any{id}},
 			// A save point holds the whole state before a turn: the
 			// player's backstory and words with it. Erasure wins over undo.
-			{"DELETE FROM retcon_points WHERE table_id IN (SELECT table_id FROM characters WHERE player_id = $1)", []any{id}},
+			{"DELETE FROM retcon_points WHERE table_id IN (" + qSeatTables + ")", []any{id}},
+		} {
+			b.Queue(s.q, s.args...)
 		}
-		for _, s := range steps {
-			if _, err := tx.Exec(ctx, s.q, s.args...); err != nil {
-				return err
-			}
-		}
-		for _, b := range backstories {
-			esc, _ := json.Marshal(b) // as it stands in a JSON message body
+		for _, bs := range backstories {
+			esc, _ := json.Marshal(bs) // as it stands in a JSON message body
 			inBody := strings.Trim(string(esc), `"`)
-			if _, err := tx.Exec(ctx, "UPDATE agent_messages SET body = replace(body, $1, '') WHERE strpos(body, $1) > 0", inBody); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, "UPDATE memories SET summary = replace(summary, $1, ''), title = replace(title, $1, '') WHERE strpos(summary, $1) > 0 OR strpos(title, $1) > 0",
-				b); err != nil {
-				return err
-			}
+			b.Queue("UPDATE agent_messages SET body = replace(body, $2, '') WHERE table_id IN ("+qSeatTables+") AND strpos(body, $2) > 0",
+				id, inBody)
+			b.Queue(`UPDATE memories SET summary = replace(summary, $2, ''), title = replace(title, $2, '')
+				WHERE table_id IN (`+qSeatTables+`) AND (strpos(summary, $2) > 0 OR strpos(title, $2) > 0)`, id, bs)
 		}
-		return nil
+		return tx.SendBatch(ctx, &b).Close()
 	})
 	if err != nil {
 		return fmt.Errorf("erase player %s: %w", id, err)

@@ -96,47 +96,41 @@ func (d *DB) TableAccess(ctx context.Context, tableID string) (store.Access, err
 	return a, nil
 }
 
+// qMyTableIDs selects the tables player $1 owns or sits at: two indexed
+// selects, where an OR over a join could use neither.
+const qMyTableIDs = "SELECT id FROM tables WHERE owner_id = $1 UNION SELECT table_id FROM seats WHERE player_id = $1"
+
 // PlayerTables returns every table player playerID owns or sits at,
 // closed ones included, newest activity first (the last event's time,
 // then creation). Safe for concurrent use.
 func (d *DB) PlayerTables(ctx context.Context, playerID string) ([]store.PlayerTable, error) {
-	q := `SELECT t.id, t.name, t.adventure, t.ruleset, t.combat_mode, t.turn_timeout_s, t.seats, t.owner_id, t.created_at, t.private, t.npc_hp,
-	COALESCE(g.game::jsonb ->> 'mode', ''),
+	q := `SELECT ` + tCols + `, COALESCE(g.game::jsonb ->> 'mode', ''),
 	(SELECT count(*) FROM seats x WHERE x.table_id = t.id),
 	COALESCE(s.seat, ''), COALESCE(c.id, ''), COALESCE(c.name, ''), COALESCE(c.class, ''), COALESCE(c.level, 0),
 	t.paused, COALESCE(t.closed_at, ''),
 	COALESCE((SELECT e.ts FROM events e WHERE e.table_id = t.id ORDER BY e.seq DESC LIMIT 1), '')
-FROM tables t
+FROM (` + qMyTableIDs + `) m JOIN tables t ON t.id = m.id
 LEFT JOIN seats s ON s.table_id = t.id AND s.player_id = $1
 LEFT JOIN characters c ON c.table_id = t.id AND c.id = s.character_id
-LEFT JOIN game_state g ON g.table_id = t.id
-WHERE t.owner_id = $1 OR s.player_id IS NOT NULL`
+LEFT JOIN game_state g ON g.table_id = t.id`
 	var out []store.PlayerTable
 	err := each(ctx, d.pool, q, []any{playerID}, func(r pgx.Rows) error {
 		var p store.PlayerTable
-		t := &p.Table
-		var created, closed, last string
-		if err := r.Scan(&t.ID, &t.Name, &t.Adventure, &t.Config.Ruleset, &t.Config.CombatMode, &t.Config.TurnTimeoutS,
-			&t.Seats, &t.OwnerID, &created, &t.Private, &t.Config.NPCHP, &p.Mode, &p.Seated, &p.Seat,
-			&p.Character.ID, &p.Character.Name, &p.Character.Class, &p.Character.Level, &p.Flags.Paused, &closed, &last); err != nil {
+		var closed, last string
+		var err error
+		p.Table, err = scanTable(r, &p.Mode, &p.Seated, &p.Seat, &p.Character.ID, &p.Character.Name, &p.Character.Class,
+			&p.Character.Level, &p.Flags.Paused, &closed, &last)
+		if err != nil {
 			return err
 		}
-		t.Config.NPCHP = npcHPField(t.Config.NPCHP)
-		var err error
-		if t.CreatedAt, err = parseTime(created); err != nil {
-			return fmt.Errorf("table %s: created_at: %w", t.ID, err)
-		}
-		if closed != "" {
-			if p.Flags.ClosedAt, err = parseTime(closed); err != nil {
-				return fmt.Errorf("table %s: closed_at: %w", t.ID, err)
-			}
-			p.Flags.Closed = true
+		if err := setClosed(&p.Flags, p.Table.ID, closed); err != nil {
+			return err
 		}
 		if p.LastEventAt, err = parseOptTime(last); err != nil {
-			return fmt.Errorf("table %s: last event: %w", t.ID, err)
+			return fmt.Errorf("table %s: last event: %w", p.Table.ID, err)
 		}
 		if p.LastEventAt.IsZero() {
-			p.LastEventAt = t.CreatedAt
+			p.LastEventAt = p.Table.CreatedAt
 		}
 		out = append(out, p)
 		return nil
@@ -150,6 +144,22 @@ WHERE t.owner_id = $1 OR s.player_id IS NOT NULL`
 		}
 		return b.Table.CreatedAt.Compare(a.Table.CreatedAt)
 	})
+	return out, nil
+}
+
+// PrivateTableIDs returns the ids of the private tables player playerID
+// owns or sits at: all the lobby needs to know of them to list them.
+// Safe for concurrent use.
+func (d *DB) PrivateTableIDs(ctx context.Context, playerID string) ([]string, error) {
+	rows, err := d.pool.Query(ctx, `SELECT id FROM tables WHERE owner_id = $1 AND private
+	UNION SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id WHERE s.player_id = $1 AND t.private`, playerID)
+	var out []string
+	if err == nil {
+		out, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("private tables of player %s: %w", playerID, withUnavailable(err))
+	}
 	return out, nil
 }
 

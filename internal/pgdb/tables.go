@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -14,6 +15,10 @@ import (
 )
 
 const tableCols = "id, name, adventure, ruleset, combat_mode, turn_timeout_s, seats, owner_id, created_at, private, npc_hp"
+
+// tCols is tableCols of the tables row named t in a join, as scanTable
+// reads them.
+var tCols = "t." + strings.ReplaceAll(tableCols, ", ", ", t.")
 
 const qInsertTable = "INSERT INTO tables (" + tableCols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
 
@@ -77,8 +82,7 @@ const lastTurnAt = `COALESCE((SELECT e.ts FROM events e WHERE e.table_id = t.id 
 // TableInfos returns what the lobby and a lazily loading hub need of
 // every stored table, oldest first, in one query.
 func (d *DB) TableInfos(ctx context.Context) ([]store.TableInfo, error) {
-	q := `SELECT t.id, t.name, t.adventure, t.ruleset, t.combat_mode, t.turn_timeout_s, t.seats, t.owner_id, t.created_at, t.private, t.npc_hp,
-		COALESCE(g.game::jsonb ->> 'mode', ''),
+	q := `SELECT ` + tCols + `, COALESCE(g.game::jsonb ->> 'mode', ''),
 		(SELECT count(*) FROM seats s WHERE s.table_id = t.id),
 		EXISTS (SELECT 1 FROM pending_actions p WHERE p.table_id = t.id AND p.status = 'pending'),
 		t.paused, COALESCE(t.closed_at, '')
@@ -86,22 +90,13 @@ func (d *DB) TableInfos(ctx context.Context) ([]store.TableInfo, error) {
 	var out []store.TableInfo
 	err := each(ctx, d.pool, q, nil, func(r pgx.Rows) error {
 		var i store.TableInfo
-		var created, closed string
-		t := &i.Table
-		if err := r.Scan(&t.ID, &t.Name, &t.Adventure, &t.Config.Ruleset, &t.Config.CombatMode,
-			&t.Config.TurnTimeoutS, &t.Seats, &t.OwnerID, &created, &t.Private, &t.Config.NPCHP, &i.Mode, &i.Seated, &i.Pending, &i.Flags.Paused, &closed); err != nil {
+		var closed string
+		var err error
+		if i.Table, err = scanTable(r, &i.Mode, &i.Seated, &i.Pending, &i.Flags.Paused, &closed); err != nil {
 			return err
 		}
-		t.Config.NPCHP = npcHPField(t.Config.NPCHP)
-		var err error
-		if t.CreatedAt, err = parseTime(created); err != nil {
-			return fmt.Errorf("table %s: created_at: %w", t.ID, err)
-		}
-		if closed != "" {
-			if i.Flags.ClosedAt, err = parseTime(closed); err != nil {
-				return fmt.Errorf("table %s: closed_at: %w", t.ID, err)
-			}
-			i.Flags.Closed = true
+		if err := setClosed(&i.Flags, i.Table.ID, closed); err != nil {
+			return err
 		}
 		out = append(out, i)
 		return nil
@@ -110,6 +105,19 @@ func (d *DB) TableInfos(ctx context.Context) ([]store.TableInfo, error) {
 		return nil, fmt.Errorf("table infos: %w", err)
 	}
 	return out, nil
+}
+
+// setClosed sets f's closed mark from table id's closed_at column.
+func setClosed(f *store.TableFlags, id, closedAt string) error {
+	if closedAt == "" {
+		return nil
+	}
+	t, err := parseTime(closedAt)
+	if err != nil {
+		return fmt.Errorf("table %s: closed_at: %w", id, err)
+	}
+	f.Closed, f.ClosedAt = true, t
+	return nil
 }
 
 // TableProgress returns how far every stored table has played, by id.

@@ -5,8 +5,9 @@
 // [LLMCall] log. They are persistence and LLM bookkeeping, not rules, so
 // they live here rather than in the domain package engine.
 //
-// The package holds types only, no behaviour and no I/O; start with
-// [Commit], the one write path of a running table. The interfaces
+// The package holds types, and the encodings both stores share (times,
+// JSON columns, an erased player's events: encoding.go); no I/O. Start
+// with [Commit], the one write path of a running table. The interfaces
 // over these records stay with the packages that use them (hub.Store,
 // agent.MemoryIndex, agent.CallLog) and internal/db satisfies them.
 //

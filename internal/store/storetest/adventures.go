@@ -21,6 +21,7 @@ type AdventureStore interface {
 	Adventure(ctx context.Context, id string) (store.Adventure, error)
 	Adventures(ctx context.Context) ([]store.Adventure, error)
 	AdventureTables(ctx context.Context) (map[string]int, error)
+	AdventureTableCount(ctx context.Context, id string) (int, error)
 	KeepTableAdventure(ctx context.Context, tableID, adventureID string, source []byte) error
 	TableAdventure(ctx context.Context, tableID string) (string, []byte, error)
 }
@@ -109,6 +110,11 @@ func testAdventures(t *testing.T, s AdventureStore) {
 	counts, err := s.AdventureTables(ctx)
 	if err != nil || len(counts) != 1 || counts[adventures.Default] != 1 {
 		t.Fatalf("tables by adventure: %v %v", counts, err)
+	}
+	for id, want := range map[string]int{adventures.Default: 1, "cellar": 0} {
+		if n, err := s.AdventureTableCount(ctx, id); err != nil || n != want {
+			t.Errorf("tables of %s: %d %v, want %d", id, n, err, want)
+		}
 	}
 
 	// A hidden adventure leaves the list, but is still there by id and

@@ -239,8 +239,8 @@ func testPlayersBanExportErase(t *testing.T, s OperatorStore) {
 	}
 
 	x, err := s.ExportPlayer(ctx, "p1")
-	if err != nil || x.Player.ID != "p1" || len(x.Characters) != 1 || x.Characters[0]["backstory"] != backstory ||
-		len(x.Chat) != 1 || x.Chat[0]["text"] != "zebra xylophone" || len(x.Actions) != 2 {
+	if err != nil || x.Player.ID != "p1" || len(x.Characters) != 1 || x.Characters[0].Backstory != backstory ||
+		len(x.Chat) != 1 || x.Chat[0].Text != "zebra xylophone" || !x.Chat[0].TS.Equal(at.Add(time.Minute)) || len(x.Actions) != 2 {
 		t.Fatalf("export %+v %v", x, err)
 	}
 	_, err = s.ExportPlayer(ctx, "nope")
@@ -267,7 +267,7 @@ func testPlayersBanExportErase(t *testing.T, s OperatorStore) {
 		t.Errorf("erased chat %s", raw)
 	}
 	x, err = s.ExportPlayer(ctx, "p1")
-	if err != nil || x.Characters[0]["backstory"] != "" || x.Actions[1].Text != "" || x.Actions[0].Text != "look around" {
+	if err != nil || x.Characters[0].Backstory != "" || x.Actions[1].Text != "" || x.Actions[0].Text != "look around" {
 		t.Errorf("export after the erasure %+v %v", x, err)
 	}
 	h, err := s.AllHistory(ctx, "t1", engine.AgentNarrative)

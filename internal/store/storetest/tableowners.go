@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ type TableOwnersStore interface {
 	Store
 	TableAccess(ctx context.Context, tableID string) (store.Access, error)
 	PlayerTables(ctx context.Context, playerID string) ([]store.PlayerTable, error)
+	PrivateTableIDs(ctx context.Context, playerID string) ([]string, error)
 	TableByInvite(ctx context.Context, hash []byte) (string, error)
 }
 
@@ -147,7 +149,7 @@ func testPlayerTables(t *testing.T, s TableOwnersStore) {
 			owner = "p9"
 		}
 		tb := engine.Table{ID: id, Name: "Table " + id, Adventure: adventures.Default, Config: st.Config, Seats: 4, OwnerID: owner,
-			CreatedAt: at.Add(time.Duration(i) * time.Minute), Private: id == "own-new"}
+			CreatedAt: at.Add(time.Duration(i) * time.Minute), Private: id != "own-old"}
 		if err := s.CreateTable(ctx, tb, st, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -186,5 +188,14 @@ func testPlayerTables(t *testing.T, s TableOwnersStore) {
 	}
 	if other, _ := s.PlayerTables(ctx, "p_nobody"); len(other) != 0 {
 		t.Errorf("a stranger's tables = %+v", other)
+	}
+	// The lobby's question: which private tables may they see?
+	private, err := s.PrivateTableIDs(ctx, "p1")
+	slices.Sort(private)
+	if err != nil || !slices.Equal(private, []string{"own-new", "seated"}) {
+		t.Errorf("p1's private tables %v (%v), want own-new and seated", private, err)
+	}
+	if other, err := s.PrivateTableIDs(ctx, "p_nobody"); err != nil || len(other) != 0 {
+		t.Errorf("a stranger's private tables = %v (%v)", other, err)
 	}
 }
