@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -134,6 +135,9 @@ func applyOwner(w *writeTx, c store.Commit, now string) error {
 func retcon(w *writeTx, tableID string, r *store.Retcon, now string) error {
 	var before int64
 	err := w.conn.QueryRowContext(w.ctx, "SELECT memories_before FROM retcon_points WHERE table_id = ? AND turn = ?", tableID, r.Turn).Scan(&before)
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.ErrNoSavePoint(r.Turn)
+	}
 	if err != nil {
 		return fmt.Errorf("save point of turn %d: %w", r.Turn, err)
 	}

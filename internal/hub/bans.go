@@ -1,8 +1,11 @@
 package hub
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"sync/atomic"
 
 	"tavern/internal/engine"
@@ -94,13 +97,17 @@ func (h *Hub) ErasePlayer(ctx context.Context, playerID string) error {
 			}
 			return changed
 		}
+		if t.involves(playerID) {
+			// The store deletes the save points of the player's tables
+			// with the erasure: a retcon must not bring their name or
+			// backstory back from memory either.
+			t.own.points = nil
+			t.stateChanged() // undoable is 0 now
+		}
 		next := t.st.Clone()
 		if !blank(next) {
 			return 0
 		}
-		// The store deletes the table's save points with the erasure: a
-		// retcon must not bring the backstory back from memory either.
-		t.own.points = nil
 		if err := t.commit(ctx, store.Commit{State: next}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
 			h.log.Warn("erase a player's backstory", "table", t.id, "player", playerID, "err", err)
 			errs.Add(1)
@@ -117,6 +124,23 @@ func (h *Hub) ErasePlayer(ctx context.Context, playerID string) error {
 		return fmt.Errorf("erase player %s: %d tables could not save the erasure", playerID, errs.Load())
 	}
 	return nil
+}
+
+// involves reports whether the player sits at the table, plays a
+// character of its party, or is named by an open action, a recent event
+// or a save point: the tables whose save points the store's erasure
+// deletes (seats and actions of the player) as far as memory tells.
+func (t *table) involves(playerID string) bool {
+	quoted := []byte(strconv.Quote(playerID))
+	return slices.ContainsFunc(t.seats, func(s engine.Seat) bool { return s.PlayerID == playerID }) ||
+		slices.ContainsFunc(t.st.Party, func(c *engine.Character) bool { return c.PlayerID == playerID }) ||
+		slices.ContainsFunc(t.own.points, func(p store.SavePoint) bool {
+			return p.Action.PlayerID == playerID || bytes.Contains(p.State, quoted)
+		}) ||
+		slices.ContainsFunc(t.recent, func(e engine.Event) bool {
+			_, named := engine.ErasePlayerFrom(e, playerID, store.ErasedName)
+			return named
+		})
 }
 
 // eraseRecent makes the events the table holds in memory say what the

@@ -3,6 +3,7 @@ package pgdb
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -132,7 +133,11 @@ func applyOwner(t *btx, c store.Commit, now string) error {
 func retcon(t *btx, id string, r *store.Retcon, now string) {
 	t.queryRow("SELECT memories_before FROM retcon_points WHERE table_id = $1 AND turn = $2", []any{id, r.Turn}, func(row pgx.Row) error {
 		var before int64
-		if err := row.Scan(&before); err != nil {
+		err := row.Scan(&before)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return store.ErrNoSavePoint(r.Turn)
+		}
+		if err != nil {
 			return fmt.Errorf("save point of turn %d: %w", r.Turn, err)
 		}
 		return nil

@@ -127,6 +127,12 @@ func ErrNoMessage(e *HistoryEdit) error {
 	return engine.Errorf(engine.ENOTFOUND, "No message %d of turn %d in the %s history.", e.Index, e.Turn, e.Agent)
 }
 
+// ErrNoSavePoint fails a retcon whose save point the store no longer
+// holds (an erasure removed the save points of its player's tables).
+func ErrNoSavePoint(turn int) error {
+	return engine.Errorf(engine.ECONFLICT, "Turn %d can no longer be undone: its save point was removed.", turn)
+}
+
 // HistoryEdit replaces the body of the Index-th message (from 0, by id)
 // of agent Agent's turn Turn.
 type HistoryEdit struct {

@@ -226,3 +226,40 @@ func searchEveryColumn(t *testing.T, d *sql.DB, needle string) []string {
 	}
 	return where
 }
+
+// TestEraseOfAPlayerWhoLeft: a player who acted at a table and left it is
+// erased while the table is loaded. The store deletes that table's save
+// points (they hold the player's state and action), and so does the table
+// in memory: its snapshot offers no undo, and a retcon is refused with a
+// conflict that says why, not an internal error.
+func TestEraseOfAPlayerWhoLeft(t *testing.T) {
+	cfg := testConfig(t)
+	s := startOp(t, cfg)
+	pid, tok := s.player("Quillithorn")
+	_, owner := s.player("Bob")
+	id := s.table(owner, "Lanterns", "Cora", "")
+	s.sit(tok, id, "Bram", "my sister Elira keeps the lighthouse")
+	ws := s.dial(id, tok, "player")
+	ws.send(map[string]any{"type": "act", "id": "a1", "text": "look around"})
+	ws.await("the ack", func(f map[string]any) bool { return f["type"] == "ack" && f["id"] == "a1" })
+	s.settle(id)
+	if st := s.call("DELETE", "/api/tables/"+id+"/seats/me", tok, nil, nil); st != http.StatusNoContent {
+		t.Fatalf("leave: %d", st)
+	}
+	s.settle(id)
+	if st := s.call("DELETE", "/api/admin/players/"+pid, "admin", nil, nil); st != http.StatusNoContent {
+		t.Fatalf("erase: %d", st)
+	}
+	var snap struct {
+		Undoable int `json:"undoable"`
+	}
+	if st := s.call("GET", "/api/tables/"+id, owner, nil, &snap); st != http.StatusOK || snap.Undoable != 0 {
+		t.Errorf("snapshot after the erasure: %d, undoable %d, want 0", st, snap.Undoable)
+	}
+	var body struct {
+		Error struct{ Code, Message string }
+	}
+	if st := s.call("POST", "/api/tables/"+id+"/retcon", owner, map[string]string{"then": "drop"}, &body); st != http.StatusConflict {
+		t.Errorf("retcon after the erasure: %d %+v, want 409", st, body)
+	}
+}
