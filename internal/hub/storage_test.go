@@ -52,8 +52,12 @@ func TestFullStoreUnderPlay(t *testing.T) {
 		case f.Type == "ack":
 			acked[f.ID], answered[f.ID] = true, true
 		case f.Type == "error" && f.ID != "":
-			if f.Code != hub.CodeUnavailable && f.Code != hub.CodeBusy {
-				t.Fatalf("act %s answered %s %q, want unavailable (or busy: one waits already)", f.ID, f.Code, f.Message)
+			switch f.Code {
+			case hub.CodeUnavailable, hub.CodeBusy: // one waits already
+			case hub.CodeRateLimited: // acts sent faster than a person types, on a slow machine
+				time.Sleep(200 * time.Millisecond)
+			default:
+				t.Fatalf("act %s answered %s %q, want unavailable (or busy, or rate_limited)", f.ID, f.Code, f.Message)
 			}
 			answered[f.ID], codes[f.ID] = true, f.Code
 		}
