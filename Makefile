@@ -17,7 +17,7 @@ cluster: build
 	$(GO) run ./cmd/cluster
 
 test: vet lint
-	$(GO) test -race ./...
+	$(GO) test -race -timeout 20m ./...
 	$(GO) test -run TestBalanceSmoke -v ./internal/balance
 	node --test web/static/
 
