@@ -83,14 +83,26 @@ func (o *operator) Budgets(ctx context.Context) (web.Budgets, error) {
 		over := (limits[id] > 0 && spent[id] >= limits[id]) || (b.DayUSD > 0 && total >= b.DayUSD)
 		b.Tables = append(b.Tables, web.TableSpend{TableID: id, Name: name, USDPerDay: limits[id], TodayUSD: spent[id], Over: over})
 	}
-	for _, t := range o.hub.List() {
-		add(t.ID, t.Name)
+	// Every table by its name, private and closed ones too: the console
+	// sees them all, and an id alone says nothing to the operator.
+	names := map[string]string{}
+	if all, err := o.hub.AdminTables(ctx); err == nil {
+		for _, t := range all {
+			names[t.ID] = t.Name
+			if !t.Closed {
+				add(t.ID, t.Name)
+			}
+		}
+	} else {
+		for _, t := range o.hub.List() {
+			add(t.ID, t.Name)
+		}
 	}
 	for id := range spent {
-		add(id, "")
+		add(id, names[id])
 	}
 	for id := range limits {
-		add(id, "")
+		add(id, names[id])
 	}
 	sort.SliceStable(b.Tables, func(i, j int) bool { return b.Tables[i].TodayUSD > b.Tables[j].TodayUSD })
 	return b, nil
