@@ -320,7 +320,7 @@ func editorPage(v editorView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</h1><p class=\"muted\">The format is described in docs/adventures.md in Tavern's repository; its <a href=\"/api/adventures/schema.json\">JSON Schema</a> is generated from the game's types. Problems appear beside the text as you type.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</h1><p class=\"muted\">The format is described in docs/adventures.md in Tavern's repository; its <a href=\"/api/adventures/schema.json\">JSON Schema</a> is generated from the game's types. Problems are listed as you type.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
