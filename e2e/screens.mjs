@@ -30,7 +30,6 @@ const api = client(base);
 // Known problems being fixed elsewhere: each is logged on every run, not
 // failed. Remove an entry once its fix is in.
 const known = [
-  { page: 'table-spectator', response: /\/api\/tables\/[^/]+\/notes$/, why: 'a spectator let in by an invite gets 404 for the notes: dmtools.js asks without the invite' },
 ];
 
 const sizes = {

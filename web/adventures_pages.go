@@ -37,7 +37,8 @@ func (s *Server) editAdventurePage(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	v := editorView{Player: p, ID: e.ID, Title: e.Title, Source: e.Source, Version: s.assetVersion}
+	v := editorView{Player: p, ID: e.ID, Title: e.Title, Source: e.Source, Version: s.assetVersion,
+		Mine: p != nil && e.AuthorID != "" && p.ID == e.AuthorID}
 	s.render(w, r, http.StatusOK, editorPage(v))
 }
 

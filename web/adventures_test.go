@@ -217,6 +217,21 @@ func TestAdventurePages(t *testing.T) {
 	if r := e.do("GET", "/adventures/nope/edit", nil, ""); r.status != http.StatusNotFound {
 		t.Errorf("an unknown adventure's page: %d", r.status)
 	}
+	// Its author may hide it, not fork it; anyone else may fork it.
+	mine := e.yaml("POST", "/api/adventures", starter(t), ann).json(t)["id"].(string)
+	for _, c := range []struct {
+		who        string
+		token      string
+		fork, hide bool
+	}{{"author", ann, false, true}, {"another player", bob, true, false}} {
+		body := string(e.do("GET", "/adventures/"+mine+"/edit", nil, c.token).body)
+		if got := strings.Contains(body, `id="fork"`); got != c.fork {
+			t.Errorf("%s: Fork offered %v, want %v", c.who, got, c.fork)
+		}
+		if got := strings.Contains(body, `id="hide"`); got != c.hide {
+			t.Errorf("%s: Hide offered %v, want %v", c.who, got, c.hide)
+		}
+	}
 }
 
 // TestAdventureTextIsNeverMarkup: an adventure's text is shown escaped on

@@ -94,7 +94,7 @@ func adminUsers(us []store.ConsoleUser, made *store.ConsoleUser, token string) t
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, " <form method=\"post\" action=\"/admin/users\" class=\"inline-form\"><label for=\"user-name\">Name</label> <input id=\"user-name\" name=\"name\" required maxlength=\"40\"> <label for=\"user-role\">Role</label> <select id=\"user-role\" name=\"role\"><option value=\"viewer\">viewer</option> <option value=\"moderator\">moderator</option></select> <button type=\"submit\" id=\"user-create\">Make a token</button></form><div class=\"scroll\"><table class=\"grid\" id=\"console-users\"><thead><tr><th>Name</th><th>Role</th><th>Made</th><th>State</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, " <form method=\"post\" action=\"/admin/users\" class=\"inline-form compact\"><label for=\"user-name\">Name</label> <input id=\"user-name\" name=\"name\" required maxlength=\"40\"> <label for=\"user-role\">Role</label> <select id=\"user-role\" name=\"role\"><option value=\"viewer\">viewer</option> <option value=\"moderator\">moderator</option></select> <button type=\"submit\" id=\"user-create\">Make a token</button></form><div class=\"scroll\"><table class=\"grid\" id=\"console-users\"><thead><tr><th>Name</th><th>Role</th><th>Made</th><th>State</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

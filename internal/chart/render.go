@@ -112,6 +112,11 @@ func barOption(spec Spec, d dataset) charts.BarChartOption {
 	}
 	opt.ValueFormatter = formatValue
 	countAxis(&opt.ValueAxis[0].Min, &opt.ValueAxis[0].Max, &opt.ValueAxis[0].LabelCount, d.values)
+	across := DefaultWidth
+	if lying {
+		across = DefaultHeight
+	}
+	opt.BarSize = barSize(len(d.x), len(d.values), across)
 	if lying { // the category axis stands up: no thinning along the width
 		opt.Horizontal = true
 		opt.CategoryAxis.Title = ""
@@ -122,6 +127,24 @@ func barOption(spec Spec, d dataset) charts.BarChartOption {
 		opt.ValueAxis[0].LabelOffset = charts.OffsetInt{}
 	}
 	return opt
+}
+
+// maxBar is the widest a bar is drawn, in pixels: one or two rows would
+// otherwise fill the chart with a slab that reads as a background.
+const maxBar = 64
+
+// barSize is the library's BarSize (a share of a category's slot, 0 for
+// its default) that keeps each of series bars in one of slots categories
+// across a chart's side of length across no thicker than maxBar.
+func barSize(slots, series, across int) float64 {
+	if slots == 0 || series == 0 {
+		return 0
+	}
+	slot := float64(across-100) / float64(slots) // less the axes' labels
+	if share := float64(maxBar*series) / slot; share < 0.8 {
+		return share
+	}
+	return 0
 }
 
 // centred reports whether a line or scatter keeps a half slot of margin at

@@ -531,9 +531,9 @@ func (t *table) register(c *client) {
 	t.clients[c] = struct{}{}
 	t.updateSummary()
 	t.connOpened(c)
-	if c.role == rolePlayer { // the snapshot's online seats
-		t.stateChanged()
-	}
+	// The snapshot's online seats, or its spectator count: c's own
+	// snapshot was built before c was counted, so it hears of itself here.
+	t.stateChanged()
 }
 
 func (t *table) part(c *client) {
@@ -541,8 +541,6 @@ func (t *table) part(c *client) {
 		delete(t.clients, c)
 		t.updateSummary()
 		t.connClosed(c)
-		if c.role == rolePlayer {
-			t.stateChanged()
-		}
+		t.stateChanged()
 	}
 }

@@ -105,9 +105,10 @@ func TestBatchedFramesAndStatePush(t *testing.T) {
 	pc := e.dial(id, "player", tok, -1)
 	pc.next() // welcome
 	pc.next() // snapshot
-	// The seat's events, then a state frame whose party has Ann.
+	// The seat's events, then a state frame whose party has Ann (the
+	// state frames before it count the spectators as they came).
 	var state frame
-	for state.Type != "state" {
+	for state.Type != "state" || state.Seq <= n {
 		state = c.next()
 	}
 	var snap hub.Snapshot

@@ -129,3 +129,35 @@ func awaitSpectators(t *testing.T, e *env, id string, want int) int {
 	}
 	return got
 }
+
+// A spectator's arrival and departure reach the pages already open, and
+// the newcomer's own page counts itself: the state frames carry the count.
+func TestSpectatorCountReachesOpenPages(t *testing.T) {
+	e := newEnv(t, 1)
+	id := e.table(hub.TableSpec{})
+	p, tok := e.player("Ann")
+	e.sit(id, p, "Ann", "")
+	spectators := func(c *pushClient, want int) {
+		t.Helper()
+		for {
+			f := c.next()
+			if f.Type != "state" {
+				continue
+			}
+			var s hub.Snapshot
+			if err := json.Unmarshal(f.Raw, &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Table.Spectators == want {
+				return
+			}
+		}
+	}
+	pc := e.dialPush(id, "player", tok, -1)
+	spectators(pc, 0)
+	sc := e.dialPush(id, "spectator", "", -1)
+	spectators(sc, 1)
+	spectators(pc, 1)
+	sc.conn.Close(websocket.StatusNormalClosure, "")
+	spectators(pc, 0)
+}

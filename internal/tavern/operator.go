@@ -91,19 +91,22 @@ func (o *operator) Budgets(ctx context.Context) (web.Budgets, error) {
 		over := o.budget.Over(id)
 		b.Tables = append(b.Tables, web.TableSpend{TableID: id, Name: name, USDPerDay: limits[id], TodayUSD: spent[id], Over: over})
 	}
-	// Every stored table, private and closed ones too: all of them spend.
+	// Every stored table by its name, private and closed ones too: all of
+	// them spend, and an id alone says nothing to the operator.
 	tables, err := o.hub.AdminTables(ctx)
 	if err != nil {
 		return web.Budgets{}, fmt.Errorf("budgets: %w", err)
 	}
+	names := make(map[string]string, len(tables))
 	for _, t := range tables {
+		names[t.ID] = t.Name
 		add(t.ID, t.Name)
 	}
 	for id := range spent {
-		add(id, "")
+		add(id, names[id])
 	}
 	for id := range limits {
-		add(id, "")
+		add(id, names[id])
 	}
 	sort.SliceStable(b.Tables, func(i, j int) bool { return b.Tables[i].TodayUSD > b.Tables[j].TodayUSD })
 	return b, nil

@@ -78,7 +78,8 @@ function stepItem(step, li) {
   li = li || el("li");
   li.className = `ask-step ask-${step.kind}`;
   li.replaceChildren();
-  if (step.description) li.append(el("p", "ask-desc", step.description));
+  // A chart's caption only repeats the title drawn in it (ask_view.go).
+  if (step.description && !(step.chart && step.description === step.chart.title)) li.append(el("p", "ask-desc", step.description));
   if (step.sql) li.append(pre("ask-sql", step.sql));
   if (step.error) li.append(el("p", "ask-step-error", "Refused: " + step.error));
   if (step.columns && step.columns.length) li.append(...table(step));
@@ -159,6 +160,7 @@ async function ask(question) {
         else if (data.offline) article.append(el("p", "muted ask-offline", "Answered by the offline analyst (no model configured)."));
         conv.value = data.conversation;
         document.querySelector('label[for="ask-question"]').textContent = "Follow-up question";
+        box.placeholder = box.dataset.followUpHint || "";
         if (!document.getElementById("ask-new")) {
           const a = el("a", "", "New conversation");
           a.id = "ask-new";

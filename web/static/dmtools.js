@@ -44,7 +44,10 @@ export function dmTools(deps) {
     if (whisper) whisper.hidden = !owner;
   };
 
-  api('GET', `${base}/notes`).then((res) => {
+  // A private table's page was opened with its invite, which lets a
+  // spectator who is not seated read the notes too.
+  const invite = page.dataset.invite || '';
+  api('GET', `${base}/notes${invite ? `?invite=${encodeURIComponent(invite)}` : ''}`).then((res) => {
     owner = !!(res && res.owner);
     page.classList.toggle('is-owner', owner);
     deps.setOwner(owner);

@@ -27,6 +27,13 @@ async function post(path, body) {
   return j;
 }
 
+const classPick = $('join-class');
+if (classPick && $('join-class-about')) {
+  classPick.addEventListener('change', () => {
+    $('join-class-about').textContent = classPick.selectedOptions[0]?.dataset.summary || '';
+  });
+}
+
 const form = $('join-form');
 form.addEventListener('submit', async (e) => {
   e.preventDefault();

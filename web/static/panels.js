@@ -201,7 +201,7 @@ export function sheet(s, seat) {
       row('Weapon', 'weapon', (eq.weapon && eq.weapon.name) || ''),
       row('Armour', 'armour', (eq.armour && eq.armour.name) || ''),
       row('Defence', 'defence', c.ac ? `AC ${c.ac}` : `absorbs ${c.absorption || 0} damage`),
-      row('Stats', 'stats', `STR ${st.str} · AGI ${st.agi} · CON ${st.con} · INT ${st.int} · WIS ${st.wis} · CHA ${st.cha}`),
+      row('Stats', 'stats', statsText(st)),
       sts.length > 0 && row('Status', 'statuses', sts.join(', '))),
     ...abilityList(c),
     h('h3', null, 'Inventory'),
@@ -232,9 +232,17 @@ export function location(s) {
   ];
 }
 
-function questText(q) {
+// statsText joins each stat to its number with a no-break space, so a
+// narrow sheet wraps between stats, never inside one.
+export function statsText(st) {
+  return [['STR', st.str], ['AGI', st.agi], ['CON', st.con], ['INT', st.int], ['WIS', st.wis], ['CHA', st.cha]]
+    .map(([k, v]) => `${k}\u00a0${v}`).join(' · ');
+}
+
+// questText names the giver only when the description does not already.
+export function questText(q) {
   let t = q.description || '';
-  if (q.giver_name) t += ` From ${q.giver_name}.`;
+  if (q.giver_name && !t.includes(q.giver_name)) t += ` From ${q.giver_name}.`;
   if (q.reward_xp > 0 || q.reward_gold > 0) t += ` Reward: ${q.reward_xp} XP, ${q.reward_gold} gold.`;
   return t;
 }

@@ -188,3 +188,10 @@ test('notes list the facts, with a remove button for their author and the owner'
   assert.match(text(find(panels.notes(s), (v) => v.tag === 'li')[0]), /The innkeeper is Bram\. — Ann/);
   assert.equal(text(find(panels.notes({}), (v) => v.tag === 'li')[0]), 'No notes yet: facts the table agrees on, which the DM must honour.');
 });
+
+test('a quest names its giver once; a stat never wraps from its number', () => {
+  assert.equal(panels.questText({ description: 'Return it to Maren Voss.', giver_name: 'Maren Voss' }), 'Return it to Maren Voss.');
+  assert.equal(panels.questText({ description: 'Find it.', giver_name: 'Maren' }), 'Find it. From Maren.');
+  const s = panels.statsText({ str: 16, agi: 12, con: 15, int: 9, wis: 10, cha: 10 });
+  assert.equal(s, 'STR\u00a016 · AGI\u00a012 · CON\u00a015 · INT\u00a09 · WIS\u00a010 · CHA\u00a010');
+});
