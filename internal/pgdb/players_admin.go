@@ -328,6 +328,9 @@ func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 				return err
 			}
 		}
+		if err := d.fenceErased(ctx, tx, id); err != nil {
+			return err
+		}
 		for _, b := range backstories {
 			esc, _ := json.Marshal(b) // as it stands in a JSON message body
 			inBody := strings.Trim(string(esc), `"`)

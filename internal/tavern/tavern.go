@@ -68,6 +68,7 @@ type Tavern struct {
 	health    *agent.Health
 	budget    *agent.Budget
 	alerts    *alerts
+	synced    *clusterSync // nil on one node
 	runner    *agent.Runner
 	dataModel agent.Model
 	data      *dataset.Dataset
@@ -236,6 +237,12 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 		return err
 	}
 	t.alerts.start(cfg.AlertEvery, func(err error) { t.Log.Warn("alert rules", "err", err) })
+	if t.PG != nil {
+		t.synced = &clusterSync{every: cfg.LeaseRenew, log: t.Log, steps: []func(context.Context) error{
+			(&moderation{store: t.PG, hub: h}).step,
+		}}
+		t.synced.start()
+	}
 
 	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
@@ -423,6 +430,7 @@ func (t *Tavern) close() error {
 	if t.alerts != nil {
 		t.alerts.close()
 	}
+	t.synced.close()
 	if t.Hub != nil {
 		// A commit the store retries on a full disk would hold its table,
 		// and so the hub's close, for as long as the disk stays full.
