@@ -6,12 +6,14 @@ import (
 	"sync"
 	"time"
 
+	"tavern/internal/agent"
 	"tavern/internal/hub"
 )
 
 // On several nodes the operator acts on the node that took the request;
 // clusterSync brings what the store says to this node's memory every lease
-// renewal: the players shut out (so their sockets here close too).
+// renewal: the players shut out (so their sockets here close too), and
+// the models' spend and budgets.
 type clusterSync struct {
 	every time.Duration
 	log   *slog.Logger
@@ -105,4 +107,38 @@ func (m *moderation) step(ctx context.Context) error {
 	}
 	m.banned, m.erased, m.looked = banned, erased, true
 	return nil
+}
+
+// syncBudget reads today's spend of every node and the tables' budgets
+// from the store into this node's budget, which otherwise counts only its
+// own calls and the budgets set through it.
+func syncBudget(store operatorStore, b *agent.Budget, now func() time.Time) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		at := now()
+		spend, err := store.SpendSince(ctx, at)
+		if err != nil {
+			return err
+		}
+		limits, err := store.TableBudgets(ctx)
+		if err != nil {
+			return err
+		}
+		total, spent, lim := 0.0, map[string]float64{}, map[string]float64{}
+		for _, s := range spend {
+			if s.Day != at.UTC().Format(time.DateOnly) {
+				continue
+			}
+			total += s.USD
+			if s.TableID != "" {
+				spent[s.TableID] += s.USD
+			}
+		}
+		for _, l := range limits {
+			if l.USDPerDay > 0 {
+				lim[l.TableID] = l.USDPerDay
+			}
+		}
+		b.Reset(at, total, spent, lim)
+		return nil
+	}
 }

@@ -240,6 +240,7 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 	if t.PG != nil {
 		t.synced = &clusterSync{every: cfg.LeaseRenew, log: t.Log, steps: []func(context.Context) error{
 			(&moderation{store: t.PG, hub: h}).step,
+			syncBudget(t.DB, t.budget, time.Now),
 		}}
 		t.synced.start()
 	}
