@@ -212,6 +212,10 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 	// The built-in adventures and the community's (PROTOCOL.md
 	// "Adventures").
 	shelf := adventures.NewShelf(lib, t.DB, nil)
+	if t.PG != nil {
+		// Other nodes publish, replace and hide adventures too.
+		shelf.MaxAge = cfg.LeaseRenew
+	}
 	hc := hub.Config{
 		Store: t.DB, Adventures: shelf, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health, StoreHealth: t.DB.Unavailable,
