@@ -69,6 +69,7 @@ type Tavern struct {
 	budget    *agent.Budget
 	alerts    *alerts
 	synced    *clusterSync // nil on one node
+	router    *router      // nil on one node
 	runner    *agent.Runner
 	dataModel agent.Model
 	data      *dataset.Dataset
@@ -229,7 +230,11 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 	t.Hub = h // closed by Close even if Start fails
 	online = func(ctx context.Context) ([]dataset.OnlinePlayer, error) {
 		var out []dataset.OnlinePlayer
-		for _, p := range h.Online(ctx) {
+		ps, err := t.whoIsOnline(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
 			out = append(out, dataset.OnlinePlayer{Player: p.Name, Table: p.Table, Role: p.Role})
 		}
 		return out, nil
@@ -262,7 +267,9 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 	}
 	var served http.Handler = web.New(wc).Handler()
 	if t.PG != nil {
-		served = newRouter(served, t.PG, cfg.ClusterToken, t.Log, h.InviteID)
+		rt := newRouter(served, t.PG, cfg.ClusterToken, t.Log, h.InviteID)
+		rt.online = h.Online
+		t.router, served = rt, rt
 	}
 	t.handler.Store(&served)
 	return nil
