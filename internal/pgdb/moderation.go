@@ -34,7 +34,7 @@ func (d *DB) Moderated(ctx context.Context) (banned map[string]string, erased ma
 }
 
 // fenceErased raises, in tx, the epoch of every table player id sits at,
-// plays at or owns that another node runs: that node's next commit is
+// plays at, owns or chatted at that another node runs: that node's next commit is
 // then fenced (its state in memory still holds the player's name and
 // backstory) and the table reloads from the rows the erasure scrubbed.
 // This node's own tables were scrubbed in memory first (hub.ErasePlayer).
@@ -42,6 +42,7 @@ func (d *DB) fenceErased(ctx context.Context, tx pgx.Tx, id string) error {
 	_, err := tx.Exec(ctx, `UPDATE table_owners SET epoch = epoch + 1 WHERE node_id IS DISTINCT FROM $2 AND table_id IN (
 		SELECT table_id FROM seats WHERE player_id = $1
 		UNION SELECT table_id FROM characters WHERE player_id = $1
-		UNION SELECT id FROM tables WHERE owner_id = $1)`, id, d.NodeID())
+		UNION SELECT id FROM tables WHERE owner_id = $1
+		UNION SELECT table_id FROM events WHERE kind = 'chat' AND data::jsonb ->> 'player_id' = $1)`, id, d.NodeID())
 	return err
 }
