@@ -36,14 +36,31 @@ type Store interface {
 // then the community's (PROTOCOL.md "Adventures"). It satisfies the hub's
 // Adventures. Safe for concurrent use.
 type Shelf struct {
+	// MaxAge is how long the shelf trusts what it read of the community's
+	// adventures: on several nodes another node publishes, replaces and
+	// hides them. 0: until the shelf changes one itself (one server).
+	MaxAge time.Duration
+
 	lib   *Library
 	store Store
 	now   func() time.Time
 
 	mu     sync.Mutex
-	parsed map[string]*engine.Adventure // by id
-	ids    []string                     // nil: not known
+	parsed map[string]parsed // by id
+	ids    []string          // nil: not known
+	idsAt  time.Time
 	tables map[string]*engine.Adventure
+}
+
+// parsed is an adventure as read at at, last updated at updated.
+type parsed struct {
+	a           *engine.Adventure
+	updated, at time.Time
+}
+
+// fresh says whether what was read at at may still be trusted.
+func (s *Shelf) fresh(at time.Time) bool {
+	return s.MaxAge <= 0 || s.now().Sub(at) < s.MaxAge
 }
 
 // NewShelf returns the shelf of lib's built-in adventures and those st
@@ -52,7 +69,7 @@ func NewShelf(lib *Library, st Store, now func() time.Time) *Shelf {
 	if now == nil {
 		now = time.Now
 	}
-	return &Shelf{lib: lib, store: st, now: now, parsed: map[string]*engine.Adventure{}, tables: map[string]*engine.Adventure{}}
+	return &Shelf{lib: lib, store: st, now: now, parsed: map[string]parsed{}, tables: map[string]*engine.Adventure{}}
 }
 
 // Library is the built-in adventures and the catalogue.
@@ -248,19 +265,28 @@ func (s *Shelf) Get(id string) (*engine.Adventure, bool) {
 		return a, true
 	}
 	// The shelf forgets what it changes (forget), so a parsed adventure
-	// is good until then: the lobby names every table's adventure.
+	// is good until then, or MaxAge: the lobby names every table's
+	// adventure.
 	s.mu.Lock()
-	a, ok := s.parsed[id]
+	p, ok := s.parsed[id]
 	s.mu.Unlock()
-	if ok {
-		return a, true
+	if ok && s.fresh(p.at) {
+		return p.a, true
 	}
+	at := s.now()
 	rec, err := s.store.Adventure(context.Background(), id)
 	if err != nil {
+		if ok && engine.ErrorCode(err) != engine.ENOTFOUND {
+			return p.a, true // the store out of reach: what was read last
+		}
 		return nil, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ok && rec.UpdatedAt.Equal(p.updated) {
+		s.parsed[id] = parsed{a: p.a, updated: p.updated, at: at}
+		return p.a, true
+	}
 	a, problems := Parse(rec.Source, s.lib.Catalogue)
 	if len(problems) > 0 {
 		return nil, false
@@ -269,18 +295,19 @@ func (s *Shelf) Get(id string) (*engine.Adventure, bool) {
 	if len(s.parsed) > 1000 {
 		clear(s.parsed)
 	}
-	s.parsed[id] = a
+	s.parsed[id] = parsed{a: a, updated: rec.UpdatedAt, at: at}
 	return a, true
 }
 
 // IDs lists the adventures new tables may name: built in, then listed.
 func (s *Shelf) IDs() []string {
 	s.mu.Lock()
-	ids := s.ids
+	ids, idsAt := s.ids, s.idsAt
 	s.mu.Unlock()
-	if ids != nil {
+	if ids != nil && s.fresh(idsAt) {
 		return ids
 	}
+	at := s.now()
 	ids = s.lib.IDs()
 	stored, err := s.store.Adventures(context.Background())
 	if err != nil {
@@ -291,7 +318,7 @@ func (s *Shelf) IDs() []string {
 	}
 	ids = slices.Clip(ids)
 	s.mu.Lock()
-	s.ids = ids
+	s.ids, s.idsAt = ids, at
 	s.mu.Unlock()
 	return ids
 }

@@ -316,6 +316,11 @@ func (d *DB) ErasePlayer(ctx context.Context, id string) error {
 		} {
 			b.Queue(s.q, s.args...)
 		}
+		// Another node that runs one of their tables must not commit its
+		// memory of them back: raise those tables' epochs.
+		if err := d.fenceErased(ctx, tx, id); err != nil {
+			return err
+		}
 		for _, bs := range backstories {
 			esc, _ := json.Marshal(bs) // as it stands in a JSON message body
 			inBody := strings.Trim(string(esc), `"`)

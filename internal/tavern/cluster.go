@@ -7,8 +7,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
-	"tavern/adventures"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"tavern/adventures"
 
 	"tavern/internal/agent"
 	"tavern/internal/dataset"
@@ -59,10 +63,39 @@ func (c *Config) checkCluster() error {
 	case c.OrphanSweep <= 0:
 		return fmt.Errorf("orphan-sweep %s (TAVERN_ORPHAN_SWEEP): want a duration above 0, such as 1s", c.OrphanSweep)
 	}
-	if _, err := c.nodeAddr(); err != nil {
+	addr, err := c.nodeAddr()
+	if err != nil {
 		return err
 	}
+	if c.NodeAddr == "" && loopback(addr) {
+		if host := c.dbHost(); host != "" && !strings.HasPrefix(host, "/") && !loopback(net.JoinHostPort(host, "0")) {
+			return fmt.Errorf("addr %s is a loopback address but the database is on %s, another host: the other nodes would pass requests to themselves; set TAVERN_NODE_ADDR (-node-addr) to the host:port they reach this node at", addr, host)
+		}
+	}
 	return nil
+}
+
+// loopback reports whether host:port addr names this machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// dbHost is the host the PostgreSQL URL names ("" if it cannot tell; a
+// path for a unix socket).
+func (c *Config) dbHost() string {
+	pc, err := pgconn.ParseConfig(c.DB)
+	if err != nil {
+		return ""
+	}
+	return pc.Host
 }
 
 // nodeAddr is the address other nodes reach this one at: NodeAddr, else

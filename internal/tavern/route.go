@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"tavern/internal/hub"
 	"tavern/internal/pgdb"
 )
 
@@ -47,6 +48,8 @@ type router struct {
 	proxy *httputil.ReverseProxy
 	// invite returns the id of the table an invite code opens.
 	invite func(ctx context.Context, code string) (string, error)
+	// online lists who is connected to this node (online.go).
+	online func(ctx context.Context) []hub.OnlinePlayer
 }
 
 func newRouter(next http.Handler, pg *pgdb.DB, token string, log *slog.Logger, invite func(ctx context.Context, code string) (string, error)) *router {
@@ -82,6 +85,10 @@ func tableOf(path string) string {
 
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	forwarded := rt.verify(r)
+	if r.URL.Path == onlinePath && forwarded && rt.online != nil {
+		rt.serveOnline(w, r)
+		return
+	}
 	id := tableOf(r.URL.Path)
 	if code, ok := strings.CutPrefix(r.URL.Path, "/join/"); ok && rt.invite != nil {
 		// An invite link names its table only through the store; an

@@ -68,6 +68,8 @@ type Tavern struct {
 	health    *agent.Health
 	budget    *agent.Budget
 	alerts    *alerts
+	synced    *clusterSync // nil on one node
+	router    *router      // nil on one node
 	runner    *agent.Runner
 	dataModel agent.Model
 	data      *dataset.Dataset
@@ -214,6 +216,10 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 	// The built-in adventures and the community's (PROTOCOL.md
 	// "Adventures").
 	shelf := adventures.NewShelf(lib, t.DB, nil)
+	if t.PG != nil {
+		// Other nodes publish, replace and hide adventures too.
+		shelf.MaxAge = cfg.LeaseRenew
+	}
 	hc := hub.Config{
 		Store: t.DB, Adventures: shelf, DefaultAdventure: adventures.Default, Catalogue: lib.Catalogue,
 		Runner: t.runner, DM: t.DM, Log: t.Log, Metrics: t.Metrics, EvictAfter: cfg.EvictAfter, Health: t.health, StoreHealth: t.DB.Unavailable,
@@ -227,7 +233,11 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 	t.Hub = h // closed by Close even if Start fails
 	online = func(ctx context.Context) ([]dataset.OnlinePlayer, error) {
 		var out []dataset.OnlinePlayer
-		for _, p := range h.Online(ctx) {
+		ps, err := t.whoIsOnline(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
 			out = append(out, dataset.OnlinePlayer{Player: p.Name, Table: p.Table, Role: p.Role})
 		}
 		return out, nil
@@ -239,6 +249,13 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 		return err
 	}
 	t.alerts.start(cfg.AlertEvery, func(err error) { t.Log.Warn("alert rules", "err", err) })
+	if t.PG != nil {
+		t.synced = &clusterSync{every: cfg.LeaseRenew, log: t.Log, steps: []func(context.Context) error{
+			(&moderation{store: t.PG, hub: h}).step,
+			syncBudget(t.DB, t.budget, time.Now),
+		}}
+		t.synced.start()
+	}
 
 	quotas := web.Quotas{Off: !cfg.Quotas, PlayersPerMinute: cfg.QuotaPlayers, PlayersBurst: cfg.QuotaPlayers,
 		TablesPerMinute: cfg.QuotaTables, TablesBurst: max(10, cfg.QuotaTables)}
@@ -253,7 +270,9 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 	}
 	var served http.Handler = web.New(wc).Handler()
 	if t.PG != nil {
-		served = newRouter(served, t.PG, cfg.ClusterToken, t.Log, h.InviteID)
+		rt := newRouter(served, t.PG, cfg.ClusterToken, t.Log, h.InviteID)
+		rt.online = h.Online
+		t.router, served = rt, rt
 	}
 	t.handler.Store(&served)
 	return nil
@@ -426,6 +445,7 @@ func (t *Tavern) close() error {
 	if t.alerts != nil {
 		t.alerts.close()
 	}
+	t.synced.close()
 	if t.Hub != nil {
 		t.drain()
 		// A commit the store retries on a full disk would hold its table,

@@ -95,6 +95,7 @@ func (t *Tavern) unbuild() {
 	if t.alerts != nil {
 		t.alerts.close()
 	}
+	t.synced.close()
 	if t.Hub != nil {
 		t.Hub.Close()
 	}
