@@ -226,7 +226,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 	conn.SetReadLimit(readLimit)
 	if !h.trackSocket() {
 		release()
-		conn.Close(websocket.StatusGoingAway, "server shutting down")
+		h.closeGoing(conn)
 		return
 	}
 	c := newClient(conn, t.log, rl, p)
@@ -250,7 +250,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request, tableID string, p 
 		_ = conn.Write(ctx, websocket.MessageText, errorFrame("", code, msg))
 		switch {
 		case err == errShuttingDown:
-			conn.Close(websocket.StatusGoingAway, "server shutting down")
+			h.closeGoing(conn)
 			return
 		case code == CodeUnavailable:
 			conn.Close(websocket.StatusTryAgainLater, closeReason(msg))
@@ -543,4 +543,15 @@ func (t *table) part(c *client) {
 		t.connClosed(c)
 		t.stateChanged()
 	}
+}
+
+// closeGoing closes a socket the hub will not serve because it closes:
+// 1012 while the node drains (another node serves the table: reconnect
+// now), 1001 otherwise, as table.shutdown says to the sockets it holds.
+func (h *Hub) closeGoing(conn *websocket.Conn) {
+	if h.draining.Load() {
+		conn.Close(websocket.StatusServiceRestart, "this node is draining; reconnect")
+		return
+	}
+	conn.Close(websocket.StatusGoingAway, "server shutting down")
 }
