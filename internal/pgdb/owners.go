@@ -356,6 +356,16 @@ func (d *DB) claim(ctx context.Context, n *node, id string) error {
 
 var errClaimRace = errors.New("pgdb: owner row inserted concurrently")
 
+// qFence reads the owner rows of tables $1 FOR SHARE and fails, dividing
+// by zero, unless each names node $2 under the epoch of $3 (0 for a table
+// not held never matches): as a statement of the transaction it aborts
+// it, so a fenced commit writes nothing even when the transaction is sent
+// and committed in one round trip.
+const qFence = `SELECT 1 / (count(*) = cardinality($1::text[]))::int
+FROM (SELECT table_id, node_id, epoch FROM table_owners WHERE table_id = ANY($1::text[]) FOR SHARE) o
+JOIN unnest($1::text[], $3::bigint[]) AS h(table_id, epoch) ON h.table_id = o.table_id
+WHERE o.node_id = $2 AND o.epoch = h.epoch`
+
 // fence queues, first in t, the owner check of the tables of batch and
 // lives, and returns the epoch this node holds each under. Off a cluster
 // it queues nothing and returns nil (every epoch 0).
@@ -385,44 +395,21 @@ func (d *DB) fence(t *btx, batch []*commitReq, lives []store.Commit) map[string]
 	if len(held) == 0 {
 		return held
 	}
-	ids := make([]string, 0, len(held))
-	for id := range held {
-		ids = append(ids, id)
+	ids, epochs := make([]string, 0, len(held)), make([]int64, 0, len(held))
+	for id, e := range held {
+		ids, epochs = append(ids, id), append(epochs, e)
 	}
-	t.b.Queue("SELECT table_id, node_id, epoch FROM table_owners WHERE table_id = ANY($1::text[]) FOR SHARE", ids).Fn =
-		func(br pgx.BatchResults) error {
-			rows, err := br.Query()
-			if err != nil {
-				return err
+	t.b.Queue(qFence, ids, me, epochs).Fn = func(br pgx.BatchResults) error {
+		var ok int
+		err := br.QueryRow().Scan(&ok)
+		if pgCode(err) == "22012" {
+			if len(ids) == 1 {
+				return fmt.Errorf("table %s is no longer this node's under epoch %d: %w", ids[0], epochs[0], store.ErrFenced)
 			}
-			defer rows.Close()
-			seen := map[string]bool{}
-			for rows.Next() {
-				var id string
-				var owner *string
-				var epoch int64
-				if err := rows.Scan(&id, &owner, &epoch); err != nil {
-					return err
-				}
-				seen[id] = true
-				if owner == nil || *owner != me || epoch != held[id] {
-					who := "nobody"
-					if owner != nil {
-						who = *owner
-					}
-					return fmt.Errorf("table %s held here under epoch %d, now %s's under epoch %d: %w", id, held[id], who, epoch, store.ErrFenced)
-				}
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			for id := range held {
-				if !seen[id] {
-					return fmt.Errorf("table %s has no owner row: %w", id, store.ErrFenced)
-				}
-			}
-			return nil
+			return fmt.Errorf("one of tables %v is no longer this node's: %w", ids, store.ErrFenced)
 		}
+		return err
+	}
 	return held
 }
 

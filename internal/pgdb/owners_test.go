@@ -58,7 +58,7 @@ func (l *lostLog) wait(t *testing.T, id string) {
 }
 
 // cluster opens n nodes on one new database.
-func cluster(t *testing.T, n int, tune func(i int, c *pgdb.NodeConfig)) ([]*pgdb.DB, []*lostLog) {
+func cluster(t testing.TB, n int, tune func(i int, c *pgdb.NodeConfig)) ([]*pgdb.DB, []*lostLog) {
 	t.Helper()
 	url := pgtest.URL(t)
 	var dbs []*pgdb.DB
@@ -82,7 +82,7 @@ func cluster(t *testing.T, n int, tune func(i int, c *pgdb.NodeConfig)) ([]*pgdb
 	return dbs, logs
 }
 
-func newTable(t *testing.T, d *pgdb.DB, id string) {
+func newTable(t testing.TB, d *pgdb.DB, id string) {
 	t.Helper()
 	lib, err := adventures.Load()
 	if err != nil {

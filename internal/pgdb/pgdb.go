@@ -50,15 +50,23 @@ import (
 type Options struct {
 	// MaxConns bounds the pool (0: 16).
 	MaxConns int
+	// TxTimeout bounds each write transaction (0: DefaultTxTimeout); past
+	// it the transaction fails as a storage fault.
+	TxTimeout time.Duration
 }
+
+// DefaultTxTimeout is Options.TxTimeout's default: far above a write's
+// usual milliseconds, well below the lease TTL.
+const DefaultTxTimeout = 5 * time.Second
 
 // DB is an open Tavern database on PostgreSQL. It is safe for concurrent
 // use; methods return errors wrapping pgx's with context, or an
 // *engine.Error (ENOTFOUND, ECONFLICT, EINVALID) when the caller can act on
 // the condition.
 type DB struct {
-	pool *pgxpool.Pool
-	now  func() time.Time
+	pool      *pgxpool.Pool
+	now       func() time.Time
+	txTimeout time.Duration
 
 	committer *committer
 	health    health // whether the last write reached the database (health.go)
@@ -130,7 +138,10 @@ func Open(ctx context.Context, url string, opt Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	d := &DB{pool: pool, now: time.Now}
+	d := &DB{pool: pool, now: time.Now, txTimeout: DefaultTxTimeout}
+	if opt.TxTimeout > 0 {
+		d.txTimeout = opt.TxTimeout
+	}
 	d.committer = newCommitter(d)
 	return d, nil
 }
