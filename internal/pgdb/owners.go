@@ -413,6 +413,25 @@ func (d *DB) fence(t *btx, batch []*commitReq, lives []store.Commit) map[string]
 	return held
 }
 
+// ownedLives returns the action states of lives whose tables this node
+// owns: a fenced table's states belong to its new owner, and one such
+// table in a transaction would fail the states of every other.
+func (d *DB) ownedLives(lives []store.Commit) []store.Commit {
+	n := d.node.Load()
+	if n == nil || len(lives) == 0 {
+		return lives
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := lives[:0:0]
+	for _, c := range lives {
+		if _, ok := n.owned[c.TableID]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // fenced is told that a commit of table id was fenced: the node no longer
 // owns it.
 func (d *DB) fenced(id string) {

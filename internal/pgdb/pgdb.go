@@ -26,10 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,7 +67,10 @@ type DB struct {
 
 	committer *committer
 	health    health // whether the last write reached the database (health.go)
-	observer  atomic.Pointer[WriteObserver]
+	// stopHealer ends the healer goroutine; healed is closed once it has.
+	stopHealer context.CancelFunc
+	healed     chan struct{}
+	observer   atomic.Pointer[WriteObserver]
 	// node is the cluster membership once Join is called (owners.go).
 	node atomic.Pointer[node]
 
@@ -143,6 +143,12 @@ func Open(ctx context.Context, url string, opt Options) (*DB, error) {
 		d.txTimeout = opt.TxTimeout
 	}
 	d.committer = newCommitter(d)
+	heal, stopHealer := context.WithCancel(context.Background())
+	d.stopHealer, d.healed = stopHealer, make(chan struct{})
+	go func() {
+		defer close(d.healed)
+		d.healer(heal)
+	}()
 	return d, nil
 }
 
@@ -184,7 +190,10 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 // more than once: later calls return the first call's error.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
+		d.StopRetries()
 		d.committer.close()
+		d.stopHealer()
+		<-d.healed
 		var errs []error
 		if n := d.node.Load(); n != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -301,21 +310,6 @@ func each(ctx context.Context, db querier, q string, args []any, fn func(pgx.Row
 // disk, with the cause wrapped for the log.
 var errUnavailable = store.ErrUnavailable
 
-// unreachable reports an error of the connection rather than of the
-// statement: the server is down, restarting or cut off.
-func unreachable(err error) bool {
-	if err == nil {
-		return false
-	}
-	var ce *pgconn.ConnectError
-	var ne net.Error
-	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) {
-		return true
-	}
-	code := pgCode(err)
-	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57P") || strings.Contains(err.Error(), "conn closed")
-}
-
 // rolledBack reports an error that ended the transaction for a reason
 // of the session, not of the statement: a serialization failure or a
 // deadlock (40001, 40P01), a query cancelled (57014), or a session ended
@@ -334,7 +328,7 @@ func rolledBack(err error) bool {
 // reach or rolled the transaction back for a reason of its own, so that
 // the client is told to send it again rather than `internal`.
 func withUnavailable(err error) error {
-	if unreachable(err) || rolledBack(err) {
+	if storageFault(err) || rolledBack(err) {
 		return fmt.Errorf("%w (%w)", errUnavailable, err)
 	}
 	return err
@@ -342,4 +336,4 @@ func withUnavailable(err error) error {
 
 // Unreachable reports whether err (from Open) means the database is out
 // of reach, so that trying again later may succeed.
-func Unreachable(err error) bool { return unreachable(err) }
+func Unreachable(err error) bool { return storageFault(err) }
