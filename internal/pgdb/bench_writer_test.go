@@ -16,8 +16,13 @@ import (
 // committed concurrently (one caller per table, as the hub does), each
 // transaction fenced. It reports the commit latency's p50 and p99 beside
 // ns/op.
-func BenchmarkCommitChatFenced(b *testing.B) {
-	const tables = 16
+func BenchmarkCommitChatFenced(b *testing.B) { benchmarkChat(b, 16) }
+
+// BenchmarkCommitChatFencedAlone: the same on one table, one commit per
+// transaction: its latency is the transaction's.
+func BenchmarkCommitChatFencedAlone(b *testing.B) { benchmarkChat(b, 1) }
+
+func benchmarkChat(b *testing.B, tables int) {
 	dbs, _ := cluster(b, 1, nil)
 	d := dbs[0]
 	for i := range tables {
