@@ -9,8 +9,9 @@ import (
 )
 
 // When the store cannot write (a full disk, an I/O error: store.ErrUnavailable),
-// the hub tells the truth and waits for it. The store retries the commits it
-// had taken until they land and refuses new ones at once, so: acts and chat
+// the hub tells the truth and waits for it. The store (SQLite and PostgreSQL
+// alike: storetest.RunFaults) retries the commits it had taken until they
+// land and refuses new ones at once, so: acts and chat
 // lines are answered `unavailable` ("the server cannot save right now") and
 // nothing is acked that is not durable; no turn starts, for its result could
 // not be saved (the table looks again every storeRecheck); a turn that ends

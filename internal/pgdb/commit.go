@@ -14,8 +14,8 @@ import (
 )
 
 // btx is one write transaction being built: its statements, queued in
-// order on one pgx.Batch and sent in one round trip, each with the check
-// of its result. A check's error fails the transaction.
+// order on one pgx.Batch, each with the check of its result. A check's
+// error fails the transaction.
 type btx struct {
 	b *pgx.Batch
 	// cache gives the rows table id holds (nil: unknown); the group-commit
@@ -24,11 +24,16 @@ type btx struct {
 	staged map[string]*rowCache
 	// committed run, in order, once the transaction has committed.
 	committed []func()
+	// judged is set once a check may fail a statement the database ran
+	// (no row updated, a row read that says no): the transaction must then
+	// stay open until the checks have run (run).
+	judged bool
 }
 
 func newBtx() *btx { return &btx{b: &pgx.Batch{}, staged: map[string]*rowCache{}} }
 
-// exec queues q; check (if not nil) sees its result.
+// exec queues q; check (if not nil) sees its result, and may only fail
+// when the statement failed.
 func (t *btx) exec(q string, args []any, check func(pgconn.CommandTag, error) error) {
 	t.b.Queue(q, args...).Fn = func(br pgx.BatchResults) error {
 		ct, err := br.Exec()
@@ -39,8 +44,15 @@ func (t *btx) exec(q string, args []any, check func(pgconn.CommandTag, error) er
 	}
 }
 
+// execJudged is exec for a check that may fail a statement that ran.
+func (t *btx) execJudged(q string, args []any, check func(pgconn.CommandTag, error) error) {
+	t.judged = true
+	t.exec(q, args, check)
+}
+
 // queryRow queues q, which returns one row, for scan.
 func (t *btx) queryRow(q string, args []any, scan func(pgx.Row) error) {
+	t.judged = true
 	t.b.Queue(q, args...).Fn = func(br pgx.BatchResults) error { return scan(br.QueryRow()) }
 }
 
@@ -68,25 +80,44 @@ func wrapErr(what string) func(pgconn.CommandTag, error) error {
 }
 
 // run sends t's statements in one transaction and commits it, then runs
-// its afterCommit functions.
+// its afterCommit functions. A transaction whose checks only map the
+// errors of statements (every group commit of plain turns and chat) is one
+// round trip: a batch is one implicit transaction, which the first
+// statement that fails rolls back, and the fence is a statement that
+// fails (owners.go). A judged one is BEGIN, the batch, then COMMIT once
+// its checks pass. The whole of it is bounded by d.txTimeout, so a
+// connection that stalls (a half-open socket) fails the transaction as
+// a storage fault rather than stall the writer.
 func (d *DB) run(ctx context.Context, t *btx) error {
-	tx, err := d.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
 	if t.b.Len() > 0 {
-		if err := tx.SendBatch(ctx, t.b).Close(); err != nil {
-			tx.Rollback(context.Background())
+		ctx, cancel := context.WithTimeout(ctx, d.txTimeout)
+		defer cancel()
+		if err := d.send(ctx, t); err != nil {
+			if ctx.Err() != nil && !pgconn.Timeout(err) {
+				err = fmt.Errorf("%w: %w", err, ctx.Err())
+			}
 			return err
 		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return err
 	}
 	for _, f := range t.committed {
 		f()
 	}
 	return nil
+}
+
+func (d *DB) send(ctx context.Context, t *btx) error {
+	if !t.judged {
+		return d.pool.SendBatch(ctx, t.b).Close()
+	}
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := tx.SendBatch(ctx, t.b).Close(); err != nil {
+		tx.Rollback(context.Background())
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 const (
@@ -199,10 +230,10 @@ func applyCommit(t *btx, c store.Commit, rows *encodedRows, at time.Time) error 
 		t.exec(qInsertEvents, []any{id, rows.seqs, rows.ts, rows.kinds, rows.turns, rows.datas}, wrapErr(fmt.Sprintf("insert events from %d", rows.seqs[0])))
 	}
 	if c.Paused != nil {
-		t.exec(qSetTablePaused, []any{*c.Paused, id}, updatedTable(id, "set paused mark"))
+		t.execJudged(qSetTablePaused, []any{*c.Paused, id}, updatedTable(id, "set paused mark"))
 	}
 	if c.ClosedAt != nil {
-		t.exec(qCloseTable, []any{formatTime(*c.ClosedAt), id}, updatedTable(id, "set closed mark"))
+		t.execJudged(qCloseTable, []any{formatTime(*c.ClosedAt), id}, updatedTable(id, "set closed mark"))
 	}
 	setOwnerMarks(t, c) // tableowners.go
 	if len(c.Messages) > 0 {

@@ -2,10 +2,11 @@ package pgdb
 
 import (
 	"context"
-	"crypto/rand"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"sync"
 	"time"
@@ -33,8 +34,9 @@ type NodeConfig struct {
 	// Addr is the host:port the other nodes reach this one at.
 	Addr string
 	// TTL is how long the node's row lives after a renewal (default
-	// 10s); Renew how often it is renewed (default 2s); Sweep how often
-	// the node looks for orphaned tables to adopt (default 1s).
+	// 10s); Renew how often it is renewed (default 2s); Sweep how often,
+	// on average, the node looks for orphaned tables to adopt (default
+	// 3s; each wait is drawn from half to one and a half of it).
 	TTL, Renew, Sweep time.Duration
 	// Lost is told of each table this node no longer owns (fenced, or
 	// its lease lapsed): the hub unloads it and closes its sockets 1012.
@@ -92,7 +94,7 @@ func (d *DB) Join(ctx context.Context, cfg NodeConfig) error {
 		cfg.Renew = 2 * time.Second
 	}
 	if cfg.Sweep <= 0 {
-		cfg.Sweep = time.Second
+		cfg.Sweep = 3 * time.Second
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -115,7 +117,7 @@ func (d *DB) Join(ctx context.Context, cfg NodeConfig) error {
 // register inserts a new nodes row for n under a new id.
 func (d *DB) register(ctx context.Context, n *node) error {
 	host, _ := os.Hostname()
-	id := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), rand.Text()[:6])
+	id := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), crand.Text()[:6])
 	_, err := d.pool.Exec(ctx, "INSERT INTO nodes (id, addr, expires_at) VALUES ($1, $2, now() + $3::interval)",
 		id, n.cfg.Addr, n.cfg.TTL.String())
 	if err != nil {
@@ -208,36 +210,57 @@ func (d *DB) tellLost(n *node, lost []string) {
 }
 
 // qOrphans lists the open tables that cannot wait (an open action, a
-// fight) whose owner is gone: released, or a node whose lease lapsed.
+// fight) whose owner is gone: released, or a node whose lease lapsed. The
+// owner test comes first and is cheap; only the tables it leaves (those
+// released when unloaded, mostly) are looked into, the fight by a
+// substring of the game's JSON, which Go writes compact with Mode the only
+// "mode" key, rather than parsing every game as jsonb.
 const qOrphans = `SELECT t.id FROM tables t
 LEFT JOIN table_owners o ON o.table_id = t.id
 LEFT JOIN nodes n ON n.id = o.node_id
 WHERE t.closed_at IS NULL
 AND (o.node_id IS NULL OR n.id IS NULL OR n.expires_at <= now())
 AND (EXISTS (SELECT 1 FROM pending_actions p WHERE p.table_id = t.id AND p.status = 'pending')
-	OR EXISTS (SELECT 1 FROM game_state g WHERE g.table_id = t.id AND g.game::jsonb ->> 'mode' = 'combat'))
+	OR EXISTS (SELECT 1 FROM game_state g WHERE g.table_id = t.id AND strpos(g.game, '"mode":"combat"') > 0))
 ORDER BY t.id LIMIT 100`
 
+// nodesGC is how often a node removes the rows of nodes long dead.
+const nodesGC = time.Minute
+
+// sweepWait is the wait before the next sweep: every drawn from
+// [every/2, 3*every/2), so that nodes started together do not sweep
+// together.
+func sweepWait(every time.Duration) time.Duration {
+	return every/2 + rand.N(every)
+}
+
 func (d *DB) sweepLoop(ctx context.Context, n *node) {
-	tick := time.NewTicker(n.cfg.Sweep)
-	defer tick.Stop()
+	timer := time.NewTimer(sweepWait(n.cfg.Sweep))
+	defer timer.Stop()
+	var collected time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-timer.C:
 		}
+		timer.Reset(sweepWait(n.cfg.Sweep))
 		n.mu.Lock()
 		draining := n.draining
 		n.mu.Unlock()
 		if draining || n.cfg.Adopt == nil {
 			continue
 		}
-		var ids []string
 		sctx, cancel := context.WithTimeout(ctx, n.cfg.Sweep+time.Second)
-		// Rows of nodes long dead go; their tables' owner rows then name
-		// no node, which a claim treats as released.
-		d.pool.Exec(sctx, "DELETE FROM nodes WHERE expires_at < now() - interval '10 minutes'")
+		if time.Since(collected) >= nodesGC {
+			collected = time.Now()
+			// Rows of nodes long dead go; their tables' owner rows then
+			// name no node, which a claim treats as released.
+			if _, err := d.pool.Exec(sctx, "DELETE FROM nodes WHERE expires_at < now() - interval '10 minutes'"); err != nil && ctx.Err() == nil {
+				n.cfg.Log.Warn("removing dead nodes' rows failed", "err", err)
+			}
+		}
+		var ids []string
 		err := each(sctx, d.pool, qOrphans, nil, func(r pgx.Rows) error {
 			var id string
 			ids = append(ids, id)
@@ -356,6 +379,16 @@ func (d *DB) claim(ctx context.Context, n *node, id string) error {
 
 var errClaimRace = errors.New("pgdb: owner row inserted concurrently")
 
+// qFence reads the owner rows of tables $1 FOR SHARE and fails, dividing
+// by zero, unless each names node $2 under the epoch of $3 (0 for a table
+// not held never matches): as a statement of the transaction it aborts
+// it, so a fenced commit writes nothing even when the transaction is sent
+// and committed in one round trip.
+const qFence = `SELECT 1 / (count(*) = cardinality($1::text[]))::int
+FROM (SELECT table_id, node_id, epoch FROM table_owners WHERE table_id = ANY($1::text[]) FOR SHARE) o
+JOIN unnest($1::text[], $3::bigint[]) AS h(table_id, epoch) ON h.table_id = o.table_id
+WHERE o.node_id = $2 AND o.epoch = h.epoch`
+
 // fence queues, first in t, the owner check of the tables of batch and
 // lives, and returns the epoch this node holds each under. Off a cluster
 // it queues nothing and returns nil (every epoch 0).
@@ -385,45 +418,41 @@ func (d *DB) fence(t *btx, batch []*commitReq, lives []store.Commit) map[string]
 	if len(held) == 0 {
 		return held
 	}
-	ids := make([]string, 0, len(held))
-	for id := range held {
-		ids = append(ids, id)
+	ids, epochs := make([]string, 0, len(held)), make([]int64, 0, len(held))
+	for id, e := range held {
+		ids, epochs = append(ids, id), append(epochs, e)
 	}
-	t.b.Queue("SELECT table_id, node_id, epoch FROM table_owners WHERE table_id = ANY($1::text[]) FOR SHARE", ids).Fn =
-		func(br pgx.BatchResults) error {
-			rows, err := br.Query()
-			if err != nil {
-				return err
+	t.b.Queue(qFence, ids, me, epochs).Fn = func(br pgx.BatchResults) error {
+		var ok int
+		err := br.QueryRow().Scan(&ok)
+		if pgCode(err) == "22012" {
+			if len(ids) == 1 {
+				return fmt.Errorf("table %s is no longer this node's under epoch %d: %w", ids[0], epochs[0], store.ErrFenced)
 			}
-			defer rows.Close()
-			seen := map[string]bool{}
-			for rows.Next() {
-				var id string
-				var owner *string
-				var epoch int64
-				if err := rows.Scan(&id, &owner, &epoch); err != nil {
-					return err
-				}
-				seen[id] = true
-				if owner == nil || *owner != me || epoch != held[id] {
-					who := "nobody"
-					if owner != nil {
-						who = *owner
-					}
-					return fmt.Errorf("table %s held here under epoch %d, now %s's under epoch %d: %w", id, held[id], who, epoch, store.ErrFenced)
-				}
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			for id := range held {
-				if !seen[id] {
-					return fmt.Errorf("table %s has no owner row: %w", id, store.ErrFenced)
-				}
-			}
-			return nil
+			return fmt.Errorf("one of tables %v is no longer this node's: %w", ids, store.ErrFenced)
 		}
+		return err
+	}
 	return held
+}
+
+// ownedLives returns the action states of lives whose tables this node
+// owns: a fenced table's states belong to its new owner, and one such
+// table in a transaction would fail the states of every other.
+func (d *DB) ownedLives(lives []store.Commit) []store.Commit {
+	n := d.node.Load()
+	if n == nil || len(lives) == 0 {
+		return lives
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := lives[:0:0]
+	for _, c := range lives {
+		if _, ok := n.owned[c.TableID]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // fenced is told that a commit of table id was fenced: the node no longer

@@ -58,7 +58,7 @@ func (l *lostLog) wait(t *testing.T, id string) {
 }
 
 // cluster opens n nodes on one new database.
-func cluster(t *testing.T, n int, tune func(i int, c *pgdb.NodeConfig)) ([]*pgdb.DB, []*lostLog) {
+func cluster(t testing.TB, n int, tune func(i int, c *pgdb.NodeConfig)) ([]*pgdb.DB, []*lostLog) {
 	t.Helper()
 	url := pgtest.URL(t)
 	var dbs []*pgdb.DB
@@ -82,7 +82,7 @@ func cluster(t *testing.T, n int, tune func(i int, c *pgdb.NodeConfig)) ([]*pgdb
 	return dbs, logs
 }
 
-func newTable(t *testing.T, d *pgdb.DB, id string) {
+func newTable(t testing.TB, d *pgdb.DB, id string) {
 	t.Helper()
 	lib, err := adventures.Load()
 	if err != nil {
@@ -238,5 +238,48 @@ func TestOrphanSweep(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("nothing adopted")
+	}
+}
+
+// TestFencedTableKeepsOthersStates: action states queued together for a
+// table this node lost and for one it still owns land for the latter, and
+// the node learns it lost the former.
+func TestFencedTableKeepsOthersStates(t *testing.T) {
+	dbs, lost := cluster(t, 2, nil)
+	a, b := dbs[0], dbs[1]
+	for _, id := range []string{"t1", "t2"} {
+		newTable(t, a, id)
+		p := engine.PendingAction{ID: "a1", PlayerID: "p1", CharacterID: "c1", Seat: "1", ClientID: "k1", Text: "look", CreatedAt: at}
+		if err := a.Commit(ctx, store.Commit{TableID: id, AddPending: &p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expire(t, a.Pool(), a.NodeID())
+	if _, err := b.LoadTable(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Pool().Exec(ctx, "UPDATE nodes SET expires_at = now() + interval '1 hour' WHERE id = $1", a.NodeID()); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"t1", "t2"} {
+		a.QueueActionState(id, store.ActionLife{ActionID: "a1", State: "thinking", Attempts: 1})
+	}
+	if err := a.Commit(ctx, store.Commit{TableID: "t2", Events: chatAt(1)}); err != nil {
+		t.Fatal(err)
+	}
+	lives, err := a.ActionStates(ctx, "t2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := lives["a1"]; l.State != "thinking" || l.Attempts != 1 {
+		t.Fatalf("t2's action state %+v, want thinking after 1 attempt", l)
+	}
+	lost[0].wait(t, "t1")
+	lives, err = b.ActionStates(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := lives["a1"]; l.State == "thinking" {
+		t.Fatalf("the fenced node wrote t1's action state %+v", l)
 	}
 }

@@ -25,10 +25,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,19 +46,30 @@ import (
 type Options struct {
 	// MaxConns bounds the pool (0: 16).
 	MaxConns int
+	// TxTimeout bounds each write transaction (0: DefaultTxTimeout); past
+	// it the transaction fails as a storage fault.
+	TxTimeout time.Duration
 }
+
+// DefaultTxTimeout is Options.TxTimeout's default: far above a write's
+// usual milliseconds, well below the lease TTL.
+const DefaultTxTimeout = 5 * time.Second
 
 // DB is an open Tavern database on PostgreSQL. It is safe for concurrent
 // use; methods return errors wrapping pgx's with context, or an
 // *engine.Error (ENOTFOUND, ECONFLICT, EINVALID) when the caller can act on
 // the condition.
 type DB struct {
-	pool *pgxpool.Pool
-	now  func() time.Time
+	pool      *pgxpool.Pool
+	now       func() time.Time
+	txTimeout time.Duration
 
 	committer *committer
 	health    health // whether the last write reached the database (health.go)
-	observer  atomic.Pointer[WriteObserver]
+	// stopHealer ends the healer goroutine; healed is closed once it has.
+	stopHealer context.CancelFunc
+	healed     chan struct{}
+	observer   atomic.Pointer[WriteObserver]
 	// node is the cluster membership once Join is called (owners.go).
 	node atomic.Pointer[node]
 
@@ -129,8 +137,17 @@ func Open(ctx context.Context, url string, opt Options) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where, err)
 	}
-	d := &DB{pool: pool, now: time.Now}
+	d := &DB{pool: pool, now: time.Now, txTimeout: DefaultTxTimeout}
+	if opt.TxTimeout > 0 {
+		d.txTimeout = opt.TxTimeout
+	}
 	d.committer = newCommitter(d)
+	heal, stopHealer := context.WithCancel(context.Background())
+	d.stopHealer, d.healed = stopHealer, make(chan struct{})
+	go func() {
+		defer close(d.healed)
+		d.healer(heal)
+	}()
 	return d, nil
 }
 
@@ -172,7 +189,10 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 // more than once: later calls return the first call's error.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
+		d.StopRetries()
 		d.committer.close()
+		d.stopHealer()
+		<-d.healed
 		var errs []error
 		if n := d.node.Load(); n != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -262,21 +282,6 @@ func each(ctx context.Context, db querier, q string, args []any, fn func(pgx.Row
 // disk, with the cause wrapped for the log.
 var errUnavailable = store.ErrUnavailable
 
-// unreachable reports an error of the connection rather than of the
-// statement: the server is down, restarting or cut off.
-func unreachable(err error) bool {
-	if err == nil {
-		return false
-	}
-	var ce *pgconn.ConnectError
-	var ne net.Error
-	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err) {
-		return true
-	}
-	code := pgCode(err)
-	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57P") || strings.Contains(err.Error(), "conn closed")
-}
-
 // rolledBack reports an error that ended the transaction for a reason
 // of the session, not of the statement: a serialization failure or a
 // deadlock (40001, 40P01), a query cancelled (57014), or a session ended
@@ -295,7 +300,7 @@ func rolledBack(err error) bool {
 // reach or rolled the transaction back for a reason of its own, so that
 // the client is told to send it again rather than `internal`.
 func withUnavailable(err error) error {
-	if unreachable(err) || rolledBack(err) {
+	if storageFault(err) || rolledBack(err) {
 		return fmt.Errorf("%w (%w)", errUnavailable, err)
 	}
 	return err
@@ -303,4 +308,4 @@ func withUnavailable(err error) error {
 
 // Unreachable reports whether err (from Open) means the database is out
 // of reach, so that trying again later may succeed.
-func Unreachable(err error) bool { return unreachable(err) }
+func Unreachable(err error) bool { return storageFault(err) }

@@ -144,7 +144,7 @@ func writeState(t *btx, id string, st *engine.State, prev *rowCache, game gameRo
 	}
 	if prev == nil || prev.config != st.Config {
 		c := st.Config
-		t.exec(qUpdateTableConfig, []any{c.Ruleset, c.CombatMode, c.TurnTimeoutS, npcHPColumn(c.NPCHP), id}, func(ct pgconn.CommandTag, err error) error {
+		t.execJudged(qUpdateTableConfig, []any{c.Ruleset, c.CombatMode, c.TurnTimeoutS, npcHPColumn(c.NPCHP), id}, func(ct pgconn.CommandTag, err error) error {
 			if err != nil {
 				return fmt.Errorf("update config: %w", err)
 			}

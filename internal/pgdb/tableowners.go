@@ -55,13 +55,13 @@ func setOwnerMarks(t *btx, c store.Commit) {
 	}
 	id := c.TableID
 	if o.Name != nil {
-		t.exec(qRenameTable, []any{*o.Name, id}, updatedTable(id, "rename table"))
+		t.execJudged(qRenameTable, []any{*o.Name, id}, updatedTable(id, "rename table"))
 	}
 	if o.Private != nil {
-		t.exec(qSetPrivate, []any{*o.Private, id}, updatedTable(id, "set private mark"))
+		t.execJudged(qSetPrivate, []any{*o.Private, id}, updatedTable(id, "set private mark"))
 	}
 	if o.InviteHash != nil {
-		t.exec(qSetInvite, []any{o.InviteHash, id}, updatedTable(id, "set invite"))
+		t.execJudged(qSetInvite, []any{o.InviteHash, id}, updatedTable(id, "set invite"))
 	}
 	if o.Ban != "" {
 		t.exec(qInsertBan, []any{id, o.Ban, formatTime(o.BannedAt)}, wrapErr("ban "+o.Ban))

@@ -74,11 +74,17 @@ type committer struct {
 	// broken holds, per table, the chain of its last failed commit.
 	// Writer goroutine only.
 	broken map[string]uint64
+
+	// stop, once closed, ends the retries of a transaction the database
+	// refused (StopRetries).
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 func newCommitter(d *DB) *committer {
 	m := &committer{d: d, queue: make(chan *commitReq, queueSize), written: map[string]*rowCache{},
-		lives: map[actionKey]store.ActionLife{}, kick: make(chan struct{}, 1), broken: map[string]uint64{}}
+		lives: map[actionKey]store.ActionLife{}, kick: make(chan struct{}, 1), broken: map[string]uint64{},
+		stop: make(chan struct{})}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -218,30 +224,97 @@ func (m *committer) queued(limit int) []*commitReq {
 	return batch
 }
 
-// applyGroup commits batch and lives in one transaction; if that fails,
-// it retries each commit alone so each caller gets its own result.
+// applyGroup commits batch and lives in one transaction, tried again
+// while the database refuses it (retryStorage); if it fails otherwise, it
+// retries each commit alone so each caller gets its own result.
 func (m *committer) applyGroup(batch []*commitReq, lives []store.Commit) {
-	if len(batch) == 0 && len(lives) == 0 {
+	lives = m.d.ownedLives(lives)
+	if len(batch) == 0 {
+		m.writeLives(lives)
 		return
 	}
-	err := m.tx(batch, lives)
-	// The database refused the transaction, not one of its commits: each
-	// alone would be refused too.
+	err := m.retryStorage(batch, lives)
+	// The database refused the transaction, not one of its commits, and
+	// the retries were stopped: each alone would be refused too.
 	if err == nil || len(batch)+len(lives) == 1 || errors.Is(err, store.ErrUnavailable) {
 		for _, r := range batch {
 			m.answer(r, err)
 		}
 		return
 	}
-	for _, r := range batch {
-		m.answer(r, m.tx([]*commitReq{r}, nil))
+	// Each commit alone, then the states, before any caller hears back: a
+	// state queued before a Commit lands no later than that commit.
+	errs := make([]error, len(batch))
+	for i, r := range batch {
+		errs[i] = m.settle(r, m.retryStorage([]*commitReq{r}, nil))
 	}
-	if len(lives) > 0 {
-		_ = m.tx(nil, lives) // bookkeeping: lost if it fails
+	m.writeLives(lives)
+	for i, r := range batch {
+		r.done(errs[i])
 	}
 }
 
-func (m *committer) answer(r *commitReq, err error) {
+// writeLives writes action states, bookkeeping lost if it fails. A table
+// fenced meanwhile fails only its own states, and the node learns it
+// lost the table.
+func (m *committer) writeLives(lives []store.Commit) {
+	lives = m.d.ownedLives(lives)
+	if len(lives) == 0 {
+		return
+	}
+	err := m.retryStorage(nil, lives)
+	switch {
+	case err == nil || errors.Is(err, store.ErrUnavailable):
+	case len(lives) > 1:
+		for _, c := range lives {
+			m.writeLives([]store.Commit{c})
+		}
+	case errors.Is(err, store.ErrFenced):
+		m.d.fenced(lives[0].TableID)
+	}
+}
+
+// The backoff of a transaction the database refused: the first wait, and
+// the longest between two tries.
+const (
+	storageRetryFirst = 50 * time.Millisecond
+	storageRetryMax   = 2 * time.Second
+)
+
+// retryStorage is tx, tried again with backoff while the database refuses
+// it (store.ErrUnavailable: out of reach, read-only, out of disk, a
+// transaction past its deadline), as the SQLite writer does: what was
+// taken lands once the database takes it, and nothing is answered before
+// that; new commits are refused meanwhile (enqueue). Retrying is safe on
+// a cluster: each try checks the fence again, so a table claimed by
+// another node meanwhile fails with store.ErrFenced, writing nothing. A
+// transaction whose COMMIT the database applied but whose answer was lost
+// meets its own rows when tried again (a unique key: events, actions) and
+// fails instead of writing twice. Once StopRetries is called it returns
+// the error.
+func (m *committer) retryStorage(batch []*commitReq, lives []store.Commit) error {
+	wait := storageRetryFirst
+	for {
+		err := m.tx(batch, lives)
+		if !errors.Is(err, store.ErrUnavailable) {
+			return err
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-m.stop:
+			timer.Stop()
+			return err
+		case <-timer.C:
+		}
+		wait = min(2*wait, storageRetryMax)
+	}
+}
+
+func (m *committer) answer(r *commitReq, err error) { r.done(m.settle(r, err)) }
+
+// settle does the bookkeeping of r's result and returns the error its
+// caller is to hear.
+func (m *committer) settle(r *commitReq, err error) error {
 	c := r.c
 	switch {
 	case r.skipped:
@@ -262,7 +335,7 @@ func (m *committer) answer(r *commitReq, err error) {
 	if errors.Is(err, store.ErrFenced) {
 		m.d.fenced(c.TableID)
 	}
-	r.done(err)
+	return err
 }
 
 func (m *committer) chainBroken(c store.Commit) bool {
@@ -306,7 +379,13 @@ func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
 			return err
 		}
 	}
-	err := m.d.health.wrote(m.d.run(context.Background(), t))
+	var err error
+	if t.b.Len() > 0 {
+		ticket := m.d.health.begin()
+		err = m.d.health.wrote(ticket, m.d.run(context.Background(), t))
+	} else {
+		err = m.d.run(context.Background(), t)
+	}
 	m.writtenMu.Lock()
 	defer m.writtenMu.Unlock()
 	if err != nil {

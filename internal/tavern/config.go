@@ -112,7 +112,7 @@ func DefaultConfig() Config {
 		DBMaxConns:   16,
 		LeaseTTL:     10 * time.Second,
 		LeaseRenew:   2 * time.Second,
-		OrphanSweep:  time.Second,
+		OrphanSweep:  3 * time.Second,
 		Quotas:       true,
 		QuotaPlayers: 20,
 		QuotaTables:  6,
