@@ -124,7 +124,7 @@ async function main() {
     assert((await hist.locator('.data-answer').first().textContent()) === answer, 'the data agent history shows the answer');
     assert(/FROM v_tables/.test(await hist.locator('.data-sql').first().textContent()), 'the data agent history shows the SQL');
     assert(await hist.locator('.data-calls .pill.failed').count() > 0, 'the data agent history shows the failed model call');
-    await page.screenshot({ path: path.join(outDir, 'operator-data-agent.png'), fullPage: true });
+    await shot(page, 'operator-data-agent');
     log('ok   data agent history');
 
     const errs = errors.filter((e) => !/favicon/.test(e));
