@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -437,5 +438,28 @@ func TestThin(t *testing.T) {
 				last = i
 			}
 		})
+	}
+}
+
+// TestTimeSeriesCountAxis: a time series of small counts (turns, calls)
+// labels its axis with whole numbers only, one per number.
+func TestTimeSeriesCountAxis(t *testing.T) {
+	times := make([]time.Time, 12)
+	turns := make([]float64, 12)
+	for i := range times {
+		times[i] = time.Date(2026, 1, 1, 10, i*5, 0, 0, time.UTC)
+	}
+	turns[3] = 8
+	svg, err := TimeSeries("Turns", times, []Series{{Name: "turns", Values: turns}}, 720, 280)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := regexp.MustCompile(`>([0-9.]+)</text>`).FindAllStringSubmatch(string(svg), -1)
+	var got []string
+	for _, l := range labels {
+		got = append(got, l[1])
+	}
+	if strings.Join(got, " ") != "8 7 6 5 4 3 2 1 0" {
+		t.Errorf("the axis of a count reads %v, want 8 down to 0 by ones", got)
 	}
 }

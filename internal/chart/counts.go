@@ -29,12 +29,13 @@ func counts(values [][]float64) (float64, bool) {
 }
 
 // countAxis gives a value axis of small counts one label per whole
-// number from zero, so no axis of fights or turns reads 0.5 or 2.5.
-func countAxis(min, max **float64, labels *int, values [][]float64) {
+// number from zero, so no axis of fights or turns reads 0.5 or 1.6.
+func countAxis(axis *charts.ValueAxisOption, values [][]float64) {
 	top, ok := counts(values)
 	if !ok || top > maxCountTicks {
 		return
 	}
 	top = math.Max(top, 1)
-	*min, *max, *labels = charts.Ptr(0.0), charts.Ptr(top), int(top)+1
+	axis.Min, axis.Max, axis.LabelCount = charts.Ptr(0.0), charts.Ptr(top), int(top)+1
+	axis.LabelCountAdjustment = 0 // the count is exact: one label per whole number
 }

@@ -111,7 +111,7 @@ func barOption(spec Spec, d dataset) charts.BarChartOption {
 		opt.ValueAxis[0].Min = charts.Ptr(0.0)
 	}
 	opt.ValueFormatter = formatValue
-	countAxis(&opt.ValueAxis[0].Min, &opt.ValueAxis[0].Max, &opt.ValueAxis[0].LabelCount, d.values)
+	countAxis(&opt.ValueAxis[0], d.values)
 	across := DefaultWidth
 	if lying {
 		across = DefaultHeight
@@ -172,7 +172,7 @@ func lineOption(spec Spec, d dataset) charts.LineChartOption {
 	opt.XAxis = xAxis(spec.X, d.x, DefaultWidth, centred(spec, d.x))
 	opt.YAxis = []charts.YAxisOption{yAxis(yName(spec))}
 	opt.ValueFormatter = formatValue
-	countAxis(&opt.YAxis[0].Min, &opt.YAxis[0].Max, &opt.YAxis[0].LabelCount, d.values)
+	countAxis(&opt.YAxis[0], d.values)
 	if spec.Type == Area {
 		opt.FillArea = charts.Ptr(true)
 		opt.FillOpacity = 90

@@ -61,7 +61,7 @@ func TimeSeries(title string, times []time.Time, series []Series, width, height 
 	for i, s := range series {
 		raw[i] = s.Values
 	}
-	countAxis(&opt.YAxis[0].Min, &opt.YAxis[0].Max, &opt.YAxis[0].LabelCount, raw)
+	countAxis(&opt.YAxis[0], raw)
 	opt.Symbol = charts.Symbol{Shape: charts.SymbolNone}
 	opt.LineStrokeWidth = 1.5
 	p := painter(width, height)
