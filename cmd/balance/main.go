@@ -39,10 +39,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "write the Markdown table to this file (default: standard output)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "fights played at once")
 	sizes := fs.String("sizes", "1,2,3,4", "party sizes to play")
+	at := fs.String("at", "", "play only the encounters at these locations, comma-separated (e.g. tomb)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	opts := balance.Options{Fights: *fights, Workers: *workers}
+	if *at != "" {
+		opts.Locations = strings.Split(*at, ",")
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -51,6 +52,9 @@ type Options struct {
 	Sizes []int
 	// Workers is how many fights are played at once (at least 1).
 	Workers int
+	// Locations, if any, keep only the encounters at these locations
+	// (to tune one fight without playing them all).
+	Locations []string
 }
 
 // Report is what Run measured: Cells[encounter][party][ruleset].
@@ -69,7 +73,14 @@ func Run(ctx context.Context, lib *adventures.Library, opts Options) (*Report, e
 	var encs []Encounter
 	for _, id := range lib.IDs() {
 		a, _ := lib.Get(id)
-		encs = append(encs, Encounters(a)...)
+		for _, e := range Encounters(a) {
+			if len(opts.Locations) == 0 || slices.Contains(opts.Locations, e.Location) {
+				encs = append(encs, e)
+			}
+		}
+	}
+	if len(encs) == 0 {
+		return nil, fmt.Errorf("no encounter at %v", opts.Locations)
 	}
 	var parties [][]string
 	for _, n := range opts.Sizes {

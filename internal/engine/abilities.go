@@ -108,7 +108,7 @@ var abilityRules = []abilityRule{
 		kind: kindHealAlly, dice: ByRuleset{"2d6+2", "1d8+3"}},
 	{Ability: Ability{ID: AbilityBless, Name: "Bless", Description: "You and two allies attack with advantage for three rounds.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
 		kind: kindBlessParty, effect: EffectBlessed, rounds: 3},
-	{Ability: Ability{ID: AbilityTurnUndead, Name: "Turn undead", Description: "Undead foes that fail to resist cower, stunned, for two rounds.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
+	{Ability: Ability{ID: AbilityTurnUndead, Name: "Turn undead", Description: "Undead foes of your level or lower that fail to resist cower, stunned, for two rounds.", Target: TargetNone, MaxUses: 1, Recharge: RechargeShortRest},
 		kind: kindTurnUndead, effect: EffectStunned, rounds: 2},
 	{Ability: Ability{ID: AbilityRevive, Name: "Revive", Description: "Call a fallen ally back to their feet with a strong healing.", Target: TargetAlly, MaxUses: 1, Recharge: RechargeLongRest},
 		kind: kindRevive, dice: ByRuleset{"2d8+2", "2d6+2"}},

@@ -171,6 +171,16 @@ func TestAbilities(t *testing.T) {
 					t.Errorf("turned %v", out.Effects)
 				}
 			}},
+		{name: "turn undead does not reach an undead of higher level", ruleset: RulesetD20, actor: "Cleric", ability: "turn_undead",
+			setup:   func(st *State) { st.World.NPCs["skel"].Level = 2 },
+			refused: "only undead of level 1 or lower, and Skeleton (level 2) stands above it"},
+		{name: "turn undead turns the lesser dead and leaves the greater", ruleset: RulesetD100, actor: "Cleric", ability: "turn_undead", script: []int{90, 5},
+			setup: func(st *State) { st.Game.Undead = append(st.Game.Undead, "boss") }, // Boss is level 2
+			check: func(t *testing.T, st *State, out AbilityOutcome, evs []Event) {
+				if strings.Join(out.Effects, ",") != "Skeleton" || HasStatus(st.World.NPCs["boss"].Statuses, EffectStunned) {
+					t.Errorf("turned %v; want only the skeleton", out.Effects)
+				}
+			}},
 		{name: "turn undead without undead is refused", ruleset: RulesetD20, actor: "Cleric", ability: "turn_undead",
 			setup:   func(st *State) { st.World.NPCs["skel"].HP = 0; st.World.NPCs["skel"].Statuses = []string{StatusDead} },
 			refused: "no undead foe"},

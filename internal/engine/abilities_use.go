@@ -154,6 +154,14 @@ func (s *State) abilityCondition(a, t Combatant, r abilityRule) error {
 		if len(s.undeadFoes(a)) == 0 {
 			return Errorf(EINVALID, "There is no undead foe here to turn (foes: %s); bless the party or heal instead.", s.combatantNames(func(e Combatant) bool { return s.Side(e) != s.Side(a) && s.CanAct(e) }))
 		}
+		if len(s.turnable(a)) == 0 {
+			var names []string
+			for _, e := range s.undeadFoes(a) {
+				names = append(names, fmt.Sprintf("%s (level %d)", e.Name, s.fighter(e).Level))
+			}
+			return Errorf(EINVALID, "%s can turn only undead of level %d or lower, and %s stand%s above it; bless the party or attack instead.",
+				a.Name, s.fighter(a).Level, strings.Join(names, ", "), map[bool]string{true: "s", false: ""}[len(names) == 1])
+		}
 	}
 	return nil
 }
@@ -199,6 +207,14 @@ func (s *State) undeadFoes(a Combatant) []Combatant {
 		}
 	}
 	return out
+}
+
+// turnable are the undead foes a can turn: those of its level or lower.
+// A greater dead thing (a barrow king) stands its ground, so one cleric
+// does not hold a whole tomb still.
+func (s *State) turnable(a Combatant) []Combatant {
+	lvl := s.fighter(a).Level
+	return slices.DeleteFunc(s.undeadFoes(a), func(e Combatant) bool { return s.fighter(e).Level > lvl })
 }
 
 // resolveAbility rolls and applies an ability whose target and use are
@@ -269,7 +285,7 @@ func (s *State) resolveAbility(d *Dice, a, t Combatant, r abilityRule, out *Abil
 	case kindSleep:
 		evs = append(evs, s.sleep(d, a, t, r, dice, out)...)
 	case kindTurnUndead:
-		for _, e := range s.undeadFoes(a) {
+		for _, e := range s.turnable(a) {
 			mine := s.Ruleset().Contest(d, s.fighter(a), StatWIS, "turn "+e.Name)
 			theirs := s.Ruleset().Contest(d, s.fighter(e), StatWIS, "resist turning")
 			evs = append(evs, diceEvents(d)...)

@@ -244,9 +244,9 @@ func TestDrownedKingTactics(t *testing.T) {
 			calls = append(calls, c.Function.Name+" "+c.Function.Arguments)
 		}
 	}
-	strongest := "pc:1" // the warrior has more HP than the mage
-	if len(calls) == 0 || !strings.HasPrefix(calls[0], "attack") || !strings.Contains(calls[0], strongest) {
-		t.Errorf("the king at 1 HP: %v; want an attack on the strongest (%s)", calls, strongest)
+	weakest := "pc:2" // the mage has less HP than the warrior
+	if len(calls) == 0 || !strings.HasPrefix(calls[0], "attack") && !strings.HasPrefix(calls[0], "use_ability") || !strings.Contains(calls[0], weakest) {
+		t.Errorf("the king at 1 HP: %v; want a blow at the weakest (%s)", calls, weakest)
 	}
 }
 
