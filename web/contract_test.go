@@ -302,6 +302,9 @@ func TestOperatorContractShapes(t *testing.T) {
 	if st != http.StatusSwitchingProtocols {
 		t.Fatalf("dial: %d", st)
 	}
+	// Joined before the seat is freed: a socket still joining is refused
+	// with "your seat was freed" instead.
+	welcomed(t, conn)
 	r = e.do("GET", "/api/tables/"+w.pub, nil, "")
 	seat := ""
 	for _, c := range arr(t, r.json(t)["party"], "party") {

@@ -237,7 +237,10 @@ func TestFullDisk(t *testing.T) {
 	}
 	t.Logf("acts acked before the disk filled: %d, sent then: %d, acked in all: %d", ackedBefore, sent, len(acked))
 
-	if err := tv.Close(); err != nil {
+	// The last TRUNCATE checkpoint copies the WAL into the file while
+	// both exist, which a 2 MiB file system may not hold: the WAL keeps
+	// every commit and the next open replays it, as the checks below show.
+	if err := tv.Close(); err != nil && !strings.Contains(err.Error(), "full") {
 		t.Fatal(err)
 	}
 	d, err := db.Open(ctx, cfg.DB)
