@@ -108,7 +108,7 @@ func (h *Hub) ErasePlayer(ctx context.Context, playerID string) error {
 		if !blank(next) {
 			return 0
 		}
-		if err := t.commit(ctx, store.Commit{State: next}, fmt.Sprintf("t%d", next.Game.Turn)); err != nil {
+		if err := t.commit(ctx, store.Commit{State: next}, engine.TurnLabel(next.Game.Turn)); err != nil {
 			h.log.Warn("erase a player's backstory", "table", t.id, "player", playerID, "err", err)
 			errs.Add(1)
 			return 0
