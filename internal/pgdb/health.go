@@ -161,4 +161,4 @@ func (d *DB) probe(ctx context.Context) {
 // answered with store.ErrUnavailable. For a shutdown, so that callers
 // waiting on a database out of reach hear back; Close does it too. Safe
 // for concurrent use and to call more than once.
-func (d *DB) StopRetries() { d.committer.stopOnce.Do(func() { close(d.committer.stop) }) }
+func (d *DB) StopRetries() { d.stopOnce.Do(func() { close(d.stopRetries) }) }

@@ -472,14 +472,6 @@ func (d *DB) fenced(id string) {
 	}
 }
 
-// forgetRows drops table id's row cache.
-func (d *DB) forgetRows(id string) {
-	m := d.committer
-	m.writtenMu.Lock()
-	delete(m.written, id)
-	m.writtenMu.Unlock()
-}
-
 // release gives up table id, if this node holds it, through the writer's
 // queue, so that it lands after the table's last commit: the hub unloaded
 // it (evicted, or drained).
@@ -495,7 +487,7 @@ func (d *DB) release(id string) {
 		return
 	}
 	r := &commitReq{c: store.Commit{TableID: id}, rows: &encodedRows{}, at: d.now(), done: func(error) {}, queued: time.Now(), release: true}
-	if err := d.committer.enqueue(context.Background(), r); err != nil {
+	if err := d.writerFor(id).enqueue(context.Background(), r); err != nil {
 		n.cfg.Log.Warn("table not released; it will be claimed when this node's lease lapses", "table", id, "err", err)
 	}
 }

@@ -64,8 +64,14 @@ type DB struct {
 	now       func() time.Time
 	txTimeout time.Duration
 
-	committer *committer
-	health    health // whether the last write reached the database (health.go)
+	// writers are the group-commit writers, each of a share of the
+	// tables (writerFor).
+	writers []*committer
+	// stopRetries, once closed, ends the retries of transactions the
+	// database refused (StopRetries).
+	stopRetries chan struct{}
+	stopOnce    sync.Once
+	health      health // whether the last write reached the database (health.go)
 	// stopHealer ends the healer goroutine; healed is closed once it has.
 	stopHealer context.CancelFunc
 	healed     chan struct{}
@@ -141,7 +147,10 @@ func Open(ctx context.Context, url string, opt Options) (*DB, error) {
 	if opt.TxTimeout > 0 {
 		d.txTimeout = opt.TxTimeout
 	}
-	d.committer = newCommitter(d)
+	d.stopRetries = make(chan struct{})
+	for range writerCount(cfg.MaxConns) {
+		d.writers = append(d.writers, newCommitter(d))
+	}
 	heal, stopHealer := context.WithCancel(context.Background())
 	d.stopHealer, d.healed = stopHealer, make(chan struct{})
 	go func() {
@@ -190,7 +199,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
 		d.StopRetries()
-		d.committer.close()
+		for _, w := range d.writers {
+			w.close()
+		}
 		d.stopHealer()
 		<-d.healed
 		var errs []error

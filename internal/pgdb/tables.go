@@ -54,10 +54,7 @@ func (d *DB) CreateTable(ctx context.Context, t engine.Table, st *engine.State, 
 		return fmt.Errorf("create table %s: %w", t.ID, withUnavailable(err))
 	}
 	cache.epoch = epoch
-	m := d.committer
-	m.writtenMu.Lock()
-	m.written[t.ID] = cache
-	m.writtenMu.Unlock()
+	d.keepRows(t.ID, cache)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"sync"
 	"time"
 
@@ -35,9 +36,38 @@ type WriteObserver struct {
 // concurrent use.
 func (d *DB) ObserveWrites(o WriteObserver) { d.observer.Store(&o) }
 
-// Queued returns how many commits wait for the writer. Safe for
+// Queued returns how many commits wait for the writers. Safe for
 // concurrent use.
-func (d *DB) Queued() int { return len(d.committer.queue) }
+func (d *DB) Queued() int {
+	n := 0
+	for _, w := range d.writers {
+		n += len(w.queue)
+	}
+	return n
+}
+
+// writerCount is how many group-commit writers a DB with a pool of
+// maxConns connections runs. Unlike SQLite, PostgreSQL runs transactions
+// side by side and flushes their WAL together: one writer leaves it idle
+// while each transaction travels and fsyncs, and every table's acks queue
+// behind the heaviest turn of any table. A quarter of the pool leaves the
+// rest to the reads.
+func writerCount(maxConns int32) int { return max(1, min(4, int(maxConns)/4)) }
+
+// writerSeed spreads the tables over the writers.
+var writerSeed = maphash.MakeSeed()
+
+// writerFor returns the writer of table id. Every commit, action state
+// and release of one table goes through the same writer, in the order
+// queued: a table's chain, its row cache and the fence of its epoch are
+// that writer's alone, and tables share no rows a commit writes, so the
+// writers never wait for each other's locks.
+func (d *DB) writerFor(id string) *committer {
+	if len(d.writers) == 1 {
+		return d.writers[0]
+	}
+	return d.writers[maphash.String(writerSeed, id)%uint64(len(d.writers))]
+}
 
 type commitReq struct {
 	c       store.Commit
@@ -52,8 +82,8 @@ type commitReq struct {
 
 type actionKey struct{ table, action string }
 
-// committer is the group-commit writer: one goroutine that owns the queue,
-// the chains and the row caches.
+// committer is a group-commit writer: one goroutine that owns the queue,
+// the chains and the row caches of its share of the tables (writerFor).
 type committer struct {
 	d      *DB
 	mu     sync.RWMutex // guards closed and sending on queue
@@ -74,17 +104,11 @@ type committer struct {
 	// broken holds, per table, the chain of its last failed commit.
 	// Writer goroutine only.
 	broken map[string]uint64
-
-	// stop, once closed, ends the retries of a transaction the database
-	// refused (StopRetries).
-	stop     chan struct{}
-	stopOnce sync.Once
 }
 
 func newCommitter(d *DB) *committer {
 	m := &committer{d: d, queue: make(chan *commitReq, queueSize), written: map[string]*rowCache{},
-		lives: map[actionKey]store.ActionLife{}, kick: make(chan struct{}, 1), broken: map[string]uint64{},
-		stop: make(chan struct{})}
+		lives: map[actionKey]store.ActionLife{}, kick: make(chan struct{}, 1), broken: map[string]uint64{}}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -129,7 +153,7 @@ func (d *DB) Enqueue(ctx context.Context, c store.Commit, done func(error)) erro
 		return commitError(c, err)
 	}
 	r := &commitReq{c: c, rows: rows, at: d.now(), done: done, queued: time.Now()}
-	return d.committer.enqueue(ctx, r)
+	return d.writerFor(c.TableID).enqueue(ctx, r)
 }
 
 func (m *committer) enqueue(ctx context.Context, r *commitReq) error {
@@ -155,7 +179,7 @@ func (m *committer) enqueue(ctx context.Context, r *commitReq) error {
 // next group commit and returns at once (db.DB.QueueActionState's
 // contract).
 func (d *DB) QueueActionState(tableID string, a store.ActionLife) {
-	m := d.committer
+	m := d.writerFor(tableID)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
@@ -301,7 +325,7 @@ func (m *committer) retryStorage(batch []*commitReq, lives []store.Commit) error
 		}
 		timer := time.NewTimer(wait)
 		select {
-		case <-m.stop:
+		case <-m.d.stopRetries:
 			timer.Stop()
 			return err
 		case <-timer.C:
@@ -405,9 +429,22 @@ func (m *committer) tx(batch []*commitReq, lives []store.Commit) error {
 // the table (the hub calls it when it unloads a table). Safe for
 // concurrent use.
 func (d *DB) Forget(tableID string) {
-	m := d.committer
-	m.writtenMu.Lock()
-	delete(m.written, tableID)
-	m.writtenMu.Unlock()
+	d.forgetRows(tableID)
 	d.release(tableID)
+}
+
+// forgetRows drops table id's row cache.
+func (d *DB) forgetRows(id string) {
+	m := d.writerFor(id)
+	m.writtenMu.Lock()
+	delete(m.written, id)
+	m.writtenMu.Unlock()
+}
+
+// keepRows records the rows of table id just written under epoch (c).
+func (d *DB) keepRows(id string, c *rowCache) {
+	m := d.writerFor(id)
+	m.writtenMu.Lock()
+	m.written[id] = c
+	m.writtenMu.Unlock()
 }
