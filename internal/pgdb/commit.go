@@ -50,11 +50,31 @@ func (t *btx) execJudged(q string, args []any, check func(pgconn.CommandTag, err
 	t.exec(q, args, check)
 }
 
-// queryRow queues q, which returns one row, for scan.
+// queryRow queues q, which returns one row, for scan, which may only fail
+// when the statement failed: a statement that must refuse a commit does
+// so in the database (refuse).
 func (t *btx) queryRow(q string, args []any, scan func(pgx.Row) error) {
-	t.judged = true
 	t.b.Queue(q, args...).Fn = func(br pgx.BatchResults) error { return scan(br.QueryRow()) }
 }
+
+// queryRowJudged is queryRow for a scan that may fail a statement that
+// ran.
+func (t *btx) queryRowJudged(q string, args []any, scan func(pgx.Row) error) {
+	t.judged = true
+	t.queryRow(q, args, scan)
+}
+
+// A statement refuses a commit by calling tavern_refuse (migration 0024)
+// with one of these SQLSTATEs: the error aborts the transaction, and the
+// statement's check maps the code to the caller's error.
+const (
+	// refusalNoTable: the commit's table does not exist ($1 is its id).
+	refusalNoTable    = "TV404"
+	refusalNoTableSQL = "tavern_refuse('" + refusalNoTable + "', 'no table ' || $1)"
+	// refusalNoRows: the rows the statement was to act on are not there.
+	refusalNoRows    = "TV409"
+	refusalNoRowsSQL = "tavern_refuse('" + refusalNoRows + "', 'no such rows')"
+)
 
 // afterCommit runs f once the transaction has committed (never if it fails).
 func (t *btx) afterCommit(f func()) { t.committed = append(t.committed, f) }
@@ -149,7 +169,7 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[
 type encodedRows struct {
 	seqs                    []int64
 	ts, kinds, turns, datas []string
-	game                    gameRow
+	state                   *encodedState // nil: the commit has no state
 }
 
 func encodeRows(c store.Commit) (*encodedRows, error) {
@@ -176,7 +196,10 @@ func encodeRows(c store.Commit) (*encodedRows, error) {
 		}
 	}
 	if c.State != nil {
-		r.game = gameRowOf(c.State)
+		var err error
+		if r.state, err = encodeState(c.State); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }
@@ -220,11 +243,7 @@ func applyCommit(t *btx, c store.Commit, rows *encodedRows, at time.Time) error 
 	}
 	if c.State != nil {
 		prev := t.written(id)
-		cache, err := writeState(t, id, c.State, prev, rows.game, now)
-		if err != nil {
-			return err
-		}
-		t.staged[id] = cache
+		t.staged[id] = writeState(t, id, c.State, rows.state, prev, now)
 	}
 	if len(rows.seqs) > 0 {
 		t.exec(qInsertEvents, []any{id, rows.seqs, rows.ts, rows.kinds, rows.turns, rows.datas}, wrapErr(fmt.Sprintf("insert events from %d", rows.seqs[0])))

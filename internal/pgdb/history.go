@@ -59,8 +59,9 @@ WHERE table_id = $1 AND agent = $2 AND turn <= $3
 AND turn > coalesce((SELECT max(last_turn) FROM memories WHERE table_id = $1 AND agent = $2 AND last_turn < $3), ` + noTurn + `)
 ORDER BY id`
 	// qArchive inserts the memory of the active messages up to turn $3
-	// with its final counts, and returns its id (NULL when there is no
-	// such message), its turns and count, and whether the table exists.
+	// with its final counts, and returns its id, its turns and count. It
+	// refuses the commit when the table does not exist or has no such
+	// message.
 	qArchive = `WITH r AS (
 	SELECT count(*) AS n, coalesce(min(turn), 0) AS f, coalesce(max(turn), 0) AS l FROM agent_messages
 	WHERE table_id = $1 AND agent = $2 AND turn > ` + lastArchivedTurn + ` AND turn <= $3),
@@ -68,7 +69,8 @@ ins AS (
 	INSERT INTO memories (table_id, agent, first_turn, last_turn, messages, title, summary, keywords, source, created_at)
 	SELECT $1, $2, r.f, r.l, r.n, $4, $5, $6, $7, $8 FROM r WHERE r.n > 0
 	RETURNING id)
-SELECT (SELECT id FROM ins), r.f, r.l, r.n, EXISTS (SELECT 1 FROM tables WHERE id = $1) FROM r`
+SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM tables WHERE id = $1) THEN ` + refusalNoTableSQL + `
+	WHEN r.n = 0 THEN ` + refusalNoRowsSQL + ` ELSE (SELECT id FROM ins) END, r.f, r.l, r.n FROM r`
 )
 
 // ActiveHistory returns the active messages of an agent's history, oldest
@@ -166,18 +168,17 @@ func archive(t *btx, tableID string, m *store.Memory, at time.Time) {
 	args := []any{tableID, stored.Agent, stored.LastTurn, stored.Title, stored.Summary, plainJSON(stored.Keywords),
 		stored.Source, formatTime(stored.CreatedAt)}
 	t.queryRow(qArchive, args, func(r pgx.Row) error {
-		var id *int64
-		var exists bool
-		if err := r.Scan(&id, &stored.FirstTurn, &stored.LastTurn, &stored.Messages, &exists); err != nil {
-			return fmt.Errorf("archive: %w", err)
-		}
-		if !exists {
+		err := r.Scan(&stored.ID, &stored.FirstTurn, &stored.LastTurn, &stored.Messages)
+		switch pgCode(err) {
+		case "":
+		case refusalNoTable:
 			return tableNotFound(tableID)
-		}
-		if id == nil {
+		case refusalNoRows:
 			return engine.Errorf(engine.ECONFLICT, "no active %s message in turns %d-%d", m.Agent, m.FirstTurn, m.LastTurn)
 		}
-		stored.ID = *id
+		if err != nil {
+			return fmt.Errorf("archive: %w", err)
+		}
 		return nil
 	})
 	t.afterCommit(func() { *m = stored })

@@ -99,7 +99,7 @@ func applyOwner(t *btx, c store.Commit, now string) error {
 			wrapErr("insert feedback"))
 	}
 	if seq := o.EditOf; seq > 0 {
-		t.queryRow(qRetracted, []any{id, seq}, func(r pgx.Row) error {
+		t.queryRowJudged(qRetracted, []any{id, seq}, func(r pgx.Row) error {
 			var n int
 			if err := r.Scan(&n); err != nil {
 				return fmt.Errorf("is narration %d retracted: %w", seq, err)
@@ -134,7 +134,7 @@ func applyOwner(t *btx, c store.Commit, now string) error {
 // one writes nothing; the statements after it read it again in SQL, as a
 // batch's arguments are fixed when it is queued.
 func retcon(t *btx, id string, r *store.Retcon, now string) {
-	t.queryRow("SELECT memories_before FROM retcon_points WHERE table_id = $1 AND turn = $2", []any{id, r.Turn}, func(row pgx.Row) error {
+	t.queryRowJudged("SELECT memories_before FROM retcon_points WHERE table_id = $1 AND turn = $2", []any{id, r.Turn}, func(row pgx.Row) error {
 		var before int64
 		err := row.Scan(&before)
 		if errors.Is(err, pgx.ErrNoRows) {

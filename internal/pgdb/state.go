@@ -123,10 +123,23 @@ func stateRows(st *engine.State) ([nKinds]map[string][]any, error) {
 	return out, nil
 }
 
-// gameRow is the text of a state's game_state row.
-type gameRow struct{ game, rng string }
+// encodedState is a state's rows as the store binds them: the game_state
+// row's text and every other row's values (stateRows).
+type encodedState struct {
+	game, rng string
+	rows      [nKinds]map[string][]any
+}
 
-func gameRowOf(st *engine.State) gameRow { return gameRow{plainJSON(st.Game), plainJSON(st.RNG)} }
+// encodeState encodes st for writeState. The writer's callers do it
+// before they queue a commit, on their own goroutine: the writer's time is
+// every commit's wait.
+func encodeState(st *engine.State) (*encodedState, error) {
+	rows, err := stateRows(st)
+	if err != nil {
+		return nil, err
+	}
+	return &encodedState{game: plainJSON(st.Game), rng: plainJSON(st.RNG), rows: rows}, nil
+}
 
 const (
 	qUpdateTableConfig = "UPDATE tables SET ruleset = $1, combat_mode = $2, turn_timeout_s = $3, npc_hp = $4 WHERE id = $5"
@@ -135,13 +148,11 @@ ON CONFLICT (table_id) DO UPDATE SET game = excluded.game, rng = excluded.rng, w
 )
 
 // writeState queues the statements that make table id's rows equal to st
-// and returns the cache of what they then hold. prev is what they hold
-// already (nil: unknown, every row is written and stale rows deleted).
-func writeState(t *btx, id string, st *engine.State, prev *rowCache, game gameRow, now string) (*rowCache, error) {
-	cur, err := stateRows(st)
-	if err != nil {
-		return nil, err
-	}
+// (encoded as enc) and returns the cache of what they then hold. prev is
+// what they hold already (nil: unknown, every row is written and stale
+// rows deleted).
+func writeState(t *btx, id string, st *engine.State, enc *encodedState, prev *rowCache, now string) *rowCache {
+	cur := enc.rows
 	if prev == nil || prev.config != st.Config {
 		c := st.Config
 		t.execJudged(qUpdateTableConfig, []any{c.Ruleset, c.CombatMode, c.TurnTimeoutS, npcHPColumn(c.NPCHP), id}, func(ct pgconn.CommandTag, err error) error {
@@ -184,8 +195,8 @@ func writeState(t *btx, id string, st *engine.State, prev *rowCache, game gameRo
 	if prev == nil {
 		writeTrade(t, id, st)
 	}
-	t.exec(qUpsertGameState, []any{id, game.game, game.rng, st.World.Start, now}, wrapErr("write game state"))
-	return &rowCache{config: st.Config, rows: cur}, nil
+	t.exec(qUpsertGameState, []any{id, enc.game, enc.rng, st.World.Start, now}, wrapErr("write game state"))
+	return &rowCache{config: st.Config, rows: cur}
 }
 
 // loadState reads the state of table tb (Config from tb, Catalogue not

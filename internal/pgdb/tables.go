@@ -39,10 +39,11 @@ func (d *DB) CreateTable(ctx context.Context, t engine.Table, st *engine.State, 
 		return err
 	})
 	epoch := d.claimNew(tx, t.ID)
-	cache, err := writeState(tx, t.ID, st, nil, gameRowOf(st), formatTime(d.now()))
+	enc, err := encodeState(st)
 	if err != nil {
 		return fmt.Errorf("create table %s: %w", t.ID, err)
 	}
+	cache := writeState(tx, t.ID, st, enc, nil, formatTime(d.now()))
 	if len(evs) > 0 {
 		rows, err := encodeRows(store.Commit{Events: evs})
 		if err != nil {

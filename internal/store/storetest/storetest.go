@@ -383,6 +383,8 @@ func testArchives(t *testing.T, s Store) {
 	// Nothing left to archive up to turn 4: ECONFLICT.
 	again := &store.Memory{Agent: engine.AgentNarrative, LastTurn: 4, Title: "again"}
 	wantCode(t, s.Commit(ctx, store.Commit{TableID: "t1", Archive: again}), engine.ECONFLICT)
+	// Nor anything at a table that does not exist: ENOTFOUND.
+	wantCode(t, s.Commit(ctx, store.Commit{TableID: "nope", Archive: &store.Memory{Agent: engine.AgentNarrative, LastTurn: 4}}), engine.ENOTFOUND)
 	mems, _ := s.Memories(ctx, "t1", "", 0)
 	if len(mems) != 1 {
 		t.Fatalf("%d memories, want 1", len(mems))
