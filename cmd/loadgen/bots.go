@@ -52,14 +52,14 @@ func newPlayer(ctx context.Context, base, name string) (token, id string, err er
 }
 
 func playTable(ctx context.Context, c config, n int, st *stats) error {
-	owner, _, err := newPlayer(ctx, c.url, fmt.Sprintf("Owner %d", n))
+	owner, _, err := newPlayer(ctx, c.via(n), fmt.Sprintf("Owner %d", n))
 	if err != nil {
 		return err
 	}
 	var tbl struct {
 		ID string `json:"id"`
 	}
-	if err := post(ctx, c.url, "/api/tables", owner, map[string]any{"name": fmt.Sprintf("Load %d", n), "seats": c.players}, &tbl); err != nil {
+	if err := post(ctx, c.via(n), "/api/tables", owner, map[string]any{"name": fmt.Sprintf("Load %d", n), "seats": c.players}, &tbl); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
@@ -68,7 +68,7 @@ func playTable(ctx context.Context, c config, n int, st *stats) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := spectate(ctx, c.url, tbl.ID, done, st); err != nil {
+			if err := spectate(ctx, c.via(n+1+c.players+i), tbl.ID, done, st); err != nil {
 				st.fail(fmt.Errorf("spectator %d: %w", i, err))
 			}
 		}()
@@ -80,7 +80,7 @@ func playTable(ctx context.Context, c config, n int, st *stats) error {
 		players.Add(1)
 		go func() {
 			defer players.Done()
-			if err := playSeat(ctx, c, tbl.ID, i, &acting, st); err != nil {
+			if err := playSeat(ctx, c, c.via(n+1+i), tbl.ID, i, &acting, st); err != nil {
 				st.fail(fmt.Errorf("player %d: %w", i, err))
 			}
 		}()
@@ -213,8 +213,8 @@ var script = []string{"I look around", "we go to the old mill", "I attack Snikke
 // waits for the fight to end (after it, the character comes to), so a
 // fight the others only defended in never ended, and the run stalled
 // until the 2-minute turn timer (the stalls of earlier sessions' runs).
-func playSeat(ctx context.Context, c config, tableID string, i int, acting *atomic.Int64, st *stats) error {
-	tok, playerID, err := newPlayer(ctx, c.url, fmt.Sprintf("Bot %d", i))
+func playSeat(ctx context.Context, c config, node, tableID string, i int, acting *atomic.Int64, st *stats) error {
+	tok, playerID, err := newPlayer(ctx, node, fmt.Sprintf("Bot %d", i))
 	if err != nil {
 		return err
 	}
@@ -222,10 +222,10 @@ func playSeat(ctx context.Context, c config, tableID string, i int, acting *atom
 		Seat string `json:"seat"`
 	}
 	classes := []string{"warrior", "cleric", "rogue", "mage"}
-	if err := post(ctx, c.url, "/api/tables/"+tableID+"/seats", tok, map[string]any{"character": map[string]any{"name": fmt.Sprintf("Bot%d", i), "class": classes[i%4]}}, &seat); err != nil {
+	if err := post(ctx, node, "/api/tables/"+tableID+"/seats", tok, map[string]any{"character": map[string]any{"name": fmt.Sprintf("Bot%d", i), "class": classes[i%4]}}, &seat); err != nil {
 		return err
 	}
-	conn, err := dial(ctx, c.url, tableID, "player", tok)
+	conn, err := dial(ctx, node, tableID, "player", tok)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,7 +55,10 @@ func main() {
 }
 
 type config struct {
-	url                         string
+	url string
+	// nodes are the servers the play spreads its tables and sockets over:
+	// url first, then the other nodes of a cluster (via).
+	nodes                       []string
 	meter                       meter
 	tables, players, spectators int
 	actions                     int
@@ -73,7 +78,7 @@ type config struct {
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	var c config
-	fs.StringVar(&c.url, "url", "", "server to load (loopback only; run it with TAVERN_QUOTAS=off and TAVERN_SOCKETS_PER_ADDR above the sockets wanted); empty: start one in-process, quotas off")
+	fs.StringVar(&c.url, "url", "", "server to load (loopback only; run it with TAVERN_QUOTAS=off and TAVERN_SOCKETS_PER_ADDR above the sockets wanted), or the nodes of a cluster, comma-separated: tables and sockets are spread over them; empty: start one in-process, quotas off")
 	fs.IntVar(&c.tables, "tables", 20, "tables played at once")
 	fs.IntVar(&c.players, "players", 3, "players per table")
 	fs.IntVar(&c.spectators, "spectators", 2, "spectators per table")
@@ -82,7 +87,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.DurationVar(&c.think, "think", 0, "play: a player's pause after its action is narrated (±25%), and before its first (0 to this); 0: act at once, which saturates the server")
 	fs.DurationVar(&c.warmup, "warmup", 0, "play: also report the latencies of the actions sent this long after the start, past the warm-up (0: don't)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
-	serverPID := fs.Int("server-pid", 0, "pid of the server given by -url: report its CPU and memory from /proc")
+	serverPIDs := fs.String("server-pid", "", "pid of the server given by -url (comma-separated: of every node): report its CPU and memory from /proc")
 	metrics := fs.Bool("metrics", false, "read the server's /metrics: its CPU (process_cpu_seconds_total, without -server-pid) and its own ack latencies (tavern_ack_seconds)")
 	metricsToken := fs.String("metrics-token", "", "bearer token for /metrics (implies -metrics)")
 	mode := fs.String("mode", "play", "play: bots play tables; fanout: say/s fan-out to many sockets (see fanout.go)")
@@ -108,6 +113,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	inProcess := c.url == ""
+	c.nodes = strings.Split(c.url, ",")
+	c.url = c.nodes[0]
+	pids, err := parsePIDs(*serverPIDs)
+	if err != nil {
+		return err
+	}
+	if len(c.nodes) > 1 && (*metrics || *metricsToken != "" || *mode != "play") {
+		return errors.New("several -url nodes: only -mode play, and -server-pid for the CPU (-metrics reads one server)")
+	}
 	var srv *server
 	if inProcess {
 		var err error
@@ -115,9 +129,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		defer srv.close()
-		c.url = srv.url
-	} else if err := loopbackOnly(c.url); err != nil {
-		return err
+		c.url, c.nodes = srv.url, []string{srv.url}
+	} else {
+		for _, u := range c.nodes {
+			if err := loopbackOnly(u); err != nil {
+				return err
+			}
+		}
 	}
 	if inProcess {
 		c.metrics = srv.metrics
@@ -126,7 +144,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if *metrics || *metricsToken != "" {
 			c.metrics = scraped(metricsURL(c.url), *metricsToken)
 		}
-		c.meter = newMeter(c.url, *serverPID, c.metrics)
+		c.meter = newMeter(c.url, pids, c.metrics)
 	}
 	if *mode == "fanout" {
 		fo.url, fo.meter, fo.inProcess = c.url, c.meter, inProcess
@@ -135,7 +153,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("-mode %q: want play or fanout", *mode)
 	}
 	fmt.Fprintf(out, "loadgen: %d tables × (%d players + %d spectators), %d actions each, think %s, against %s\n",
-		c.tables, c.players, c.spectators, c.actions, c.think, c.url)
+		c.tables, c.players, c.spectators, c.actions, c.think, strings.Join(c.nodes, ", "))
 	st := &stats{seats: int64(c.tables * c.players), warmup: c.warmup}
 	var before usage
 	if c.meter != nil {
@@ -191,6 +209,32 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("%d failures (first: %v)", n, st.firstErr.Load())
 	}
 	return nil
+}
+
+// via returns the node the n-th table, player or spectator goes through:
+// the nodes in turn, so that each node carries its share of the sockets
+// and forwards the others' to the table's owner.
+func (c config) via(n int) string {
+	if len(c.nodes) == 0 {
+		return c.url
+	}
+	return c.nodes[n%len(c.nodes)]
+}
+
+// parsePIDs reads -server-pid: pids, comma-separated ("" none).
+func parsePIDs(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid <= 0 {
+			return nil, fmt.Errorf("-server-pid %q: want process ids, comma-separated", s)
+		}
+		out = append(out, pid)
+	}
+	return out, nil
 }
 
 // loopbackOnly refuses any target but this machine.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -160,6 +161,20 @@ func TestMeters(t *testing.T) {
 	if u.rss <= 0 || u.peakRSS < u.rss {
 		t.Errorf("own usage %+v", u)
 	}
+	// The nodes of a cluster: their usage summed (here this process twice).
+	pids, err := parsePIDs(fmt.Sprintf("%d, %d", os.Getpid(), os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := newMeter("", pids, nil).read(context.Background())
+	if err != nil || two.rss < 2*u.rss*9/10 || two.cpu < 2*u.cpu {
+		t.Errorf("two processes' usage %+v, one's %+v, %v", two, u, err)
+	}
+	for _, bad := range []string{"x", "12,-3", "0"} {
+		if _, err := parsePIDs(bad); err == nil {
+			t.Errorf("-server-pid %q taken", bad)
+		}
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer adm" {
 			w.WriteHeader(http.StatusUnauthorized)
@@ -168,14 +183,14 @@ func TestMeters(t *testing.T) {
 		io.WriteString(w, "# HELP process_cpu_seconds_total x\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 12.5\nprocess_resident_memory_bytes 1.048576e+06\ngo_goroutines 7\n")
 	}))
 	defer srv.Close()
-	m := newMeter(srv.URL, 0, scraped(srv.URL, "adm"))
+	m := newMeter(srv.URL, nil, scraped(srv.URL, "adm"))
 	if u, err := m.read(context.Background()); err != nil || u.cpu != 12.5 || u.rss != 1<<20 {
 		t.Errorf("metrics usage %+v, %v", u, err)
 	}
-	if _, err := newMeter(srv.URL, 0, scraped(srv.URL, "")).read(context.Background()); err == nil {
+	if _, err := newMeter(srv.URL, nil, scraped(srv.URL, "")).read(context.Background()); err == nil {
 		t.Error("a 401 from /metrics must be an error")
 	}
-	if newMeter(srv.URL, 0, nil) != nil {
+	if newMeter(srv.URL, nil, nil) != nil {
 		t.Error("no pid, no -metrics: no meter")
 	}
 }

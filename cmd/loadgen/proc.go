@@ -31,6 +31,30 @@ type procMeter struct{ pid int }
 
 func (m procMeter) what() string { return fmt.Sprintf("/proc/%d", m.pid) }
 
+// procsMeter is the sum of several processes' usage: the nodes of a
+// cluster on this machine.
+type procsMeter []procMeter
+
+func (m procsMeter) what() string {
+	var w []string
+	for _, p := range m {
+		w = append(w, p.what())
+	}
+	return strings.Join(w, " + ")
+}
+
+func (m procsMeter) read(ctx context.Context) (usage, error) {
+	var sum usage
+	for _, p := range m {
+		u, err := p.read(ctx)
+		if err != nil {
+			return usage{}, err
+		}
+		sum.cpu, sum.rss, sum.peakRSS = sum.cpu+u.cpu, sum.rss+u.rss, sum.peakRSS+u.peakRSS
+	}
+	return sum, nil
+}
+
 func (m procMeter) read(context.Context) (usage, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", m.pid))
 	if err != nil {
@@ -93,12 +117,18 @@ func (m metricsMeter) read(ctx context.Context) (usage, error) {
 	return usage{cpu: cpu, rss: int64(rss)}, nil
 }
 
-// newMeter picks how to read the usage of the server at base: its pid,
-// its metrics (fams), or nothing.
-func newMeter(base string, pid int, fams families) meter {
+// newMeter picks how to read the usage of the server at base: its pids
+// (summed, for the nodes of a cluster), its metrics (fams), or nothing.
+func newMeter(base string, pids []int, fams families) meter {
 	switch {
-	case pid > 0:
-		return procMeter{pid}
+	case len(pids) == 1:
+		return procMeter{pids[0]}
+	case len(pids) > 1:
+		var m procsMeter
+		for _, p := range pids {
+			m = append(m, procMeter{p})
+		}
+		return m
 	case fams != nil:
 		return metricsMeter{metricsURL(base), fams}
 	}
