@@ -241,12 +241,8 @@ func (s *Server) createTable(w http.ResponseWriter, r *http.Request, p engine.Pl
 
 // getTable is GET /api/tables/{id}.
 func (s *Server) getTable(w http.ResponseWriter, r *http.Request) {
-	id, err := tableID(r)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	if !s.visible(w, r, id) {
+	id, ok := s.visibleTable(w, r)
+	if !ok {
 		return
 	}
 	snap, err := s.hub.Snapshot(r.Context(), id)
@@ -324,12 +320,8 @@ type eventsResponse struct {
 
 // events is GET /api/tables/{id}/events?since=&limit=.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	id, err := tableID(r)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	if !s.visible(w, r, id) {
+	id, ok := s.visibleTable(w, r)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()

@@ -41,12 +41,8 @@ func (s *Server) notesRoutes(hf func(pattern string, h http.HandlerFunc)) {
 // owners returns the hub's owner side and the table id, or writes the
 // error: a private table's stranger gets its 404 here, as on every route.
 func (s *Server) owners(w http.ResponseWriter, r *http.Request) (ownerHub, string, bool) {
-	id, err := tableID(r)
-	if err != nil {
-		s.error(w, r, err)
-		return nil, "", false
-	}
-	if !s.visible(w, r, id) {
+	id, ok := s.visibleTable(w, r)
+	if !ok {
 		return nil, "", false
 	}
 	return s.hub, id, true

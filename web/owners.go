@@ -56,19 +56,23 @@ func (s *Server) viewer(r *http.Request, query bool) (hub.Viewer, *engine.Player
 	return v, p, nil
 }
 
-// visible answers the request itself (and reports false) unless its
-// viewer may see table id: a stranger at a private table gets the same
-// 404 as for a table that does not exist.
-func (s *Server) visible(w http.ResponseWriter, r *http.Request, id string) bool {
-	v, _, err := s.viewer(r, false)
+// visibleTable returns the table of the request's path ({id}) if its
+// viewer may see it; otherwise it answers the request itself and reports
+// false: a stranger at a private table gets the same 404 as for a table
+// that does not exist.
+func (s *Server) visibleTable(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id, err := tableID(r)
 	if err == nil {
-		err = s.hub.Visible(r.Context(), id, v)
+		var v hub.Viewer
+		if v, _, err = s.viewer(r, false); err == nil {
+			err = s.hub.Visible(r.Context(), id, v)
+		}
 	}
 	if err != nil {
 		s.error(w, r, err)
-		return false
+		return "", false
 	}
-	return true
+	return id, true
 }
 
 type myTablesResponse struct {

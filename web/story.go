@@ -14,12 +14,8 @@ import (
 // as public): the DM's narration, the players' actions and the fights'
 // beginnings and ends. Dice, hit points and chat stay out.
 func (s *Server) story(w http.ResponseWriter, r *http.Request) {
-	id, err := tableID(r)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	if !s.visible(w, r, id) {
+	id, ok := s.visibleTable(w, r)
+	if !ok {
 		return
 	}
 	md := true

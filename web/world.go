@@ -12,12 +12,8 @@ import (
 // startSession handles POST /api/tables/{id}/session: the DM reads the
 // caller's backstory and brings it to life (queued like an action).
 func (s *Server) startSession(w http.ResponseWriter, r *http.Request, p engine.Player) {
-	id, err := tableID(r)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	if !s.visible(w, r, id) { // a private table (web/owners.go)
+	id, ok := s.visibleTable(w, r)
+	if !ok {
 		return
 	}
 	actionID, err := s.hub.StartSession(r.Context(), id, p)
@@ -30,12 +26,8 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, p engine.P
 
 // quests handles GET /api/tables/{id}/quests.
 func (s *Server) quests(w http.ResponseWriter, r *http.Request) {
-	id, err := tableID(r)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	if !s.visible(w, r, id) { // a private table (web/owners.go)
+	id, ok := s.visibleTable(w, r)
+	if !ok {
 		return
 	}
 	qs, err := s.hub.Quests(r.Context(), id)
@@ -49,12 +41,8 @@ func (s *Server) quests(w http.ResponseWriter, r *http.Request) {
 // inventory handles GET /api/tables/{id}/inventory: the caller's
 // character, gold and items.
 func (s *Server) inventory(w http.ResponseWriter, r *http.Request, p engine.Player) {
-	id, err := tableID(r)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	if !s.visible(w, r, id) { // a private table (web/owners.go)
+	id, ok := s.visibleTable(w, r)
+	if !ok {
 		return
 	}
 	c, err := s.hub.Inventory(r.Context(), id, p)
