@@ -81,7 +81,7 @@ func (s *Server) askAPI(w http.ResponseWriter, r *http.Request) {
 		if st >= 500 {
 			s.log.Error("ask failed", "err", err)
 		}
-		sse.send("error", errorBody{Error: errorDetail{Code: code, Message: msg}})
+		sse.send("error", hub.ErrorBody{Error: hub.ErrorDetail{Code: code, Message: msg}})
 	default:
 		sse.send(dataset.EventAnswer, reply)
 	}

@@ -25,16 +25,6 @@ func badRequest(msg string) *apiError {
 	return &apiError{code: hub.CodeBadRequest, message: msg}
 }
 
-// errorBody is the protocol's error body: {"error": {"code", "message"}}.
-type errorBody struct {
-	Error errorDetail `json:"error"`
-}
-
-type errorDetail struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
 // status maps err to an HTTP status, a protocol code and a user-safe
 // message: the handlers' own *apiError as it is, a body over maxBody as
 // too_large, and anything else through the hub's one mapping
@@ -74,7 +64,7 @@ func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.LogAttrs(r.Context(), level, "request failed",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 	}
-	writeJSON(w, st, errorBody{Error: errorDetail{Code: code, Message: msg}})
+	hub.WriteError(w, st, code, msg)
 }
 
 // writeJSON writes v as the response body with status st.

@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"strings"
+
+	"tavern/internal/hub"
 )
 
 // Names the external tests (package web_test) need, exported for tests
@@ -19,7 +21,7 @@ const AdminTryBurst = adminTryBurst
 
 // Bodies the handlers write, as the tests decode them.
 type (
-	ErrorBody        = errorBody
+	ErrorBody        = hub.ErrorBody
 	MemoriesResponse = memoriesResponse
 	CallsResponse    = callsResponse
 )

@@ -89,15 +89,30 @@ func HTTPStatus(code string) int {
 // writeHTTPError refuses a websocket upgrade with the protocol's error
 // body, with code's status.
 func writeHTTPError(w http.ResponseWriter, code, msg string) {
-	writeErrorBody(w, HTTPStatus(code), code, msg)
+	WriteError(w, HTTPStatus(code), code, msg)
 }
 
-// writeErrorBody answers status with the protocol's error body: the one
-// place the hub writes it.
-func writeErrorBody(w http.ResponseWriter, status int, code, msg string) {
-	w.Header().Set("Content-Type", "application/json")
+// ErrorBody is PROTOCOL.md's error body.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is an ErrorBody's code and message.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// WriteError answers status with the protocol's error body: the one place
+// the server writes it (the API's handlers, a refused websocket
+// handshake, a cluster node's "try again").
+func WriteError(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+	// The status is sent; an encoding error can only be a broken
+	// connection, which the client sees anyway.
+	_ = json.NewEncoder(w).Encode(ErrorBody{Error: ErrorDetail{Code: code, Message: message}})
 }
 
 // acceptRefusal is the http.ResponseWriter websocket.Accept writes to. The
@@ -145,5 +160,5 @@ func (a *acceptRefusal) write() {
 	} else if a.status >= 500 {
 		code = CodeInternal
 	}
-	writeErrorBody(a.ResponseWriter, a.status, code, strings.TrimSpace(string(a.msg)))
+	WriteError(a.ResponseWriter, a.status, code, strings.TrimSpace(string(a.msg)))
 }

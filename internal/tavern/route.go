@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -155,11 +154,8 @@ func tryAgain(w http.ResponseWriter, r *http.Request, retry int, reason, message
 		}
 		return
 	}
-	body, _ := json.Marshal(map[string]map[string]string{"error": {"code": "unavailable", "message": message}})
 	w.Header().Set("Retry-After", strconv.Itoa(retry))
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusServiceUnavailable)
-	w.Write(append(body, '\n'))
+	hub.WriteError(w, http.StatusServiceUnavailable, hub.CodeUnavailable, message)
 }
 
 // sign sets the hop headers of a request forwarded for client.
