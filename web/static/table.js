@@ -557,6 +557,12 @@ async function api(method, path, body) {
 
 const seatForm = $('seat-form');
 if (seatForm) {
+  const classPick = $('seat-class'), classAbout = $('seat-class-about');
+  if (classAbout) {
+    classPick.addEventListener('change', () => {
+      classAbout.textContent = classPick.selectedOptions[0]?.dataset.summary || '';
+    });
+  }
   seatForm.addEventListener('submit', async (e) => {
     e.preventDefault();
     const btn = $('seat-submit');
