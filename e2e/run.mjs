@@ -91,6 +91,12 @@ async function main() {
     });
 
     await step('player 1 takes a seat', async () => {
+      // The class list tells the chosen class's summary below it.
+      await a.waitForSelector('#seat-class-about', { timeout: WAIT });
+      const about = () => a.textContent('#seat-class-about');
+      const first = await about();
+      await a.selectOption('#seat-class', 'mage');
+      assert((await about()) !== first && (await about()).length > 10, `the mage's summary replaces the first class's: ${await about()}`);
       seats.a = await takeSeat(a, 'Brunhild', 'warrior');
       const sheet = await a.textContent('#sheet');
       assert(/Brunhild/.test(sheet) && /Longsword/.test(sheet), `the sheet shows the character and weapon: ${sheet}`);

@@ -156,6 +156,7 @@ async function main() {
       ['lobby', 'owner', '/', '#your-tables'],
       ['table-owner', 'owner', `/tables/${table.id}`, '#conn[data-state="open"]'],
       ['table-spectator', 'watcher', `/tables/${table.id}?invite=${invite.code}&watch=1`, '#conn[data-state="open"]'],
+      ['table-visitor', 'nobody', `/tables/${table.id}?invite=${invite.code}`, '#seat-class-about'],
       ['join', 'nobody', `/join/${invite.code}`, '#join-table'],
       ['adventures', 'owner', '/adventures', '#adventures'],
       ['adventure-new', 'owner', '/adventures/new', '#source'],
