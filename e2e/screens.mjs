@@ -9,7 +9,9 @@
 //
 // Usage: node e2e/screens.mjs (e2e/run.sh runs it after building
 // bin/tavern). Env: SCREENS_ADDR (default 127.0.0.1:18205), SCREENS_DIR
-// (default /tmp/tavern-screens; never the repository), TAVERN_BIN (default
+// (default /tmp/tavern-screens; never the repository), SCREENS_DB (the
+// server's database: default a new SQLite file; a postgres:// URL of an
+// empty database runs it as a cluster node), TAVERN_BIN (default
 // bin/tavern), CHROMIUM (default /usr/bin/chromium), E2E_OUT (the server's
 // log, default build/e2e).
 
@@ -72,9 +74,13 @@ function look(page, width) {
 async function main() {
   await mkdir(screensDir, { recursive: true });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tavern-screens-'));
+  const db = process.env.SCREENS_DB || path.join(dir, 'screens.db');
+  // A node signs what it forwards to the others; alone, it still needs
+  // the setting.
+  const node = /^postgres(ql)?:\/\//.test(db) ? { TAVERN_NODE_ADDR: addr, TAVERN_CLUSTER_TOKEN: process.env.TAVERN_CLUSTER_TOKEN || 'screens' } : {};
   const srv = await startTavern({
-    name: 'screens-server', addr, db: path.join(dir, 'screens.db'),
-    env: { TAVERN_ADMIN_TOKEN: token, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' },
+    name: 'screens-server', addr, db,
+    env: { TAVERN_ADMIN_TOKEN: token, OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ...node },
     // Every commit is slower than 1ns: the console shows a firing alert.
     args: ['-alert-commit-p95', '1ns', '-alert-every', '1s'],
   });

@@ -454,6 +454,41 @@ func ago(t, now time.Time) string {
 	return strconv.Itoa(int(d/(24*time.Hour))) + " d ago"
 }
 
+// clustered reports whether ns are the nodes of a cluster: they hold
+// leases (SQLite's one node does not).
+func clustered(ns []hub.NodeView) bool {
+	for _, n := range ns {
+		if n.ExpiresAt != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// nodePill is the pill class of a node's state: alive is well, draining
+// is on its way out, dead has lost its tables to the others.
+func nodePill(state string) string {
+	switch state {
+	case "alive":
+		return "ok"
+	case "draining":
+		return "paused"
+	}
+	return "closed"
+}
+
+// leaseLeft says when a node's lease runs out, or since when it has.
+func leaseLeft(t, now time.Time) string {
+	d := t.Sub(now).Round(time.Second)
+	switch {
+	case t.IsZero():
+		return "none"
+	case d >= 0:
+		return "renewed, " + strconv.Itoa(int(d/time.Second)) + " s left"
+	}
+	return "lapsed " + ago(t, now)
+}
+
 // absTime is the absolute time in a title attribute.
 func absTime(t time.Time) string {
 	if t.IsZero() {

@@ -2,6 +2,7 @@ package tavern
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -98,4 +99,39 @@ func TestOverviewAcrossNodes(t *testing.T) {
 			}
 		}
 	}
+	// The console's pages say the same: the overview lists both nodes
+	// alive with their leases, the tables page the node of each table.
+	page := adminPage(t, a, "/admin")
+	for _, tv := range []*Tavern{a, b} {
+		addr := strings.TrimPrefix(tv.URL(), "http://")
+		if !strings.Contains(page, `<td class="mono">`+addr+`</td>`) {
+			t.Errorf("the overview does not list node %s:\n%s", addr, page)
+		}
+	}
+	if n := strings.Count(page, `<span class="pill ok">alive</span>`); n != 2 || !strings.Contains(page, " s left</td>") {
+		t.Errorf("the overview shows %d alive nodes, want 2, with their leases", n)
+	}
+	tables := adminPage(t, b, "/admin/tables")
+	for _, tv := range []*Tavern{a, b} {
+		if addr := strings.TrimPrefix(tv.URL(), "http://"); !strings.Contains(tables, ">on "+addr+"</span>") {
+			t.Errorf("the tables page does not name node %s as a table's", addr)
+		}
+	}
+}
+
+// adminPage returns the operator's page at path on tv.
+func adminPage(t *testing.T, tv *Tavern, path string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", tv.URL()+path, nil)
+	req.Header.Set("Authorization", "Bearer "+tv.AdminToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %d %v", path, res.StatusCode, err)
+	}
+	return string(body)
 }
