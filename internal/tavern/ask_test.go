@@ -12,8 +12,7 @@ func TestAskOnline(t *testing.T) {
 	s := startOp(t, testConfig(t))
 	_, tok := s.player("Ann")
 	id := s.table(tok, "Live", "Bram", "")
-	ws := s.dial(id, tok, "player")
-	ws.await("the welcome", func(f map[string]any) bool { return f["type"] == "welcome" })
+	s.dial(id, tok, "player").joined()
 	var reply struct {
 		Answer string `json:"answer"`
 		Steps  []struct {

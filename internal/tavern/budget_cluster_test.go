@@ -74,7 +74,7 @@ func TestDayBudgetAcrossNodes(t *testing.T) {
 	_, tok := a.player("Ann")
 	var tb map[string]any
 	a.call("POST", "/api/tables", tok, map[string]any{"name": "Spender", "combat_mode": "narrative"}, &tb)
-	ws := a.dial(tb["id"].(string), "", "spectator")
+	ws := a.dial(tb["id"].(string), "", "spectator").joined()
 	a.sit(tok, tb["id"].(string), "Bram", "")
 	ws.await("the arrival narration", event("narration", nil))
 	if len(fake.Requests()) == 0 {
@@ -118,7 +118,7 @@ func TestTableBudgetAcrossNodes(t *testing.T) {
 	b.budgetsUntil("the budget on the running node", func(v budgetsView) bool {
 		return row(v, func(usd, _ float64) bool { return usd == 0.5 })
 	})
-	ws := b.dial(id, "", "spectator")
+	ws := b.dial(id, "", "spectator").joined()
 	b.sit(tok, id, "Bram", "")
 	ws.await("the arrival narration", event("narration", nil))
 	calls := len(fake.Requests())

@@ -48,7 +48,7 @@ func TestBudgetGoesOffline(t *testing.T) {
 		t.Errorf("a player's token sets a budget: %d, want 401", st)
 	}
 
-	ws := s.dial(id, "", "spectator")
+	ws := s.dial(id, "", "spectator").joined()
 	s.sit(tok, id, "Bram", "")
 	// The arrival turn is the model's: it spends $1 or more, past the
 	// budget of $0.50.

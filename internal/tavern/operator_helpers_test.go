@@ -157,6 +157,15 @@ func (w *wsClient) send(v any) {
 
 // await returns the first frame match accepts, failing after a long
 // safety bound (a hang, not a timing assertion).
+// joined waits for the socket's welcome: from then on, the table's events
+// reach it (a dial returns before the table has taken the socket in, and
+// an event committed meanwhile is in its snapshot, not a frame of its own).
+func (w *wsClient) joined() *wsClient {
+	w.t.Helper()
+	w.await("the welcome", func(f map[string]any) bool { return f["type"] == "welcome" })
+	return w
+}
+
 func (w *wsClient) await(what string, match func(map[string]any) bool) map[string]any {
 	w.t.Helper()
 	deadline := time.After(60 * time.Second)

@@ -87,7 +87,7 @@ func TestConsoleUsers(t *testing.T) {
 		t.Errorf("a moderator lists users: %d, want 403 (root only)", st)
 	}
 
-	ws := s.dial(id, "", "spectator")
+	ws := s.dial(id, "", "spectator").joined()
 	if st := s.call("POST", "/api/admin/tables/"+id+"/pause", mod, nil, nil); st != http.StatusNoContent {
 		t.Fatalf("moderator pause: %d", st)
 	}
