@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -245,7 +246,38 @@ func chown(dir, name string) error {
 	if err := os.Chown(dir, uid, gid); err != nil {
 		return err
 	}
-	return os.Chmod(dir, 0o700)
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return err
+	}
+	return reachable(dir, name)
+}
+
+// reachable makes sure user name can reach dir: every folder above it
+// must let others pass (o+x), as root's ./data (0750) does not. A folder
+// inside the working directory (the project's own, such as ./data) is
+// opened to passing through, not to reading; one elsewhere is left as it
+// is and named in the error.
+func reachable(dir, name string) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	for d := filepath.Dir(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o001 != 0 {
+			continue
+		}
+		if rel, err := filepath.Rel(wd, d); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			return fmt.Errorf("pgtest: the %s user cannot reach %s: %s lets no other user pass (chmod o+x it, or choose a directory elsewhere)", name, dir, d)
+		}
+		if err := os.Chmod(d, fi.Mode().Perm()|0o001); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Restart restarts the package's cluster (a fault test's PostgreSQL
