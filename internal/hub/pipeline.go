@@ -186,7 +186,15 @@ var errRestarting = engine.Errorf(engine.EUNAVAILABLE, "The table could not save
 // the hub: the next request loads it from the store, as after a crash. A
 // turn that was running is lost with it and played again.
 func (t *table) restart(pc *inflight) {
-	t.log.Error("a commit failed; the table restarts from the store", "err", pc.err, "behind", len(t.flight.queue))
+	reason := "the table is restarting"
+	if errors.Is(pc.err, store.ErrFenced) {
+		// A cluster's way of working, not a fault: this node's lease
+		// lapsed (it stalled) or another node claimed the table.
+		reason = "the table moved to another node"
+		t.log.Info("another node runs the table now: it leaves this one", "err", pc.err, "behind", len(t.flight.queue))
+	} else {
+		t.log.Error("a commit failed; the table restarts from the store", "err", pc.err, "behind", len(t.flight.queue))
+	}
 	t.h.metrics.tableRestarted()
 	if pc.then != nil {
 		pc.then(pc.err)
@@ -210,7 +218,7 @@ func (t *table) restart(pc *inflight) {
 	}
 	h.mu.Unlock()
 	for c := range t.clients {
-		c.close(websocket.StatusServiceRestart, "the table is restarting")
+		c.close(websocket.StatusServiceRestart, reason)
 	}
 	for s := range t.subs {
 		close(s.ch)
