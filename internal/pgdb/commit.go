@@ -52,7 +52,7 @@ func (t *btx) execJudged(q string, args []any, check func(pgconn.CommandTag, err
 
 // queryRow queues q, which returns one row, for scan, which may only fail
 // when the statement failed: a statement that must refuse a commit does
-// so in the database (refuse).
+// so in the database (tavern_refuse, below).
 func (t *btx) queryRow(q string, args []any, scan func(pgx.Row) error) {
 	t.b.Queue(q, args...).Fn = func(br pgx.BatchResults) error { return scan(br.QueryRow()) }
 }
