@@ -74,6 +74,11 @@ type Inputs struct {
 	CommitP95 time.Duration
 	// Nodes is nil without a cluster (SQLite: one node).
 	Nodes []Node
+	// Node is the id of the node the rules run on, with a cluster ("":
+	// none). What only this node measures (its model calls, its spend,
+	// its store's commits) is alerted under its own id, so that another
+	// node, which measures its own, never clears it.
+	Node string
 }
 
 // Alert is one firing alert, as GET /api/admin/alerts lists it. Value is
@@ -103,6 +108,22 @@ func Evaluate(th Thresholds, in Inputs, now time.Time) []Alert {
 		out = append(out, Alert{ID: id, Rule: rule, Severity: sev, Summary: fmt.Sprintf(format, args...), Since: now, TableID: table,
 			Value: value, Threshold: threshold})
 	}
+	// fireHere is fire for what this node alone measures: about names the
+	// node too (model@node, or the node alone), and so does the summary.
+	fireHere := func(rule, about, sev string, value, threshold float64, format string, args ...any) {
+		switch {
+		case in.Node == "":
+		case about == "":
+			about = in.Node
+		default:
+			about += "@" + in.Node
+		}
+		if in.Node != "" {
+			format += " (node %s)"
+			args = append(args, in.Node)
+		}
+		fire(rule, about, sev, "", value, threshold, format, args...)
+	}
 	win := th.window()
 	for _, m := range in.Models {
 		if m.Calls < max(1, th.ModelMinCalls) {
@@ -114,16 +135,16 @@ func Evaluate(th Thresholds, in Inputs, now time.Time) []Alert {
 			if m.Errors == m.Calls {
 				sev = Critical
 			}
-			fire(RuleModelErrors, m.Model, sev, "", rate, th.ModelErrorRate, "Model %s failed %d of %d calls (%.0f%%) in the last %s (threshold %.0f%%).",
+			fireHere(RuleModelErrors, m.Model, sev, rate, th.ModelErrorRate, "Model %s failed %d of %d calls (%.0f%%) in the last %s (threshold %.0f%%).",
 				m.Model, m.Errors, m.Calls, rate*100, short(win), th.ModelErrorRate*100)
 		}
 		if th.ModelP95 > 0 && m.P95 >= th.ModelP95 {
-			fire(RuleModelLatency, m.Model, Warning, "", m.P95.Seconds(), th.ModelP95.Seconds(), "Model %s answers slowly: p95 %s over the last %s (threshold %s).",
+			fireHere(RuleModelLatency, m.Model, Warning, m.P95.Seconds(), th.ModelP95.Seconds(), "Model %s answers slowly: p95 %s over the last %s (threshold %s).",
 				m.Model, short(m.P95), short(win), short(th.ModelP95))
 		}
 	}
 	if th.SpendHourUSD > 0 && in.SpendHourUSD >= th.SpendHourUSD {
-		fire(RuleSpendHour, "", Warning, "", in.SpendHourUSD, th.SpendHourUSD, "The models cost $%.2f in the last hour (threshold $%.2f).", in.SpendHourUSD, th.SpendHourUSD)
+		fireHere(RuleSpendHour, "", Warning, in.SpendHourUSD, th.SpendHourUSD, "The models cost $%.2f in the last hour (threshold $%.2f).", in.SpendHourUSD, th.SpendHourUSD)
 	}
 	if th.ActionWait > 0 {
 		for table, since := range in.Waiting {
@@ -133,7 +154,7 @@ func Evaluate(th Thresholds, in Inputs, now time.Time) []Alert {
 		}
 	}
 	if th.CommitP95 > 0 && in.Commits > 0 && in.CommitP95 >= th.CommitP95 {
-		fire(RuleCommit, "", Critical, "", in.CommitP95.Seconds(), th.CommitP95.Seconds(), "The store commits slowly: p95 %s over the last %s (threshold %s).", short(in.CommitP95), short(win), short(th.CommitP95))
+		fireHere(RuleCommit, "", Critical, in.CommitP95.Seconds(), th.CommitP95.Seconds(), "The store commits slowly: p95 %s over the last %s (threshold %s).", short(in.CommitP95), short(win), short(th.CommitP95))
 	}
 	for _, n := range in.Nodes {
 		if n.State == "dead" {

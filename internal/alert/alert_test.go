@@ -1,6 +1,7 @@
 package alert
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,6 +27,13 @@ func TestEvaluate(t *testing.T) {
 		{"action waits", Inputs{Waiting: map[string]time.Time{"t1": now.Add(-10 * time.Minute), "t2": now.Add(-9 * time.Minute)}}, []string{"action_waiting:t1"}},
 		{"slow store", Inputs{Commits: 3, CommitP95: 600 * time.Millisecond}, []string{"store_commit_latency"}},
 		{"node missing", Inputs{Nodes: []Node{{ID: "n1", State: "alive"}, {ID: "n2", Addr: "10.0.0.2:8080", State: "dead"}}}, []string{"node_missing:n2"}},
+		// On a cluster, what only this node measures is alerted under its
+		// id, so another node never clears it; what every node reads from
+		// the store (waits, nodes) is one alert for all.
+		{"a node's own measures", Inputs{Node: "n1", Models: []ModelStats{{Model: "m", Calls: 8, Errors: 2, P95: 31 * time.Second}},
+			SpendHourUSD: 5, Commits: 3, CommitP95: 600 * time.Millisecond, Waiting: map[string]time.Time{"t1": now.Add(-10 * time.Minute)},
+			Nodes: []Node{{ID: "n1", State: "alive"}, {ID: "n2", State: "dead"}}},
+			[]string{"action_waiting:t1", "model_error_rate:m@n1", "model_latency_p95:m@n1", "node_missing:n2", "spend_per_hour:n1", "store_commit_latency:n1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Evaluate(th, tc.in, now)
@@ -125,5 +133,16 @@ func TestTrackerChangesAndRestore(t *testing.T) {
 	}
 	if raised, cleared := back.Update(nil, t0.Add(2*time.Minute)); len(raised) != 0 || len(cleared) != 1 || cleared[0] != a.ID {
 		t.Errorf("raised %+v cleared %v: want the restored alert cleared", raised, cleared)
+	}
+}
+
+// The summary of a node's own alert names the node; a shared one does not.
+func TestNodeInSummary(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	th := Thresholds{CommitP95: 500 * time.Millisecond, ActionWait: 5 * time.Minute}
+	for _, a := range Evaluate(th, Inputs{Node: "n1", Commits: 3, CommitP95: time.Second, Waiting: map[string]time.Time{"t1": now.Add(-time.Hour)}}, now) {
+		if named := strings.HasSuffix(a.Summary, "(node n1)"); named != (a.Rule == RuleCommit) {
+			t.Errorf("%s: %q", a.ID, a.Summary)
+		}
 	}
 }

@@ -20,6 +20,13 @@ type alertStore interface {
 	AlertHistory(ctx context.Context, limit int) ([]store.AlertRecord, error)
 }
 
+// alertCluster is what the alert rules read of a cluster (internal/pgdb):
+// its nodes, and this node's id.
+type alertCluster interface {
+	Nodes(ctx context.Context) ([]store.Node, error)
+	NodeID() string
+}
+
 // alerts runs the operator's alert rules (internal/alert) every
 // AlertEvery and on demand, over what the recorder saw of the models and
 // the store and the store's open actions, and keeps what it raises and
@@ -33,9 +40,10 @@ type alerts struct {
 	// log reports what could not be written to the history: the rules
 	// go on without it (a full disk is when they matter most).
 	log func(err error)
-	// nodes, if set, lists the cluster's nodes (nil with SQLite: one node).
-	nodes func() []alert.Node
-	now   func() time.Time
+	// cluster is the cluster this node is one of (nil with SQLite: one
+	// node): the rules read its nodes, and name this one.
+	cluster alertCluster
+	now     func() time.Time
 
 	mu       sync.Mutex
 	lastWait time.Duration // the oldest open action's wait at the last run
@@ -101,8 +109,15 @@ func (a *alerts) evaluate(ctx context.Context) error {
 	for _, at := range open {
 		oldest = max(oldest, now.Sub(at))
 	}
-	if a.nodes != nil {
-		in.Nodes = a.nodes()
+	if a.cluster != nil {
+		ns, err := a.cluster.Nodes(ctx)
+		if err != nil {
+			return err
+		}
+		for _, n := range ns {
+			in.Nodes = append(in.Nodes, alert.Node{ID: n.ID, Addr: n.Addr, State: n.State})
+		}
+		in.Node = a.cluster.NodeID()
 	}
 	a.mu.Lock()
 	a.lastWait = oldest

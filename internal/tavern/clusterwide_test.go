@@ -135,3 +135,47 @@ func adminPage(t *testing.T, tv *Tavern, path string) string {
 	}
 	return string(body)
 }
+
+// On a cluster the alert rules see the other nodes: a node whose lease
+// lapsed (it stalled) is a critical "node missing" on the others, and
+// what a node measures of its own (its store's commits) is alerted under
+// its id, so that another node never clears it.
+func TestAlertsAcrossNodes(t *testing.T) {
+	url := pgtest.URL(t)
+	tune := func(c *Config) {
+		c.LeaseRenew, c.LeaseTTL = 50*time.Millisecond, time.Hour
+		c.AlertCommitP95 = time.Nanosecond // every commit is slower
+	}
+	a, b := node(t, url, tune), node(t, url, tune)
+	seatedPlayer(t, a)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stalled := b.PG.NodeID()
+	if _, err := b.PG.Pool().Exec(ctx, "UPDATE nodes SET expires_at = now() - interval '1 second' WHERE id = $1", stalled); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"node_missing:" + stalled: "critical", "store_commit_latency:" + a.PG.NodeID(): "critical"}
+	for {
+		var got struct {
+			Alerts []struct{ ID, Severity, Summary string } `json:"alerts"`
+		}
+		getAdmin(t, a, "/api/admin/alerts", &got)
+		found := 0
+		for _, al := range got.Alerts {
+			if sev, ok := want[al.ID]; ok && al.Severity == sev {
+				found++
+			}
+			if strings.HasPrefix(al.ID, "store_commit_latency:") && !strings.HasSuffix(al.Summary, "(node "+a.PG.NodeID()+")") {
+				t.Errorf("a node's own alert does not name it: %+v", al)
+			}
+		}
+		if found == len(want) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("alerts on %s: %+v, want %v", a.URL(), got.Alerts, want)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -170,6 +170,9 @@ func (t *Tavern) build(ctx context.Context, lib *adventures.Library) (err error)
 	t.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	t.Metrics = hub.NewMetrics(t.Registry)
 	t.alerts = newAlerts(cfg, t.DB, func(err error) { t.Log.Warn("alert history", "err", err) })
+	if t.PG != nil {
+		t.alerts.cluster = t.PG
+	}
 	if err := t.alerts.restore(ctx); err != nil {
 		return fmt.Errorf("load the alert history: %w", err)
 	}
