@@ -24,14 +24,22 @@ func (d *DB) TakeQuota(ctx context.Context, kind, key string, limit int, window 
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1 || ' ' || $2, 0))", kind, key); err != nil {
 			return err
 		}
+		// The time is the clock's once the lock is held, not the
+		// transaction's start (now()): the lock may have kept this one
+		// waiting behind a creation marked after it started, whose wait
+		// would then read longer than the window.
+		var at time.Time
+		if err := tx.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&at); err != nil {
+			return err
+		}
 		// Marks past the window count no more.
-		if _, err := tx.Exec(ctx, "DELETE FROM quota_marks WHERE kind = $1 AND key = $2 AND at <= now() - $3 * interval '1 microsecond'", kind, key, span); err != nil {
+		if _, err := tx.Exec(ctx, "DELETE FROM quota_marks WHERE kind = $1 AND key = $2 AND at <= $3::timestamptz - $4 * interval '1 microsecond'", kind, key, at, span); err != nil {
 			return err
 		}
 		var n int
 		var left float64
-		err := tx.QueryRow(ctx, `SELECT count(*), coalesce(extract(epoch FROM min(at) + $3 * interval '1 microsecond' - now()), 0)::float8
-			FROM quota_marks WHERE kind = $1 AND key = $2`, kind, key, span).Scan(&n, &left)
+		err := tx.QueryRow(ctx, `SELECT count(*), coalesce(extract(epoch FROM min(at) + $4 * interval '1 microsecond' - $3::timestamptz), 0)::float8
+			FROM quota_marks WHERE kind = $1 AND key = $2`, kind, key, at, span).Scan(&n, &left)
 		if err != nil {
 			return err
 		}
