@@ -156,8 +156,17 @@ func Evaluate(th Thresholds, in Inputs, now time.Time) []Alert {
 	if th.CommitP95 > 0 && in.Commits > 0 && in.CommitP95 >= th.CommitP95 {
 		fireHere(RuleCommit, "", Critical, in.CommitP95.Seconds(), th.CommitP95.Seconds(), "The store commits slowly: p95 %s over the last %s (threshold %s).", short(in.CommitP95), short(win), short(th.CommitP95))
 	}
+	// A node that stalled past its lease and came back registers anew, at
+	// the same address: its old incarnation is dead but nothing is
+	// missing.
+	back := map[string]bool{}
 	for _, n := range in.Nodes {
-		if n.State == "dead" {
+		if n.State != "dead" && n.Addr != "" {
+			back[n.Addr] = true
+		}
+	}
+	for _, n := range in.Nodes {
+		if n.State == "dead" && !back[n.Addr] {
 			fire(RuleNodeMissing, n.ID, Critical, "", 1, 0, "Node %s (%s) is missing: its lease expired.", n.ID, n.Addr)
 		}
 	}

@@ -27,6 +27,7 @@ func TestEvaluate(t *testing.T) {
 		{"action waits", Inputs{Waiting: map[string]time.Time{"t1": now.Add(-10 * time.Minute), "t2": now.Add(-9 * time.Minute)}}, []string{"action_waiting:t1"}},
 		{"slow store", Inputs{Commits: 3, CommitP95: 600 * time.Millisecond}, []string{"store_commit_latency"}},
 		{"node missing", Inputs{Nodes: []Node{{ID: "n1", State: "alive"}, {ID: "n2", Addr: "10.0.0.2:8080", State: "dead"}}}, []string{"node_missing:n2"}},
+		{"node back under a new id", Inputs{Nodes: []Node{{ID: "n2", Addr: "10.0.0.2:8080", State: "dead"}, {ID: "n3", Addr: "10.0.0.2:8080", State: "alive"}}}, nil},
 		// On a cluster, what only this node measures is alerted under its
 		// id, so another node never clears it; what every node reads from
 		// the store (waits, nodes) is one alert for all.

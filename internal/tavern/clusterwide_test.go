@@ -146,7 +146,9 @@ func TestAlertsAcrossNodes(t *testing.T) {
 		c.LeaseRenew, c.LeaseTTL = 50*time.Millisecond, time.Hour
 		c.AlertCommitP95 = time.Nanosecond // every commit is slower
 	}
-	a, b := node(t, url, tune), node(t, url, tune)
+	// b renews its lease once an hour: it stays stalled (a node that
+	// notices registers anew at its address, which is not missing).
+	a, b := node(t, url, tune), node(t, url, func(c *Config) { tune(c); c.LeaseRenew, c.LeaseTTL = time.Hour, 2*time.Hour })
 	seatedPlayer(t, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -204,7 +204,7 @@ var settings = []setting{
 	{"alert-spend-hour-usd", "TAVERN_ALERT_SPEND_HOUR_USD", "alert when the models cost this much USD over the last hour (0: off)", func(c *Config) flag.Value { return (*floatValue)(&c.AlertSpendHourUSD) }},
 	{"alert-action-wait", "TAVERN_ALERT_ACTION_WAIT", "alert when a player's acknowledged action has waited this long (0: off)", func(c *Config) flag.Value { return (*durationValue)(&c.AlertActionWait) }},
 	{"alert-commit-p95", "TAVERN_ALERT_COMMIT_P95", "alert when the store's 95th-percentile commit latency over 5 minutes reaches this (0: off)", func(c *Config) flag.Value { return (*durationValue)(&c.AlertCommitP95) }},
-	{"alert-every", "TAVERN_ALERT_EVERY", "how often the alert rules run (the alert history is kept in memory)", func(c *Config) flag.Value { return (*durationValue)(&c.AlertEvery) }},
+	{"alert-every", "TAVERN_ALERT_EVERY", "how often the alert rules run (the alert history is kept in the store)", func(c *Config) flag.Value { return (*durationValue)(&c.AlertEvery) }},
 	{"budget-day-usd", "TAVERN_BUDGET_DAY_USD", "the models' daily budget in USD over every table (0: none); past it, or past a table's own budget set on the console, a table is played by the offline narrator until midnight UTC", func(c *Config) flag.Value { return (*floatValue)(&c.BudgetDayUSD) }},
 }
 
