@@ -1,14 +1,15 @@
 package tavern
 
 import (
-	"bufio"
 	"context"
 	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -43,19 +44,13 @@ func TestPrometheusRules(t *testing.T) {
 	if err := s.tv.alerts.evaluate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest("GET", s.srv.URL+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer admin")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	exported := map[string]string{} // name → type
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" {
-			exported[f[2]] = f[3]
+	// The model call is counted by the call log's writer, behind the
+	// call: wait for it.
+	var exported map[string]string // name → type
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		exported = metricTypes(t, s.srv.URL)
+		if _, ok := exported["tavern_llm_requests_total"]; ok || time.Now().After(deadline) {
+			break
 		}
 	}
 
@@ -93,4 +88,27 @@ func TestPrometheusRules(t *testing.T) {
 	if strings.Join(alerts, " ") != strings.Join(want, " ") {
 		t.Errorf("rules %v, want %v (one per console alert rule)", alerts, want)
 	}
+}
+
+// metricTypes returns the type of every metric base's /metrics exports,
+// read by Prometheus' text parser.
+func metricTypes(t *testing.T, base string) map[string]string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer admin")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]string{}
+	for name, f := range fams {
+		types[name] = strings.ToLower(f.GetType().String())
+	}
+	return types
 }
